@@ -1,0 +1,210 @@
+"""The engine's vocabulary: variants, tables, actions, events, results and errors.
+
+Plain frozen data. Nothing here knows of gRPC, protobuf or crypto.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+
+class Variant(enum.Enum):
+    FIVE_CARD_STUD = "FIVE_CARD_STUD"
+    SEVEN_CARD_STUD = "SEVEN_CARD_STUD"
+
+
+class OddChip(enum.Enum):
+    """Who gets the odd chips of a split pot (R-ODD-CHIP)."""
+
+    LEFT_OF_DEALER = "LEFT_OF_DEALER"
+    HIGH_CARD_BY_SUIT = "HIGH_CARD_BY_SUIT"
+
+
+class ActionType(enum.Enum):
+    FOLD = "FOLD"
+    CHECK = "CHECK"
+    CALL = "CALL"
+    BRING_IN = "BRING_IN"
+    COMPLETE = "COMPLETE"
+    BET = "BET"
+    RAISE = "RAISE"
+
+
+@dataclass(frozen=True)
+class Table:
+    """Stakes and table options (R-STAKES, R-CAP, R-OPEN-PAIR, R-ODD-CHIP)."""
+
+    ante: int
+    bring_in: int
+    small_bet: int
+    big_bet: int
+    max_bets: int = 4
+    uncapped_heads_up: bool = False
+    open_pair_big_bet: bool = True
+    odd_chip: OddChip = OddChip.LEFT_OF_DEALER
+
+
+@dataclass(frozen=True)
+class LegalAction:
+    """One choice open to the player to act.
+
+    ``to`` is the player's total put in on this betting round once the action is done
+    (a "raise to" amount); None for FOLD and CHECK.
+    """
+
+    type: ActionType
+    to: int | None = None
+
+    def __str__(self) -> str:
+        return self.type.value if self.to is None else f"{self.type.value} {self.to}"
+
+
+# ---- events: what happened, in order, for clients to animate ----------------------
+
+
+@dataclass(frozen=True)
+class AntePosted:
+    seat: int
+    amount: int
+    all_in: bool
+
+
+@dataclass(frozen=True)
+class CardDealt:
+    """A card dealt to ``seat`` (None: the community card, R-COMMUNITY-CARD).
+
+    A face-down card is visible only to its owner until a showdown reveals it.
+    """
+
+    seat: int | None
+    card: int
+    face_up: bool
+    street: int
+
+
+@dataclass(frozen=True)
+class StreetStarted:
+    """A betting round begins (``betting`` False: dealt out, no round is held)."""
+
+    street: int
+    name: str
+    betting: bool
+    first_to_act: int | None
+
+
+@dataclass(frozen=True)
+class ActionTaken:
+    seat: int
+    type: ActionType
+    to: int
+    amount: int  # chips this action moved from the stack
+    all_in: bool
+    timeout: bool = False
+
+
+@dataclass(frozen=True)
+class UncalledReturned:
+    seat: int
+    amount: int
+
+
+@dataclass(frozen=True)
+class HandShown:
+    seat: int
+    cards: tuple[int, ...]
+    best_five: tuple[int, ...]
+    rank: int
+    description: str
+
+
+@dataclass(frozen=True)
+class HandMucked:
+    seat: int
+
+
+@dataclass(frozen=True)
+class PotAwarded:
+    pot: int  # index: 0 is the main pot
+    amount: int
+    winners: tuple[int, ...]
+    shares: tuple[int, ...]  # chips to each winner, same order
+    description: str  # the winning hand, or "" when everyone else folded
+
+
+@dataclass(frozen=True)
+class HandEnded:
+    stacks: tuple[int, ...]
+
+
+Event = (
+    AntePosted
+    | CardDealt
+    | StreetStarted
+    | ActionTaken
+    | UncalledReturned
+    | HandShown
+    | HandMucked
+    | PotAwarded
+    | HandEnded
+)
+
+
+# ---- the end of a hand ------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Pot:
+    amount: int
+    eligible: tuple[int, ...]
+    winners: tuple[int, ...]
+    shares: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class ShownHand:
+    seat: int
+    cards: tuple[int, ...]
+    best_five: tuple[int, ...]
+    rank: int
+    description: str
+
+
+@dataclass(frozen=True)
+class HandResult:
+    pots: tuple[Pot, ...]  # main pot first, then side pots
+    stacks: tuple[int, ...]  # final stacks
+    shown: tuple[ShownHand, ...]  # revealed at showdown, in showing order (R-MUCK)
+    uncalled: tuple[tuple[int, int], ...] = field(default=())  # (seat, amount) returned
+
+    @property
+    def revealed(self) -> tuple[int, ...]:
+        return tuple(sorted(s.seat for s in self.shown))
+
+
+# ---- errors -----------------------------------------------------------------------
+
+
+class RulesError(ValueError):
+    """Base of the engine's refusals."""
+
+
+class InvalidHand(RulesError):
+    """A new hand's settings break the rules (R-SEATS, R-STAKES, a bad test deck)."""
+
+    def __init__(self, field_name: str, message: str) -> None:
+        super().__init__(f"{field_name}: {message}")
+        self.field = field_name
+        self.reason = message
+
+
+class IllegalAction(RulesError):
+    """An action the rules do not allow now. The hand is unchanged."""
+
+    def __init__(self, reason: str, legal: tuple[LegalAction, ...], to_act: int | None) -> None:
+        legal_text = ", ".join(str(a) for a in legal) or "none"
+        who = "nobody" if to_act is None else f"seat {to_act}"
+        super().__init__(f"{reason} (to act: {who}; legal: {legal_text})")
+        self.reason = reason
+        self.legal = legal
+        self.to_act = to_act
