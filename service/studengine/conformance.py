@@ -1,0 +1,200 @@
+"""The conformance runner: plays scripted hands (``../shared/conformance/*.json``) and
+reports the first difference of each failing one.
+
+``stud-conformance DIR_OR_FILE...`` plays them against the engine in-process;
+``--target HOST:PORT`` plays them against a live server through the public API.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from studengine.cards import parse_cards
+from studengine.rules.hand import Hand, start_hand
+from studengine.rules.types import ActionType, IllegalAction, OddChip, Table, Variant
+
+
+@dataclass
+class Snapshot:
+    """What a vector can check of a hand at one moment."""
+
+    to_act: int | None
+    legal: list[tuple[str, int | None]]
+    pot: int
+    stacks: list[int]
+    over: bool = False
+    pots: list[tuple[int, list[int]]] = field(default_factory=list)
+    revealed: list[int] = field(default_factory=list)
+
+
+class ActionRefused(Exception):
+    """The engine or server refused an action."""
+
+
+class Driver(Protocol):
+    def start(self, vector: dict[str, Any]) -> Snapshot: ...
+
+    def act(self, seat: int, action: str, to: int | None) -> Snapshot: ...
+
+
+def table_from_vector(vector: dict[str, Any]) -> Table:
+    t = vector["table"]
+    return Table(
+        ante=t["ante"],
+        bring_in=t["bring_in"],
+        small_bet=t["small_bet"],
+        big_bet=t["big_bet"],
+        max_bets=t.get("max_bets", 4),
+        uncapped_heads_up=t.get("uncapped_heads_up", False),
+        open_pair_big_bet=t.get("open_pair_big_bet", True),
+        odd_chip=OddChip(t.get("odd_chip", "LEFT_OF_DEALER")),
+    )
+
+
+def snapshot_of(hand: Hand) -> Snapshot:
+    result = hand.result
+    return Snapshot(
+        to_act=hand.to_act,
+        legal=[(a.type.value, a.to) for a in hand.legal_actions()],
+        pot=hand.pot,
+        stacks=list(hand.stacks),
+        over=hand.is_over,
+        pots=[] if result is None else [(p.amount, sorted(p.winners)) for p in result.pots],
+        revealed=[] if result is None else list(result.revealed),
+    )
+
+
+class LocalDriver:
+    """Plays a vector against the engine in this process."""
+
+    hand: Hand
+
+    def start(self, vector: dict[str, Any]) -> Snapshot:
+        self.hand, _ = start_hand(
+            Variant(vector["variant"]),
+            table_from_vector(vector),
+            vector["stacks"],
+            vector["button"],
+            parse_cards(vector.get("deck", [])),
+        )
+        return snapshot_of(self.hand)
+
+    def act(self, seat: int, action: str, to: int | None) -> Snapshot:
+        try:
+            self.hand.act(seat, ActionType(action), to)
+        except IllegalAction as refusal:
+            raise ActionRefused(str(refusal)) from None
+        return snapshot_of(self.hand)
+
+
+def _legal_of(expected: Iterable[Sequence[Any]]) -> list[tuple[str, int | None]]:
+    return sorted((str(pair[0]), pair[1] if len(pair) > 1 else None) for pair in expected)
+
+
+def _sort_key(pair: tuple[str, int | None]) -> tuple[str, int]:
+    return (pair[0], -1 if pair[1] is None else pair[1])
+
+
+def check_expect(step: int, expect: dict[str, Any], snap: Snapshot) -> str | None:
+    """The first difference between an ``expect`` step and the hand, or None."""
+    if "to_act" in expect and expect["to_act"] != snap.to_act:
+        return f"step {step}: to_act is {snap.to_act}, expected {expect['to_act']}"
+    if "legal" in expect:
+        want = sorted(_legal_of(expect["legal"]), key=_sort_key)
+        got = sorted(snap.legal, key=_sort_key)
+        if want != got:
+            return f"step {step}: legal is {got}, expected {want}"
+    if "pot" in expect and expect["pot"] != snap.pot:
+        return f"step {step}: pot is {snap.pot}, expected {expect['pot']}"
+    if "stacks" in expect and list(expect["stacks"]) != snap.stacks:
+        return f"step {step}: stacks are {snap.stacks}, expected {expect['stacks']}"
+    return None
+
+
+def check_result(expected: dict[str, Any], snap: Snapshot) -> str | None:
+    if not snap.over:
+        return "result: the hand is not over"
+    if list(expected["stacks"]) != snap.stacks:
+        return f"result: stacks are {snap.stacks}, expected {expected['stacks']}"
+    want_pots = [(p["amount"], sorted(p["winners"])) for p in expected["pots"]]
+    if want_pots != snap.pots:
+        return f"result: pots are {snap.pots}, expected {want_pots}"
+    if sorted(expected["revealed"]) != snap.revealed:
+        return f"result: revealed is {snap.revealed}, expected {sorted(expected['revealed'])}"
+    return None
+
+
+def play_vector(vector: dict[str, Any], driver: Driver) -> str | None:
+    """Play one vector; the first difference found, or None when it passes."""
+    try:
+        snap = driver.start(vector)
+    except Exception as error:
+        return f"start: {type(error).__name__}: {error}"
+    for index, step in enumerate(vector["steps"]):
+        if isinstance(step, str):
+            continue
+        if "expect" in step:
+            difference = check_expect(index, step["expect"], snap)
+            if difference:
+                return difference
+        if "act" in step:
+            seat, action, *rest = step["act"]
+            to = rest[0] if rest else None
+            try:
+                new = driver.act(seat, action, to)
+            except ActionRefused as refusal:
+                if not step.get("reject"):
+                    return f"step {index}: {step['act']} was refused: {refusal}"
+                continue
+            if step.get("reject"):
+                return f"step {index}: {step['act']} was accepted, expected a refusal"
+            snap = new
+    if "result" in vector:
+        return check_result(vector["result"], snap)
+    return None
+
+
+def vector_files(paths: Iterable[str | Path]) -> list[Path]:
+    found: list[Path] = []
+    for path in map(Path, paths):
+        found.extend(sorted(path.glob("*.json")) if path.is_dir() else [path])
+    return found
+
+
+def make_driver(target: str | None) -> Driver:
+    if target is None:
+        return LocalDriver()
+    from studengine.api.remote_conformance import RemoteDriver
+
+    driver: Driver = RemoteDriver(target)
+    return driver
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="stud-conformance", description="Play conformance vectors and report differences."
+    )
+    parser.add_argument("paths", nargs="+", help="vector files or directories of them")
+    parser.add_argument("--target", help="HOST:PORT of a live server (test decks allowed)")
+    args = parser.parse_args(argv)
+    passed = failed = 0
+    for path in vector_files(args.paths):
+        vector = json.loads(path.read_text())
+        difference = play_vector(vector, make_driver(args.target))
+        if difference is None:
+            passed += 1
+        else:
+            failed += 1
+            print(f"FAIL {vector.get('name', path.stem)}: {difference}")
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed or not passed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,110 @@
+"""The betting round: what the player to act may do, and what counts as a full bet
+(R-ACTIONS, R-BRING-IN-*, R-CAP, R-OPEN-PAIR, R-HALF-BET, R-TABLE-STAKES, R-ROUND-END).
+
+Functions of a hand's state only; ``Hand`` applies their answers.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from studengine.rules.types import ActionType, LegalAction
+
+if TYPE_CHECKING:
+    from studengine.rules.hand import Hand
+
+FOLD = LegalAction(ActionType.FOLD)
+CHECK = LegalAction(ActionType.CHECK)
+
+
+def full_bet(hand: Hand) -> int:
+    """The round's full bet, the yardstick of R-HALF-BET.
+
+    On the open-pair round it is the small bet until a big bet or raise is made.
+    """
+    table = hand.table
+    if hand.spec.streets[hand.street].big_bet or (hand.open_pair and hand.big_made):
+        return table.big_bet
+    return table.small_bet
+
+
+def bet_sizes(hand: Hand) -> tuple[int, ...]:
+    """The sizes a bet or raise may take now: two on an open-pair round (R-OPEN-PAIR)."""
+    if hand.open_pair and not hand.big_made:
+        return (hand.table.small_bet, hand.table.big_bet)
+    return (full_bet(hand),)
+
+
+def others_can_answer(hand: Hand, seat: int) -> bool:
+    """Whether another player still in the hand could put in more chips (R-ACTIONS)."""
+    return any(
+        other != seat and not hand.folded[other] and hand.stacks[other] > 0
+        for other in range(len(hand.stacks))
+    )
+
+
+def is_capped(hand: Hand) -> bool:
+    """R-CAP: at most ``max_bets`` bets a round, unless the round went uncapped heads-up."""
+    return not hand.uncapped and hand.bets >= hand.table.max_bets
+
+
+def raise_type(hand: Hand) -> ActionType:
+    """BET into nothing, COMPLETE a bring-in or a short all-in bet, RAISE a full bet."""
+    if hand.bets > 0:
+        return ActionType.RAISE
+    return ActionType.BET if hand.level == 0 else ActionType.COMPLETE
+
+
+def legal_actions(hand: Hand) -> tuple[LegalAction, ...]:
+    """The exact choices of the player to act, with their ``to`` amounts."""
+    seat = hand.to_act
+    if seat is None:
+        return ()
+    table = hand.table
+    all_in_to = hand.round_bets[seat] + hand.stacks[seat]
+    actions: list[LegalAction] = []
+
+    if hand.bring_in_due:  # R-BRING-IN-CHOICE, R-SHORT-BRING-IN, R-ANTE-ALL-IN-LOW
+        if hand.opener_may_fold:
+            actions.append(FOLD)
+        actions.append(LegalAction(ActionType.BRING_IN, min(table.bring_in, all_in_to)))
+        if all_in_to > table.bring_in and others_can_answer(hand, seat):
+            actions.append(LegalAction(ActionType.COMPLETE, min(table.small_bet, all_in_to)))
+        return tuple(actions)
+
+    if hand.level > hand.round_bets[seat]:
+        actions.append(FOLD)
+        actions.append(LegalAction(ActionType.CALL, min(hand.level, all_in_to)))
+    else:
+        actions.append(CHECK)
+
+    may_raise = (
+        not hand.acted[seat]
+        and all_in_to > hand.level
+        and not is_capped(hand)
+        and others_can_answer(hand, seat)
+    )
+    if may_raise:
+        kind = raise_type(hand)
+        targets = sorted({min(hand.full_level + size, all_in_to) for size in bet_sizes(hand)})
+        actions.extend(LegalAction(kind, to) for to in targets)
+    return tuple(actions)
+
+
+def needs_to_act(hand: Hand, seat: int) -> bool:
+    """R-ROUND-END: still in, not all-in, and either not yet acted or owing chips."""
+    return (
+        not hand.folded[seat]
+        and hand.stacks[seat] > 0
+        and (not hand.acted[seat] or hand.round_bets[seat] < hand.level)
+    )
+
+
+def next_to_act(hand: Hand, after: int) -> int | None:
+    """The next player clockwise after ``after`` who must act, or None: the round is over."""
+    players = len(hand.stacks)
+    for step in range(1, players + 1):
+        seat = (after + step) % players
+        if needs_to_act(hand, seat):
+            return seat
+    return None

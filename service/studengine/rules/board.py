@@ -1,0 +1,59 @@
+"""Who opens: the bring-in by the lowest up card, then the best board (R-BRING-IN-WHO,
+R-FIRST-TO-ACT, R-SHOWDOWN-ORDER).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+
+from studengine.cards import card_rank
+
+
+def board_strength(up_cards: Sequence[int]) -> tuple[int, ...]:
+    """A sortable strength of up cards alone (R-FIRST-TO-ACT).
+
+    Only pairs, two pair, trips, quads and high cards count; straights and flushes do
+    not, and suits never matter. Larger tuples are better boards.
+    """
+    counts = Counter(card_rank(c) for c in up_cards)
+    groups = sorted(((n, rank) for rank, n in counts.items()), reverse=True)
+    shape = tuple(n for n, _ in groups)
+    if shape[:1] == (4,):
+        category = 4
+    elif shape[:1] == (3,):
+        category = 3
+    elif shape[:2] == (2, 2):
+        category = 2
+    elif shape[:1] == (2,):
+        category = 1
+    else:
+        category = 0
+    return (category, *(rank for _, rank in groups))
+
+
+def has_open_pair(up_cards: Sequence[int]) -> bool:
+    """True when the up cards show at least a pair (R-OPEN-PAIR)."""
+    ranks = [card_rank(c) for c in up_cards]
+    return len(set(ranks)) < len(ranks)
+
+
+def clockwise_from(start: int, players: int) -> list[int]:
+    """Seats starting at ``start`` and going clockwise round the table."""
+    return [(start + i) % players for i in range(players)]
+
+
+def lowest_up_card(up_card_by_seat: dict[int, int]) -> int:
+    """The seat showing the lowest up card, rank then suit (R-BRING-IN-WHO, R-SUITS)."""
+    return min(up_card_by_seat, key=up_card_by_seat.__getitem__)
+
+
+def best_board(seats_from_dealers_left: Sequence[int], boards: Sequence[Sequence[int]]) -> int:
+    """The seat with the best board; ties go to the one nearest the dealer's left."""
+    best_seat = seats_from_dealers_left[0]
+    best = board_strength(boards[best_seat])
+    for seat in seats_from_dealers_left[1:]:
+        strength = board_strength(boards[seat])
+        if strength > best:
+            best_seat, best = seat, strength
+    return best_seat

@@ -1,0 +1,75 @@
+"""Settling the pot: uncalled chips, side pots in layers, splits and odd chips
+(R-SIDE-POTS, R-SPLIT, R-ODD-CHIP).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from studengine.rules.types import OddChip
+
+
+@dataclass(frozen=True)
+class Layer:
+    amount: int
+    eligible: tuple[int, ...]
+
+
+def uncalled_chips(committed: Sequence[int]) -> tuple[int, int] | None:
+    """(seat, amount) of the chips no other player matched, or None.
+
+    Only the top contributor can have such chips: the excess over the second-highest
+    contribution, folded players included.
+    """
+    if len(committed) < 2:
+        return None
+    top = max(range(len(committed)), key=committed.__getitem__)
+    second = max(c for seat, c in enumerate(committed) if seat != top)
+    excess = committed[top] - second
+    return (top, excess) if excess > 0 else None
+
+
+def build_layers(committed: Sequence[int], folded: Sequence[bool]) -> list[Layer]:
+    """Main pot first, then side pots, built in layers of contribution.
+
+    Each layer ends at the total of a player still in the hand; the players eligible
+    for it are those still in who put in at least that much. Chips of folded players
+    above the highest live total (none once uncalled chips are returned) join the top layer.
+    """
+    live = [seat for seat in range(len(committed)) if not folded[seat]]
+    levels = sorted({committed[seat] for seat in live if committed[seat] > 0})
+    layers: list[Layer] = []
+    previous = 0
+    for index, level in enumerate(levels):
+        amount = sum(min(c, level) - min(c, previous) for c in committed)
+        if index == len(levels) - 1:
+            amount += sum(max(0, c - level) for c in committed)
+        eligible = tuple(seat for seat in live if committed[seat] >= level)
+        layers.append(Layer(amount, eligible))
+        previous = level
+    return layers
+
+
+def split_pot(
+    amount: int,
+    winners: Sequence[int],
+    rule: OddChip,
+    button: int,
+    players: int,
+    highest_card: Callable[[int], int],
+) -> tuple[int, ...]:
+    """Each winner's share of ``amount``; odd chips one each by the R-ODD-CHIP rule.
+
+    Returns the shares in the order of ``winners``.
+    """
+    base, odd = divmod(amount, len(winners))
+    shares = dict.fromkeys(winners, base)
+    if odd:
+        if rule is OddChip.HIGH_CARD_BY_SUIT:
+            order = sorted(winners, key=highest_card, reverse=True)
+        else:
+            order = sorted(winners, key=lambda seat: (seat - button - 1) % players)
+        for seat in order[:odd]:
+            shares[seat] += 1
+    return tuple(shares[seat] for seat in winners)

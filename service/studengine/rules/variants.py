@@ -1,0 +1,75 @@
+"""The two games as data: streets, which cards are face up, bet sizes (R-5S/R-7S-STREETS).
+
+The engine has one code path; a variant only says how many cards each street deals,
+face up or down, and whether its betting round uses the small or the big bet.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from studengine.rules.types import Variant
+
+
+@dataclass(frozen=True)
+class Street:
+    name: str
+    cards: tuple[bool, ...]  # cards dealt to each player, in order: True = face up
+    big_bet: bool  # R-LIMITS-5S / R-LIMITS-7S
+
+
+@dataclass(frozen=True)
+class VariantSpec:
+    variant: Variant
+    min_players: int
+    max_players: int
+    streets: tuple[Street, ...]
+    open_pair_street: int  # the second betting round (R-OPEN-PAIR)
+
+    @property
+    def face_up(self) -> tuple[bool, ...]:
+        """Face up or down, by a player's card position."""
+        return tuple(up for street in self.streets for up in street.cards)
+
+    @property
+    def street_names(self) -> tuple[str, ...]:
+        return tuple(street.name for street in self.streets)
+
+    @property
+    def cards_per_player(self) -> int:
+        return len(self.face_up)
+
+
+DOWN, UP = False, True
+
+FIVE_CARD_STUD = VariantSpec(
+    variant=Variant.FIVE_CARD_STUD,
+    min_players=2,
+    max_players=10,
+    streets=(
+        Street("second card", (DOWN, UP), big_bet=False),
+        Street("third card", (UP,), big_bet=False),
+        Street("fourth card", (UP,), big_bet=True),
+        Street("fifth card", (UP,), big_bet=True),
+    ),
+    open_pair_street=1,
+)
+
+SEVEN_CARD_STUD = VariantSpec(
+    variant=Variant.SEVEN_CARD_STUD,
+    min_players=2,
+    max_players=8,
+    streets=(
+        Street("third street", (DOWN, DOWN, UP), big_bet=False),
+        Street("fourth street", (UP,), big_bet=False),
+        Street("fifth street", (UP,), big_bet=True),
+        Street("sixth street", (UP,), big_bet=True),
+        Street("seventh street", (DOWN,), big_bet=True),
+    ),
+    open_pair_street=1,
+)
+
+VARIANTS: dict[Variant, VariantSpec] = {
+    Variant.FIVE_CARD_STUD: FIVE_CARD_STUD,
+    Variant.SEVEN_CARD_STUD: SEVEN_CARD_STUD,
+}
