@@ -7,8 +7,11 @@ BIN    := $(VENV)/bin
 PY     := $(BIN)/python
 STAMP  := $(VENV)/.installed
 SHARED ?= ../shared
+GEN    := service/studengine/gen/__init__.py
+PROTOS := $(shell find proto -name '*.proto' -not -path '*/node_modules/*')
+BUF    := proto/node_modules/.bin/buf
 
-.PHONY: all venv run test lint unit bench-engine demo clean
+.PHONY: all venv run test lint unit bench-engine demo clean gen buf-lint
 
 all: test
 
@@ -21,22 +24,37 @@ $(STAMP): pyproject.toml
 
 venv: $(STAMP)
 
+# generated protobuf / gRPC code (gitignored): proto/generate.py is the one generator
+$(GEN): $(STAMP) $(PROTOS) proto/generate.py
+	$(PY) proto/generate.py
+
+gen: $(GEN)
+
+# buf from the npm registry, pinned by proto/package-lock.json
+$(BUF): proto/package.json proto/package-lock.json
+	command -v npm >/dev/null || (apt-get update -q && apt-get install -y -q nodejs npm)
+	cd proto && npm ci --no-audit --no-fund
+	touch $@
+
+buf-lint: $(BUF)
+	cd proto && node_modules/.bin/buf lint
+
 # ---- main job ---------------------------------------------------------------------
-run: $(STAMP)
+run: $(STAMP) $(GEN)
 	$(BIN)/stud-demo
 
 demo: run
 
 # ---- checks -----------------------------------------------------------------------
-lint: $(STAMP)
+lint: $(STAMP) $(GEN)
 	$(BIN)/ruff check service tests clients
 	$(BIN)/ruff format --check service tests clients
 	$(BIN)/mypy
 
-unit: $(STAMP)
+unit: $(STAMP) $(GEN)
 	$(BIN)/pytest -q -n 2 --dist loadfile
 
-test: lint unit
+test: lint buf-lint unit
 
 # ---- benchmarks -------------------------------------------------------------------
 bench-engine: $(STAMP)

@@ -1,0 +1,1 @@
+"""Hand state: the engine's Hand <-> internal proto (codec), sealing (key ring), key specs."""

@@ -1,0 +1,304 @@
+"""The engine's Hand <-> the internal state proto (``stud.internal.v1.HandState``).
+
+Every field of ``studengine.rules.hand.Hand`` is mapped, exactly; ``decode`` checks the
+invariants an engine state keeps (lengths, card sets, chip conservation, seat ranges)
+and raises ``StateInvalid`` on anything else, so a decoded hand is always safe to play.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from google.protobuf.message import DecodeError
+
+from studengine.cards import DECK_SIZE
+from studengine.gen.stud.internal.v1 import state_pb2
+from studengine.rules.hand import Hand
+from studengine.rules.types import HandResult, OddChip, Pot, ShownHand, Table, Variant
+from studengine.rules.variants import VARIANTS
+
+FORMAT_VERSION = 1
+HAND_ID_BYTES = 16
+SALT_BYTES = 32
+MAX_PLAYER_ID = 64
+
+VARIANT_CODES = {Variant.FIVE_CARD_STUD: 1, Variant.SEVEN_CARD_STUD: 2}
+ODD_CHIP_CODES = {OddChip.LEFT_OF_DEALER: 1, OddChip.HIGH_CARD_BY_SUIT: 2}
+VARIANT_BY_CODE = {code: v for v, code in VARIANT_CODES.items()}
+ODD_CHIP_BY_CODE = {code: o for o, code in ODD_CHIP_CODES.items()}
+
+
+class StateInvalid(ValueError):
+    """The bytes are not a state this server made (the reason is for tests and logs only)."""
+
+
+@dataclass
+class HandRecord:
+    """A hand's full state: the engine's Hand plus what the service keeps beside it."""
+
+    hand_id: bytes
+    seq: int
+    test_deck: bool
+    salt: bytes
+    player_ids: list[str]
+    hand: Hand
+
+
+# ---- encoding ----------------------------------------------------------------------
+
+
+def encode_hand(hand: Hand) -> state_pb2.EngineHand:
+    t = hand.table
+    msg = state_pb2.EngineHand(
+        variant=VARIANT_CODES[hand.variant],
+        table=state_pb2.EngineTable(
+            ante=t.ante,
+            bring_in=t.bring_in,
+            small_bet=t.small_bet,
+            big_bet=t.big_bet,
+            max_bets=t.max_bets,
+            uncapped_heads_up=t.uncapped_heads_up,
+            open_pair_big_bet=t.open_pair_big_bet,
+            odd_chip=ODD_CHIP_CODES[t.odd_chip],
+        ),
+        button=hand.button,
+        starting_stacks=hand.starting_stacks,
+        deck=bytes(hand.deck),
+        dealt=hand.dealt,
+        stacks=hand.stacks,
+        committed=hand.committed,
+        round_bets=hand.round_bets,
+        cards=[bytes(c) for c in hand.cards],
+        folded=hand.folded,
+        acted=hand.acted,
+        street=hand.street,
+        level=hand.level,
+        full_level=hand.full_level,
+        bets=hand.bets,
+        uncapped=hand.uncapped,
+        open_pair=hand.open_pair,
+        big_made=hand.big_made,
+        bring_in_due=hand.bring_in_due,
+        opener_may_fold=hand.opener_may_fold,
+        round_held=hand.round_held,
+        over=hand.over,
+    )
+    if hand.community is not None:
+        msg.community = hand.community
+    if hand.to_act is not None:
+        msg.to_act = hand.to_act
+    if hand.first_actor is not None:
+        msg.first_actor = hand.first_actor
+    if hand.last_aggressor is not None:
+        msg.last_aggressor = hand.last_aggressor
+    if hand.result is not None:
+        r = hand.result
+        msg.result.CopyFrom(
+            state_pb2.EngineResult(
+                pots=[
+                    state_pb2.EnginePot(
+                        amount=p.amount, eligible=p.eligible, winners=p.winners, shares=p.shares
+                    )
+                    for p in r.pots
+                ],
+                stacks=r.stacks,
+                shown=[
+                    state_pb2.EngineShownHand(
+                        seat=s.seat,
+                        cards=bytes(s.cards),
+                        best_five=bytes(s.best_five),
+                        rank=s.rank,
+                        description=s.description,
+                    )
+                    for s in r.shown
+                ],
+                uncalled=[state_pb2.EngineUncalled(seat=s, amount=a) for s, a in r.uncalled],
+            )
+        )
+    return msg
+
+
+def encode(record: HandRecord) -> bytes:
+    msg = state_pb2.HandState(
+        format_version=FORMAT_VERSION,
+        hand_id=record.hand_id,
+        seq=record.seq,
+        test_deck=record.test_deck,
+        salt=record.salt,
+        player_ids=record.player_ids,
+        hand=encode_hand(record.hand),
+    )
+    return msg.SerializeToString(deterministic=True)
+
+
+# ---- decoding ----------------------------------------------------------------------
+
+
+def _check(ok: bool, why: str) -> None:
+    if not ok:
+        raise StateInvalid(why)
+
+
+def _seat(value: int, players: int, what: str) -> int:
+    _check(0 <= value < players, f"{what} out of range")
+    return value
+
+
+def _seats(values: Sequence[int], players: int, what: str) -> tuple[int, ...]:
+    return tuple(_seat(v, players, what) for v in values)
+
+
+def _chips(values: Sequence[int], what: str) -> list[int]:
+    _check(all(v >= 0 for v in values), f"{what}: negative amount")
+    return list(values)
+
+
+def _cards(raw: bytes, what: str) -> list[int]:
+    _check(all(c < DECK_SIZE for c in raw), f"{what}: card out of range")
+    return list(raw)
+
+
+def _decode_result(msg: state_pb2.EngineResult, players: int) -> HandResult:
+    pots = []
+    for p in msg.pots:
+        _check(len(p.winners) == len(p.shares), "pot shares")
+        pots.append(
+            Pot(
+                amount=p.amount,
+                eligible=_seats(p.eligible, players, "pot eligible"),
+                winners=_seats(p.winners, players, "pot winner"),
+                shares=tuple(_chips(p.shares, "pot shares")),
+            )
+        )
+    _check(len(msg.stacks) == players, "result stacks")
+    shown = [
+        ShownHand(
+            seat=_seat(s.seat, players, "shown seat"),
+            cards=tuple(_cards(s.cards, "shown cards")),
+            best_five=tuple(_cards(s.best_five, "shown best five")),
+            rank=s.rank,
+            description=s.description,
+        )
+        for s in msg.shown
+    ]
+    uncalled = tuple((_seat(u.seat, players, "uncalled seat"), u.amount) for u in msg.uncalled)
+    return HandResult(
+        pots=tuple(pots),
+        stacks=tuple(_chips(msg.stacks, "result stacks")),
+        shown=tuple(shown),
+        uncalled=uncalled,
+    )
+
+
+def decode_hand(msg: state_pb2.EngineHand) -> Hand:
+    variant = VARIANT_BY_CODE.get(msg.variant)
+    _check(variant is not None, "variant")
+    assert variant is not None
+    spec = VARIANTS[variant]
+    odd_chip = ODD_CHIP_BY_CODE.get(msg.table.odd_chip)
+    _check(odd_chip is not None, "odd chip")
+    assert odd_chip is not None
+    t = msg.table
+    _check(t.ante >= 0 and 0 < t.bring_in < t.small_bet <= t.big_bet, "stakes")
+    _check(t.max_bets >= 1, "max bets")
+    table = Table(
+        ante=t.ante,
+        bring_in=t.bring_in,
+        small_bet=t.small_bet,
+        big_bet=t.big_bet,
+        max_bets=t.max_bets,
+        uncapped_heads_up=t.uncapped_heads_up,
+        open_pair_big_bet=t.open_pair_big_bet,
+        odd_chip=odd_chip,
+    )
+    players = len(msg.starting_stacks)
+    _check(spec.min_players <= players <= spec.max_players, "players")
+    for name in ("stacks", "committed", "round_bets", "cards", "folded", "acted"):
+        _check(len(getattr(msg, name)) == players, f"{name} length")
+    _check(all(s > 0 for s in msg.starting_stacks), "starting stacks")
+    stacks = _chips(msg.stacks, "stacks")
+    committed = _chips(msg.committed, "committed")
+    round_bets = _chips(msg.round_bets, "round bets")
+    _check(sum(stacks) + sum(committed) == sum(msg.starting_stacks), "chips not conserved")
+    _check(all(r <= c for r, c in zip(round_bets, committed, strict=True)), "round bets")
+    deck = list(msg.deck)
+    _check(sorted(deck) == list(range(DECK_SIZE)), "deck is not a permutation")
+    _check(msg.dealt <= DECK_SIZE, "dealt")
+    cards = [_cards(c, "cards") for c in msg.cards]
+    _check(all(len(c) <= spec.cards_per_player for c in cards), "too many cards")
+    community = msg.community if msg.HasField("community") else None
+    dealt_cards = [c for seat_cards in cards for c in seat_cards]
+    if community is not None:
+        dealt_cards.append(community)
+    _check(sorted(dealt_cards) == sorted(deck[: msg.dealt]), "dealt cards")
+    _check(msg.street < len(spec.streets), "street")
+    _check(msg.level >= 0 and msg.full_level >= 0, "levels")
+    over = msg.over
+    _check(over == msg.HasField("result"), "result")
+    to_act = _seat(msg.to_act, players, "to act") if msg.HasField("to_act") else None
+    _check(not (over and to_act is not None), "to act after the end")
+    first_actor = (
+        _seat(msg.first_actor, players, "first actor") if msg.HasField("first_actor") else None
+    )
+    last_aggressor = (
+        _seat(msg.last_aggressor, players, "last aggressor")
+        if msg.HasField("last_aggressor")
+        else None
+    )
+    if to_act is not None:
+        _check(not msg.folded[to_act] and stacks[to_act] > 0, "to act cannot act")
+    return Hand(
+        variant=variant,
+        table=table,
+        button=_seat(msg.button, players, "button"),
+        starting_stacks=list(msg.starting_stacks),
+        deck=deck,
+        dealt=msg.dealt,
+        stacks=stacks,
+        committed=committed,
+        round_bets=round_bets,
+        cards=cards,
+        community=community,
+        folded=list(msg.folded),
+        acted=list(msg.acted),
+        street=msg.street,
+        to_act=to_act,
+        level=msg.level,
+        full_level=msg.full_level,
+        bets=msg.bets,
+        uncapped=msg.uncapped,
+        open_pair=msg.open_pair,
+        big_made=msg.big_made,
+        bring_in_due=msg.bring_in_due,
+        opener_may_fold=msg.opener_may_fold,
+        first_actor=first_actor,
+        last_aggressor=last_aggressor,
+        round_held=msg.round_held,
+        over=over,
+        result=_decode_result(msg.result, players) if over else None,
+    )
+
+
+def decode(data: bytes) -> HandRecord:
+    """Parse and check a state; any problem raises StateInvalid."""
+    msg = state_pb2.HandState()
+    try:
+        msg.ParseFromString(data)
+    except (DecodeError, RuntimeWarning, ValueError) as error:
+        raise StateInvalid("not a state proto") from error
+    _check(msg.format_version == FORMAT_VERSION, "format version")
+    _check(len(msg.hand_id) == HAND_ID_BYTES, "hand id")
+    _check(len(msg.salt) == SALT_BYTES, "salt")
+    _check(msg.HasField("hand"), "no hand")
+    hand = decode_hand(msg.hand)
+    _check(len(msg.player_ids) == len(hand.stacks), "player ids")
+    _check(all(0 < len(p) <= MAX_PLAYER_ID for p in msg.player_ids), "player id length")
+    return HandRecord(
+        hand_id=msg.hand_id,
+        seq=msg.seq,
+        test_deck=msg.test_deck,
+        salt=msg.salt,
+        player_ids=list(msg.player_ids),
+        hand=hand,
+    )

@@ -1,0 +1,110 @@
+"""Sealing hand states: AES-256-GCM under a key ring (the first key seals, all open).
+
+Envelope: ``format (1 byte) || kid length (1 byte) || kid (ASCII) || nonce (12) ||
+ciphertext+tag``. The associated data binds the format byte, the key id and the purpose
+(``stud.v1.state``), so a sealed blob cannot be moved between formats, keys or uses.
+Opening authenticates first, then decrypts, then parses protobuf (nothing else); every
+failure is the one ``SealedStateInvalid`` with the one message, whatever went wrong.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Sequence
+
+from cryptography.exceptions import InvalidTag
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+from studengine.state.codec import HandRecord, StateInvalid, decode, encode
+
+ENVELOPE_FORMAT = 1
+PURPOSE = b"stud.v1.state"
+NONCE_BYTES = 12
+KEY_BYTES = 32
+TAG_BYTES = 16
+KID_RE = re.compile(r"^[A-Za-z0-9._-]{1,32}$")
+INVALID_MESSAGE = "sealed state is invalid"
+MAX_SEALED_BYTES = 64 * 1024
+
+
+class SealedStateInvalid(ValueError):
+    """A sealed state that does not open. One message for every cause."""
+
+    def __init__(self) -> None:
+        super().__init__(INVALID_MESSAGE)
+
+
+class KeyRing:
+    """Sealing keys by id: ``keys[0]`` seals, every key opens (rotation)."""
+
+    def __init__(self, keys: Sequence[tuple[str, bytes]]) -> None:
+        if not keys:
+            raise ValueError("a key ring needs at least one key")
+        self._keys: dict[bytes, AESGCM] = {}
+        for kid, key in keys:
+            if not KID_RE.match(kid):
+                raise ValueError(f"key id {kid!r}: 1 to 32 of A-Z a-z 0-9 . _ -")
+            if len(key) != KEY_BYTES:
+                raise ValueError(f"key {kid!r}: must be {KEY_BYTES} bytes, got {len(key)}")
+            raw = kid.encode("ascii")
+            if raw in self._keys:
+                raise ValueError(f"key id {kid!r} appears twice")
+            self._keys[raw] = AESGCM(key)
+        self.primary = keys[0][0]
+        self._primary = self.primary.encode("ascii")
+
+    @property
+    def key_ids(self) -> list[str]:
+        return [k.decode("ascii") for k in self._keys]
+
+    @staticmethod
+    def _header(kid: bytes) -> bytes:
+        return bytes([ENVELOPE_FORMAT, len(kid)]) + kid
+
+    def seal_bytes(self, plaintext: bytes) -> bytes:
+        header = self._header(self._primary)
+        nonce = os.urandom(NONCE_BYTES)
+        sealed = self._keys[self._primary].encrypt(nonce, plaintext, header + PURPOSE)
+        return header + nonce + sealed
+
+    def open_bytes(self, blob: bytes) -> bytes:
+        """The plaintext of a sealed blob; SealedStateInvalid on any failure."""
+        if len(blob) < 2 + NONCE_BYTES + TAG_BYTES or len(blob) > MAX_SEALED_BYTES:
+            raise SealedStateInvalid()
+        if blob[0] != ENVELOPE_FORMAT:
+            raise SealedStateInvalid()
+        kid_len = blob[1]
+        kid = blob[2 : 2 + kid_len]
+        aead = self._keys.get(kid) if len(kid) == kid_len else None
+        if aead is None:
+            raise SealedStateInvalid()
+        header = blob[: 2 + kid_len]
+        body = blob[2 + kid_len :]
+        if len(body) < NONCE_BYTES + TAG_BYTES:
+            raise SealedStateInvalid()
+        try:
+            return aead.decrypt(body[:NONCE_BYTES], body[NONCE_BYTES:], header + PURPOSE)
+        except InvalidTag:
+            raise SealedStateInvalid() from None
+
+
+class Sealer:
+    """Seals and opens hand records for one server (its key ring and test-deck flag)."""
+
+    def __init__(self, keyring: KeyRing, allow_test_decks: bool) -> None:
+        self.keyring = keyring
+        self.allow_test_decks = allow_test_decks
+
+    def seal(self, record: HandRecord) -> bytes:
+        return self.keyring.seal_bytes(encode(record))
+
+    def open(self, blob: bytes) -> HandRecord:
+        plaintext = self.keyring.open_bytes(blob)
+        try:
+            record = decode(plaintext)
+        except StateInvalid:
+            raise SealedStateInvalid() from None
+        if record.test_deck and not self.allow_test_decks:
+            raise SealedStateInvalid()
+        return record
