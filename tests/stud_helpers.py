@@ -1,0 +1,72 @@
+"""Building test hands: decks laid out by seat, tables by variant, quick play."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from studengine.cards import parse_cards
+from studengine.rules.hand import Hand, start_hand
+from studengine.rules.types import ActionType, Event, Table, Variant
+from studengine.rules.variants import VARIANTS
+
+FIVE = Variant.FIVE_CARD_STUD
+SEVEN = Variant.SEVEN_CARD_STUD
+TABLE_7S = Table(ante=5, bring_in=10, small_bet=20, big_bet=40)
+TABLE_5S = Table(ante=50, bring_in=50, small_bet=100, big_bet=200)
+
+
+def deck_for(variant: Variant, button: int, hands: Sequence[str]) -> list[int]:
+    """The dealing order that gives each seat its cards (in dealt order), assuming
+    nobody folds before the last card they are given here."""
+    cards = [parse_cards(h) for h in hands]
+    players = len(cards)
+    order = [(button + 1 + i) % players for i in range(players)]
+    deck: list[int] = []
+    for position in range(VARIANTS[variant].cards_per_player):
+        for seat in order:
+            if position < len(cards[seat]):
+                deck.append(cards[seat][position])
+    return deck
+
+
+def new_hand(
+    variant: Variant,
+    hands: Sequence[str],
+    *,
+    stacks: Sequence[int] | None = None,
+    button: int = 0,
+    table: Table | None = None,
+) -> tuple[Hand, list[Event]]:
+    table = table or (TABLE_5S if variant is FIVE else TABLE_7S)
+    stacks = stacks or [1000] * len(hands)
+    return start_hand(variant, table, stacks, button, deck_for(variant, button, hands))
+
+
+def play(hand: Hand, moves: Iterable[str]) -> list[Event]:
+    """Apply moves like ``"2 CALL"`` or ``"0 RAISE 60"``; returns all their events."""
+    events: list[Event] = []
+    for move in moves:
+        seat, action, *to = move.split()
+        events += hand.act(int(seat), ActionType(action), int(to[0]) if to else None)
+    return events
+
+
+def legal(hand: Hand) -> list[str]:
+    return [str(a) for a in hand.legal_actions()]
+
+
+def check_down(hand: Hand) -> list[Event]:
+    """Check (or call) every remaining decision: plays the hand out passively."""
+    events: list[Event] = []
+    while hand.to_act is not None:
+        options = {a.type for a in hand.legal_actions()}
+        for passive in (ActionType.CHECK, ActionType.BRING_IN, ActionType.CALL):
+            if passive in options:
+                events += hand.act(hand.to_act, passive)
+                break
+    return events
+
+
+def conserved(hand: Hand) -> bool:
+    """R-CONSERVATION: stacks plus chips put in equal the starting stacks."""
+    return sum(hand.stacks) + sum(hand.committed) == sum(hand.starting_stacks)
