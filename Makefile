@@ -11,7 +11,7 @@ GEN    := service/studengine/gen/__init__.py
 PROTOS := $(shell find proto -name '*.proto' -not -path '*/node_modules/*')
 BUF    := proto/node_modules/.bin/buf
 
-.PHONY: all venv run test lint unit bench-engine demo clean gen buf-lint
+.PHONY: all venv run test lint unit bench-engine bench-rpc demo clean gen buf-lint
 
 all: test
 
@@ -40,10 +40,12 @@ buf-lint: $(BUF)
 	cd proto && node_modules/.bin/buf lint
 
 # ---- main job ---------------------------------------------------------------------
+# the server on 127.0.0.1:50051 with an ephemeral dev key (metrics on :9464)
 run: $(STAMP) $(GEN)
-	$(BIN)/stud-demo
+	$(BIN)/stud-server --dev --host 127.0.0.1
 
-demo: run
+demo: $(STAMP) $(GEN)
+	$(BIN)/stud-demo
 
 # ---- checks -----------------------------------------------------------------------
 lint: $(STAMP) $(GEN)

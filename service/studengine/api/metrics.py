@@ -1,12 +1,36 @@
-"""The game's own Prometheus metrics (the gRPC server metrics live with the interceptor).
+"""Prometheus metrics: the game's own, the gRPC server's, and the multi-process set-up.
 
 Declared once here; with several worker processes prometheus_client's multiprocess mode
-(PROMETHEUS_MULTIPROC_DIR) makes them add up across workers.
+(PROMETHEUS_MULTIPROC_DIR, set by ``stud-server`` before this module is first imported)
+makes them add up across workers, and the parent process serves the sum.
 """
 
 from __future__ import annotations
 
-from prometheus_client import Counter, Histogram
+import os
+from wsgiref.simple_server import WSGIServer
+
+from prometheus_client import REGISTRY, CollectorRegistry, Counter, Histogram, start_http_server
+from prometheus_client import multiprocess as _multiprocess
+
+MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
+
+# ---- gRPC server metrics (the usual names; recorded by api.interceptors) ----------------
+GRPC_LABELS = ("grpc_service", "grpc_method", "grpc_type")
+GRPC_STARTED = Counter("grpc_server_started", "RPCs started on the server.", GRPC_LABELS)
+GRPC_HANDLED = Counter(
+    "grpc_server_handled",
+    "RPCs completed on the server, whatever their status.",
+    (*GRPC_LABELS, "grpc_code"),
+)
+GRPC_HANDLING_SECONDS = Histogram(
+    "grpc_server_handling_seconds",
+    "Time from receiving an RPC to its completion on the server.",
+    GRPC_LABELS,
+    buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10),
+)
+
+# ---- the game's metrics -----------------------------------------------------------------
 
 HANDS_STARTED = Counter("stud_hands_started_total", "Hands started.", ["variant"])
 HANDS_FINISHED = Counter("stud_hands_finished_total", "Hands played to the end.", ["variant"])
@@ -39,3 +63,31 @@ def rejected(reason: str) -> None:
 
 def state_size(nbytes: int) -> None:
     STATE_BYTES.observe(nbytes)
+
+
+# ---- serving the metrics ------------------------------------------------------------------
+
+
+def multiprocess_mode() -> bool:
+    return bool(os.environ.get(MULTIPROC_ENV))
+
+
+def registry() -> CollectorRegistry:
+    """The registry to serve: the sum over workers in multiprocess mode, else this process's."""
+    if not multiprocess_mode():
+        return REGISTRY
+    summed = CollectorRegistry()
+    _multiprocess.MultiProcessCollector(summed)  # type: ignore[no-untyped-call]
+    return summed
+
+
+def serve(host: str, port: int) -> WSGIServer:
+    """Serve ``/metrics`` over HTTP in a daemon thread; ``server_port`` is the bound port."""
+    server, _thread = start_http_server(port, addr=host, registry=registry())
+    return server
+
+
+def mark_process_dead(pid: int) -> None:
+    """Forget a dead worker's live-only values (its counters still add to the totals)."""
+    if multiprocess_mode():
+        _multiprocess.mark_process_dead(pid)  # type: ignore[no-untyped-call]

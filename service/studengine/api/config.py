@@ -1,0 +1,199 @@
+"""stud-server configuration: command-line flags, each also read from ``STUD_<NAME>``.
+
+Precedence: a flag on the command line, then its environment variable, then the default.
+Sealing keys come from ``--key-file`` (``STUD_KEY_FILE``) or ``STUD_SEALING_KEYS``
+(comma-separated ``kid:base64key`` specs); the first key seals, all of them open.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+ENV_PREFIX = "STUD_"
+KEYS_ENV = "STUD_SEALING_KEYS"
+LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off", ""}
+
+
+class ConfigError(Exception):
+    """The configuration cannot work (the server exits with code 2)."""
+
+
+@dataclass(frozen=True)
+class ServerConfig:
+    host: str = "127.0.0.1"
+    port: int = 50051
+    metrics_port: int = 9464  # 0: no metrics endpoint
+    workers: int = 1
+    threads: int = 8  # handler threads per worker
+    key_file: str | None = None
+    sealing_keys: str | None = None  # comma-separated specs (env STUD_SEALING_KEYS)
+    dev: bool = False
+    allow_test_decks: bool = False
+    max_message_bytes: int = 1024 * 1024
+    max_concurrent_rpcs: int = 256
+    grace_seconds: float = 10.0
+    max_connection_age_seconds: float = 0.0  # 0: off
+    log_level: str = "info"
+
+    @property
+    def address(self) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"{host}:{self.port}"
+
+
+def _env_name(flag: str) -> str:
+    return ENV_PREFIX + flag.lstrip("-").replace("-", "_").upper()
+
+
+def _parse_bool(name: str, text: str) -> bool:
+    value = text.strip().lower()
+    if value in _TRUE:
+        return True
+    if value in _FALSE:
+        return False
+    raise ConfigError(f"{name}={text!r} is not a boolean (use true or false)")
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def _port(text: str) -> int:
+    value = int(text)
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"not a port number: {value}")
+    return value
+
+
+def _non_negative_float(text: str) -> float:
+    value = float(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must not be negative, got {value}")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    d = ServerConfig()
+    p = argparse.ArgumentParser(
+        prog="stud-server",
+        description="Serve the Stud Engine gRPC API. Every flag can also be set with the "
+        "environment variable STUD_<FLAG> (e.g. STUD_PORT=50051); a flag given on the "
+        "command line wins.",
+    )
+    add = p.add_argument
+    add("--host", default=d.host, help=f"address to bind (default {d.host})")
+    add("--port", type=_port, default=d.port, help=f"gRPC port; 0 picks one (default {d.port})")
+    add(
+        "--metrics-port",
+        type=_port,
+        default=d.metrics_port,
+        help=f"Prometheus /metrics port on --host; 0 turns it off (default {d.metrics_port})",
+    )
+    add(
+        "--workers",
+        type=_positive_int,
+        default=d.workers,
+        help="worker processes sharing the port with SO_REUSEPORT (default 1)",
+    )
+    add(
+        "--threads",
+        type=_positive_int,
+        default=d.threads,
+        help=f"handler threads per worker (default {d.threads})",
+    )
+    add("--key-file", default=None, help="file of sealing keys, one 'kid:base64key' per line")
+    add(
+        "--dev",
+        action=argparse.BooleanOptionalAction,
+        default=False,
+        help="development mode: with no key configured, use an ephemeral random key",
+    )
+    add(
+        "--allow-test-decks",
+        action=argparse.BooleanOptionalAction,
+        default=False,
+        help="accept StartHand with a chosen deck (and states made that way)",
+    )
+    add(
+        "--max-message-bytes",
+        type=_positive_int,
+        default=d.max_message_bytes,
+        help="largest request accepted, in bytes (default 1 MiB)",
+    )
+    add(
+        "--max-concurrent-rpcs",
+        type=_positive_int,
+        default=d.max_concurrent_rpcs,
+        help="calls a worker holds at once; more get RESOURCE_EXHAUSTED "
+        f"(default {d.max_concurrent_rpcs})",
+    )
+    add(
+        "--grace-seconds",
+        type=_non_negative_float,
+        default=d.grace_seconds,
+        help="on SIGTERM, how long calls in flight may take to finish (default 10)",
+    )
+    add(
+        "--max-connection-age-seconds",
+        type=_non_negative_float,
+        default=d.max_connection_age_seconds,
+        help="close client connections after this age so load balancers rebalance; 0 = off",
+    )
+    add("--log-level", choices=LOG_LEVELS, default=d.log_level, help="default info")
+    return p
+
+
+def _env_as_args(parser: argparse.ArgumentParser, environ: Mapping[str, str]) -> list[str]:
+    """Turn the ``STUD_*`` variables into flags, placed before the real command line."""
+    args: list[str] = []
+    for action in parser._actions:  # the parser's own flags, in order
+        flags = [s for s in action.option_strings if s.startswith("--") and s != "--help"]
+        if not flags or flags[0].startswith("--no-"):
+            continue
+        name = _env_name(flags[0])
+        if name not in environ:
+            continue
+        text = environ[name]
+        if isinstance(action, argparse.BooleanOptionalAction):
+            args.append(flags[0] if _parse_bool(name, text) else "--no-" + flags[0][2:])
+        else:
+            args += [flags[0], text]
+    return args
+
+
+def parse_config(
+    argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = None
+) -> ServerConfig:
+    """Read the configuration; exits with code 2 (argparse) on a malformed flag or variable."""
+    env = os.environ if environ is None else environ
+    parser = build_parser()
+    try:
+        from_env = _env_as_args(parser, env)
+    except ConfigError as exc:
+        parser.error(str(exc))
+    ns = parser.parse_args([*from_env, *(argv if argv is not None else sys.argv[1:])])
+    return ServerConfig(
+        host=ns.host,
+        port=ns.port,
+        metrics_port=ns.metrics_port,
+        workers=ns.workers,
+        threads=ns.threads,
+        key_file=ns.key_file,
+        sealing_keys=env.get(KEYS_ENV) or None,
+        dev=ns.dev,
+        allow_test_decks=ns.allow_test_decks,
+        max_message_bytes=ns.max_message_bytes,
+        max_concurrent_rpcs=ns.max_concurrent_rpcs,
+        grace_seconds=ns.grace_seconds,
+        max_connection_age_seconds=ns.max_connection_age_seconds,
+        log_level=ns.log_level,
+    )
