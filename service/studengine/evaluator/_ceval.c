@@ -1,0 +1,276 @@
+/* studengine.evaluator._ceval: the C evaluator and the stud equity inner loops.
+ *
+ * evaluate(cards), evaluate_mask(mask), evaluate_many(buffer, hand_size) give the
+ * same values as the pure-Python twin (_twin.py). equity_exact / equity_mc run the
+ * showdowns of studengine.equity (which validates and prepares their arguments).
+ * count_categories_7() enumerates all 133,784,560 seven-card hands.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <string.h>
+
+#include "eval_core.h"
+
+static PyObject *array_type = NULL; /* array.array */
+
+static PyObject *bad(const char *fmt, ...)
+{
+    va_list va;
+    va_start(va, fmt);
+    PyErr_FormatV(PyExc_ValueError, fmt, va);
+    va_end(va);
+    return NULL;
+}
+
+/* Read 5..7 card ints from a list/tuple (or any sequence) into out[]; -1 on error. */
+static int read_cards(PyObject *seq, uint8_t *out)
+{
+    PyObject *fast = NULL;
+    PyObject **items;
+    Py_ssize_t n;
+    if (PyList_CheckExact(seq)) {
+        items = ((PyListObject *)seq)->ob_item;
+        n = PyList_GET_SIZE(seq);
+    } else if (PyTuple_CheckExact(seq)) {
+        items = ((PyTupleObject *)seq)->ob_item;
+        n = PyTuple_GET_SIZE(seq);
+    } else {
+        fast = PySequence_Fast(seq, "cards must be a sequence of card ints");
+        if (fast == NULL) {
+            PyErr_Clear();
+            bad("cards must be a sequence of card ints, not %s", Py_TYPE(seq)->tp_name);
+            return -1;
+        }
+        items = PySequence_Fast_ITEMS(fast);
+        n = PySequence_Fast_GET_SIZE(fast);
+    }
+    if (n < 5 || n > 7) {
+        Py_XDECREF(fast);
+        bad("a hand has 5 to 7 cards, got %zd", n);
+        return -1;
+    }
+    uint64_t seen = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *item = items[i];
+        if (!PyLong_Check(item)) {
+            bad("card must be an int, got %R", item);
+            goto fail;
+        }
+        long c = PyLong_AsLong(item);
+        if (c == -1 && PyErr_Occurred()) {
+            PyErr_Clear();
+            bad("card out of range 0..51: %R", item);
+            goto fail;
+        }
+        if (c < 0 || c >= 52) {
+            bad("card out of range 0..51: %ld", c);
+            goto fail;
+        }
+        if (seen >> c & 1) {
+            bad("duplicate card: %ld", c);
+            goto fail;
+        }
+        seen |= (uint64_t)1 << c;
+        out[i] = (uint8_t)c;
+    }
+    Py_XDECREF(fast);
+    return (int)n;
+fail:
+    Py_XDECREF(fast);
+    return -1;
+}
+
+static PyObject *py_evaluate(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    uint8_t cards[7];
+    if (nargs != 1) {
+        PyErr_SetString(PyExc_TypeError, "evaluate() takes exactly one argument (the cards)");
+        return NULL;
+    }
+    int n = read_cards(args[0], cards);
+    if (n < 0) return NULL;
+    uint32_t s[4] = {0, 0, 0, 0};
+    uint32_t sc = SE_SUIT_BIAS;
+    for (int i = 0; i < n; i++) {
+        uint32_t c = cards[i];
+        s[c & 3] |= 1u << (c >> 2);
+        sc += 1u << ((c & 3) << 2);
+    }
+    return PyLong_FromUnsignedLong(se_eval_masks(s, sc));
+}
+
+static PyObject *py_evaluate_mask(PyObject *self, PyObject *arg)
+{
+    if (!PyLong_Check(arg)) return bad("mask must be an int, got %R", arg);
+    unsigned long long m = PyLong_AsUnsignedLongLong(arg);
+    if (m == (unsigned long long)-1 && PyErr_Occurred()) {
+        PyErr_Clear();
+        return bad("mask must be an int with bits 0..51 only, got %R", arg);
+    }
+    if (m >> 52) return bad("mask must be an int with bits 0..51 only, got %R", arg);
+    uint32_t s[4] = {0, 0, 0, 0};
+    uint32_t sc = SE_SUIT_BIAS;
+    int n = 0;
+    while (m) {
+        uint32_t c = (uint32_t)__builtin_ctzll(m);
+        m &= m - 1;
+        s[c & 3] |= 1u << (c >> 2);
+        sc += 1u << ((c & 3) << 2);
+        n++;
+    }
+    if (n < 5 || n > 7) return bad("a hand has 5 to 7 cards, the mask has %d", n);
+    return PyLong_FromUnsignedLong(se_eval_masks(s, sc));
+}
+
+/* Borrow a C-contiguous one-byte-per-item buffer, ValueError if it is not one. */
+static int get_byte_buffer(PyObject *obj, Py_buffer *view)
+{
+    if (PyObject_GetBuffer(obj, view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
+        PyErr_Clear();
+        bad("buffer must support the buffer protocol (C-contiguous), got %s",
+            Py_TYPE(obj)->tp_name);
+        return -1;
+    }
+    if (view->itemsize != 1) {
+        bad("buffer items must be one byte each, got itemsize %zd", view->itemsize);
+        PyBuffer_Release(view);
+        return -1;
+    }
+    return 0;
+}
+
+/* Say what is wrong with one hand of a batch. */
+static PyObject *bad_hand(const uint8_t *h, int n, Py_ssize_t index)
+{
+    uint64_t seen = 0;
+    for (int i = 0; i < n; i++) {
+        if (h[i] >= 52) return bad("hand %zd: card out of range 0..51: %d", index, (int)h[i]);
+        if (seen >> h[i] & 1) return bad("hand %zd: duplicate card: %d", index, (int)h[i]);
+        seen |= (uint64_t)1 << h[i];
+    }
+    return bad("hand %zd: invalid", index);
+}
+
+static PyObject *py_evaluate_many(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "evaluate_many() takes two arguments (buffer, hand_size)");
+        return NULL;
+    }
+    if (!PyLong_Check(args[1])) return bad("hand_size must be 5, 6 or 7, got %R", args[1]);
+    long hs = PyLong_AsLong(args[1]);
+    if (hs == -1 && PyErr_Occurred()) PyErr_Clear();
+    if (hs < 5 || hs > 7) return bad("hand_size must be 5, 6 or 7, got %R", args[1]);
+    Py_buffer view;
+    if (get_byte_buffer(args[0], &view) < 0) return NULL;
+    if (view.len % hs) {
+        Py_ssize_t len = view.len;
+        PyBuffer_Release(&view);
+        return bad("buffer length %zd is not a multiple of hand_size %ld", len, hs);
+    }
+    Py_ssize_t count = view.len / hs;
+    PyObject *raw = PyBytes_FromStringAndSize(NULL, count * (Py_ssize_t)sizeof(int32_t));
+    if (raw == NULL) {
+        PyBuffer_Release(&view);
+        return NULL;
+    }
+    int32_t *out = (int32_t *)PyBytes_AS_STRING(raw);
+    const uint8_t *in = (const uint8_t *)view.buf;
+    Py_ssize_t failed = -1;
+    int n = (int)hs;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < count; i++) {
+        uint32_t v = se_eval_bytes(in + i * n, n);
+        if (!v) {
+            failed = i;
+            break;
+        }
+        out[i] = (int32_t)v;
+    }
+    Py_END_ALLOW_THREADS
+    PyObject *result = NULL;
+    if (failed >= 0)
+        bad_hand(in + failed * n, n, failed);
+    else
+        result = PyObject_CallFunction(array_type, "sO", "i", raw);
+    Py_DECREF(raw);
+    PyBuffer_Release(&view);
+    return result;
+}
+
+static PyObject *py_count_categories_7(PyObject *self, PyObject *unused)
+{
+    unsigned long long counts[9] = {0};
+    Py_BEGIN_ALLOW_THREADS
+    for (int a = 0; a < 52; a++) {
+        uint32_t sa[4] = {0, 0, 0, 0};
+        sa[a & 3] |= 1u << (a >> 2);
+        uint32_t ca = SE_SUIT_BIAS + (1u << ((a & 3) << 2));
+        for (int b = a + 1; b < 52; b++) {
+            uint32_t sb[4] = {sa[0], sa[1], sa[2], sa[3]};
+            sb[b & 3] |= 1u << (b >> 2);
+            uint32_t cb = ca + (1u << ((b & 3) << 2));
+            for (int c = b + 1; c < 52; c++) {
+                uint32_t s_c[4] = {sb[0], sb[1], sb[2], sb[3]};
+                s_c[c & 3] |= 1u << (c >> 2);
+                uint32_t cc = cb + (1u << ((c & 3) << 2));
+                for (int d = c + 1; d < 52; d++) {
+                    uint32_t sd[4] = {s_c[0], s_c[1], s_c[2], s_c[3]};
+                    sd[d & 3] |= 1u << (d >> 2);
+                    uint32_t cd = cc + (1u << ((d & 3) << 2));
+                    for (int e = d + 1; e < 52; e++) {
+                        uint32_t se[4] = {sd[0], sd[1], sd[2], sd[3]};
+                        se[e & 3] |= 1u << (e >> 2);
+                        uint32_t ce = cd + (1u << ((e & 3) << 2));
+                        for (int f = e + 1; f < 52; f++) {
+                            uint32_t sf[4] = {se[0], se[1], se[2], se[3]};
+                            sf[f & 3] |= 1u << (f >> 2);
+                            uint32_t cf = ce + (1u << ((f & 3) << 2));
+                            for (int g = f + 1; g < 52; g++) {
+                                uint32_t sg[4] = {sf[0], sf[1], sf[2], sf[3]};
+                                sg[g & 3] |= 1u << (g >> 2);
+                                counts[se_eval_masks(sg, cf + (1u << ((g & 3) << 2))) >> 20]++;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    Py_END_ALLOW_THREADS
+    return Py_BuildValue("[KKKKKKKKK]", counts[0], counts[1], counts[2], counts[3], counts[4],
+                         counts[5], counts[6], counts[7], counts[8]);
+}
+
+#include "equity_core.h"
+
+static PyMethodDef methods[] = {
+    {"evaluate", (PyCFunction)(void (*)(void))py_evaluate, METH_FASTCALL,
+     "evaluate(cards) -> int: value of the best five of 5..7 card ints."},
+    {"evaluate_mask", py_evaluate_mask, METH_O,
+     "evaluate_mask(mask) -> int: value of the hand given as a 52-bit mask."},
+    {"evaluate_many", (PyCFunction)(void (*)(void))py_evaluate_many, METH_FASTCALL,
+     "evaluate_many(buffer, hand_size) -> array('i'): values of consecutive hands."},
+    {"count_categories_7", py_count_categories_7, METH_NOARGS,
+     "count_categories_7() -> list[int]: category counts over all 7-card hands."},
+    {"equity_exact", (PyCFunction)(void (*)(void))py_equity_exact, METH_FASTCALL,
+     "equity_exact(known, draws, deck, start, stop) -> (wins, ties, deals)."},
+    {"equity_mc", (PyCFunction)(void (*)(void))py_equity_mc, METH_FASTCALL,
+     "equity_mc(known, draws, deck, samples, seed) -> (wins, ties, deals)."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_ceval", "The C hand evaluator and equity loops.", -1, methods,
+};
+
+PyMODINIT_FUNC PyInit__ceval(void)
+{
+    se_init_tables();
+    PyObject *array_mod = PyImport_ImportModule("array");
+    if (array_mod == NULL) return NULL;
+    array_type = PyObject_GetAttrString(array_mod, "array");
+    Py_DECREF(array_mod);
+    if (array_type == NULL) return NULL;
+    return PyModule_Create(&module);
+}

@@ -1,0 +1,270 @@
+/* Stud equity inner loops, included by _ceval.c (needs Python.h and eval_core.h).
+ *
+ * Each player holds some known cards and draws k more from the unseen deck; an
+ * optional shared group (the community card) draws last and counts for everyone.
+ * equity_exact enumerates every deal (groups in order, each a combination of the
+ * cards left), restricted to the combinations [start, stop) of the first group
+ * that draws, so that the caller can work in chunks. equity_mc deals `samples`
+ * random deals with a partial Fisher-Yates over the deck driven by splitmix64 from
+ * `seed`; the pure-Python twin (studengine.equity._twin) draws the same deals.
+ * Both count, per player, outright wins and ties by number of winners sharing.
+ */
+
+#define EQ_MAX_PLAYERS 8
+
+typedef struct {
+    int players, groups, deck_len;
+    uint8_t deck[52];
+    uint32_t base_s[EQ_MAX_PLAYERS][4], base_sc[EQ_MAX_PLAYERS];
+    int group_k[EQ_MAX_PLAYERS + 1], group_of[EQ_MAX_PLAYERS]; /* group_of: -1 = no draw */
+    int community; /* index of the community group, -1 if none */
+    uint8_t drawn[EQ_MAX_PLAYERS + 1][7];
+    uint8_t used[52];
+    long long outer, start, stop;
+    int done;
+    unsigned long long wins[EQ_MAX_PLAYERS], ties[EQ_MAX_PLAYERS][EQ_MAX_PLAYERS + 1], deals;
+} EqCtx;
+
+static inline void eq_add(uint32_t *s, uint32_t *sc, uint32_t c)
+{
+    s[c & 3] |= 1u << (c >> 2);
+    *sc += 1u << ((c & 3) << 2);
+}
+
+static void eq_showdown(EqCtx *x)
+{
+    uint32_t values[EQ_MAX_PLAYERS], best = 0;
+    for (int p = 0; p < x->players; p++) {
+        uint32_t s[4] = {x->base_s[p][0], x->base_s[p][1], x->base_s[p][2], x->base_s[p][3]};
+        uint32_t sc = x->base_sc[p];
+        int g = x->group_of[p];
+        if (g >= 0)
+            for (int i = 0; i < x->group_k[g]; i++) eq_add(s, &sc, x->drawn[g][i]);
+        if (x->community >= 0)
+            for (int i = 0; i < x->group_k[x->community]; i++)
+                eq_add(s, &sc, x->drawn[x->community][i]);
+        values[p] = se_eval_masks(s, sc);
+        if (values[p] > best) best = values[p];
+    }
+    int winners = 0;
+    for (int p = 0; p < x->players; p++) winners += values[p] == best;
+    for (int p = 0; p < x->players; p++) {
+        if (values[p] != best) continue;
+        if (winners == 1)
+            x->wins[p]++;
+        else
+            x->ties[p][winners]++;
+    }
+    x->deals++;
+}
+
+static void eq_enumerate(EqCtx *x, int g, int depth, int from)
+{
+    if (g == x->groups) {
+        eq_showdown(x);
+        return;
+    }
+    if (depth == x->group_k[g]) {
+        if (g == 0) {
+            long long index = x->outer++;
+            if (index < x->start) return;
+            if (index >= x->stop) {
+                x->done = 1;
+                return;
+            }
+        }
+        eq_enumerate(x, g + 1, 0, 0);
+        return;
+    }
+    for (int i = from; i < x->deck_len && !x->done; i++) {
+        if (x->used[i]) continue;
+        x->used[i] = 1;
+        x->drawn[g][depth] = x->deck[i];
+        eq_enumerate(x, g, depth + 1, i + 1);
+        x->used[i] = 0;
+    }
+}
+
+/* Parse (known: tuple[bytes, ...], draws: bytes, deck: bytes) into x; -1 on error. */
+static int eq_setup(EqCtx *x, PyObject *known, PyObject *draws, PyObject *deck)
+{
+    memset(x, 0, sizeof(*x));
+    if (!PyTuple_Check(known) || !PyBytes_Check(draws) || !PyBytes_Check(deck)) {
+        bad("expected (tuple of bytes, bytes, bytes)");
+        return -1;
+    }
+    Py_ssize_t players = PyTuple_GET_SIZE(known);
+    if (players < 1 || players > EQ_MAX_PLAYERS || PyBytes_GET_SIZE(draws) != players + 1) {
+        bad("1 to %d players, and one draw count per player plus the community's",
+            EQ_MAX_PLAYERS);
+        return -1;
+    }
+    x->players = (int)players;
+    const uint8_t *k = (const uint8_t *)PyBytes_AS_STRING(draws);
+    Py_ssize_t deck_len = PyBytes_GET_SIZE(deck);
+    const uint8_t *d = (const uint8_t *)PyBytes_AS_STRING(deck);
+    if (deck_len > 52) {
+        bad("deck longer than 52 cards");
+        return -1;
+    }
+    uint64_t seen = 0;
+    for (Py_ssize_t i = 0; i < deck_len; i++) {
+        if (d[i] >= 52 || (seen >> d[i] & 1)) {
+            bad("deck: bad or repeated card %d", (int)d[i]);
+            return -1;
+        }
+        seen |= (uint64_t)1 << d[i];
+        x->deck[i] = d[i];
+    }
+    x->deck_len = (int)deck_len;
+    int total = 0, community_k = k[players];
+    if (community_k > 1) {
+        bad("at most one community card");
+        return -1;
+    }
+    for (int p = 0; p < x->players; p++) {
+        PyObject *cards = PyTuple_GET_ITEM(known, p);
+        if (!PyBytes_Check(cards)) {
+            bad("known cards must be bytes");
+            return -1;
+        }
+        Py_ssize_t n = PyBytes_GET_SIZE(cards);
+        const uint8_t *c = (const uint8_t *)PyBytes_AS_STRING(cards);
+        if (n + k[p] + community_k < 5 || n + k[p] + community_k > 7) {
+            bad("player %d: %zd known + %d drawn cards is not 5..7", p, n, (int)k[p]);
+            return -1;
+        }
+        x->base_sc[p] = SE_SUIT_BIAS;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            if (c[i] >= 52 || (seen >> c[i] & 1)) {
+                bad("player %d: bad or repeated card %d", p, (int)c[i]);
+                return -1;
+            }
+            eq_add(x->base_s[p], &x->base_sc[p], c[i]);
+        }
+        for (Py_ssize_t i = 0; i < n; i++) seen |= (uint64_t)1 << c[i];
+        x->group_of[p] = -1;
+        if (k[p]) {
+            x->group_of[p] = x->groups;
+            x->group_k[x->groups++] = k[p];
+        }
+        total += k[p];
+    }
+    x->community = -1;
+    if (community_k) {
+        x->community = x->groups;
+        x->group_k[x->groups++] = community_k;
+    }
+    if (total + community_k > x->deck_len) {
+        bad("%d cards to draw from a deck of %d", total + community_k, x->deck_len);
+        return -1;
+    }
+    return 0;
+}
+
+static PyObject *eq_result(EqCtx *x)
+{
+    PyObject *wins = PyList_New(x->players);
+    PyObject *ties = PyList_New(x->players * (EQ_MAX_PLAYERS + 1));
+    if (wins == NULL || ties == NULL) goto fail;
+    for (int p = 0; p < x->players; p++) {
+        PyObject *w = PyLong_FromUnsignedLongLong(x->wins[p]);
+        if (w == NULL) goto fail;
+        PyList_SET_ITEM(wins, p, w);
+        for (int j = 0; j <= EQ_MAX_PLAYERS; j++) {
+            PyObject *t = PyLong_FromUnsignedLongLong(x->ties[p][j]);
+            if (t == NULL) goto fail;
+            PyList_SET_ITEM(ties, p * (EQ_MAX_PLAYERS + 1) + j, t);
+        }
+    }
+    return Py_BuildValue("(NNK)", wins, ties, x->deals);
+fail:
+    Py_XDECREF(wins);
+    Py_XDECREF(ties);
+    return NULL;
+}
+
+static PyObject *py_equity_exact(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 5) {
+        PyErr_SetString(PyExc_TypeError, "equity_exact(known, draws, deck, start, stop)");
+        return NULL;
+    }
+    long long start = PyLong_AsLongLong(args[3]), stop = PyLong_AsLongLong(args[4]);
+    if (PyErr_Occurred()) return NULL;
+    EqCtx *x = PyMem_Malloc(sizeof(EqCtx));
+    if (x == NULL) return PyErr_NoMemory();
+    if (eq_setup(x, args[0], args[1], args[2]) < 0) {
+        PyMem_Free(x);
+        return NULL;
+    }
+    x->start = start;
+    x->stop = stop;
+    Py_BEGIN_ALLOW_THREADS
+    if (x->groups == 0) {
+        if (start <= 0 && stop > 0) eq_showdown(x); /* nothing left to deal */
+    } else {
+        eq_enumerate(x, 0, 0, 0);
+    }
+    Py_END_ALLOW_THREADS
+    PyObject *result = eq_result(x);
+    PyMem_Free(x);
+    return result;
+}
+
+static inline uint64_t eq_splitmix(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* floor(z * n / 2**64) for n < 2**32, without 128-bit arithmetic. */
+static inline uint32_t eq_below(uint64_t z, uint32_t n)
+{
+    uint64_t high = (z >> 32) * n, low = ((z & 0xFFFFFFFFull) * n) >> 32;
+    return (uint32_t)((high + low) >> 32);
+}
+
+static PyObject *py_equity_mc(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 5) {
+        PyErr_SetString(PyExc_TypeError, "equity_mc(known, draws, deck, samples, seed)");
+        return NULL;
+    }
+    long long samples = PyLong_AsLongLong(args[3]);
+    if (samples == -1 && PyErr_Occurred()) return NULL;
+    uint64_t state = PyLong_AsUnsignedLongLongMask(args[4]);
+    if (PyErr_Occurred()) return NULL;
+    if (samples < 0) return bad("samples must be >= 0");
+    EqCtx *x = PyMem_Malloc(sizeof(EqCtx));
+    if (x == NULL) return PyErr_NoMemory();
+    if (eq_setup(x, args[0], args[1], args[2]) < 0) {
+        PyMem_Free(x);
+        return NULL;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    int offset[EQ_MAX_PLAYERS + 1], draw = 0;
+    for (int g = 0; g < x->groups; g++) {
+        offset[g] = draw;
+        draw += x->group_k[g];
+    }
+    uint8_t *deck = x->deck;
+    uint32_t len = (uint32_t)x->deck_len;
+    for (long long i = 0; i < samples; i++) {
+        for (int j = 0; j < draw; j++) {
+            uint32_t r = (uint32_t)j + eq_below(eq_splitmix(&state), len - (uint32_t)j);
+            uint8_t t = deck[j];
+            deck[j] = deck[r];
+            deck[r] = t;
+        }
+        for (int g = 0; g < x->groups; g++)
+            for (int j = 0; j < x->group_k[g]; j++) x->drawn[g][j] = deck[offset[g] + j];
+        eq_showdown(x);
+    }
+    Py_END_ALLOW_THREADS
+    PyObject *result = eq_result(x);
+    PyMem_Free(x);
+    return result;
+}
