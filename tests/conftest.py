@@ -4,9 +4,14 @@ from __future__ import annotations
 
 import os
 import shutil
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pytest
+
+if TYPE_CHECKING:
+    from server_harness import LiveServer
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("STUD_SHARED", REPO.parent / "shared"))
@@ -27,3 +32,22 @@ def require_tool(name: str, how_to_install: str) -> str:
             pytest.fail(message)
         pytest.skip(message)
     return path
+
+
+@pytest.fixture
+def live_server(tmp_path: Path) -> Iterator[Callable[..., LiveServer]]:
+    """Factory of real ``stud-server`` subprocesses on 127.0.0.1 (see tests/server_harness.py):
+    ``live_server(workers=2, allow_test_decks=True, key_specs=[...], args=[...])``. Each is
+    waited for (health SERVING) and stopped (SIGTERM) at teardown."""
+    from server_harness import launch
+
+    started: list[LiveServer] = []
+
+    def start(**kwargs: Any) -> LiveServer:
+        server = launch(tmp_path, **kwargs)
+        started.append(server)
+        return server
+
+    yield start
+    for server in started:
+        server.stop()

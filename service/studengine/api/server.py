@@ -228,6 +228,7 @@ def _worker_main(config: ServerConfig, keys: Keys, index: int, ready: Any) -> No
     except ConfigError as exc:
         _log.error("worker cannot start", error=str(exc))
         sys.exit(EXIT_CONFIG)
+    _log.info("worker serving", port=running.port)
     ready.put(index)
     _wait(stop)
     running.shutdown(config.grace_seconds)
@@ -346,7 +347,13 @@ def run_workers(config: ServerConfig, keys: Keys) -> int:
             supervisor.stop_all()
             _log.error("a worker failed to start")
             return EXIT_CONFIG
-        _log.info("serving", host=config.host, port=port, workers=config.workers)
+        _log.info(
+            "serving",
+            host=config.host,
+            port=port,
+            workers=config.workers,
+            metrics_dir=os.environ["PROMETHEUS_MULTIPROC_DIR"],
+        )
         supervisor.watch(stop)
         _log.info("shutting down", grace_seconds=config.grace_seconds)
         code = supervisor.stop_all()
