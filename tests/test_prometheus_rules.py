@@ -1,0 +1,99 @@
+"""Prometheus files: the scrape config and rules pass promtool, the rule unit tests pass,
+and the Kubernetes PrometheusRule carries exactly the same groups."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+from conftest import require_tool
+from deploy_support import K8S, PROM, PROMETHEUS_HINT, find, kustomize, run
+
+
+def _promtool() -> str:
+    return require_tool("promtool", PROMETHEUS_HINT)
+
+
+def test_promtool_check_config(tmp_path: Path) -> None:
+    promtool = _promtool()
+    # The config as `make cluster` uses it: a copy beside a real file_sd target file.
+    for name in ("prometheus.yml", "alerts.yml"):
+        shutil.copy(PROM / name, tmp_path / name)
+    (tmp_path / "targets").mkdir()
+    (tmp_path / "targets" / "stud-engine.json").write_text(
+        '[{"targets": ["127.0.0.1:9464"], "labels": {"replica": "0"}}]'
+    )
+    out = run([promtool, "check", "config", str(tmp_path / "prometheus.yml")])
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "SUCCESS" in out.stdout + out.stderr
+
+
+def test_promtool_check_rules() -> None:
+    out = run([_promtool(), "check", "rules", str(PROM / "alerts.yml")])
+    assert out.returncode == 0, out.stdout + out.stderr
+
+
+def test_promtool_rule_unit_tests() -> None:
+    out = run([_promtool(), "test", "rules", str(PROM / "alerts_test.yml")])
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "SUCCESS" in out.stdout + out.stderr
+
+
+def test_rule_unit_tests_can_fail(tmp_path: Path) -> None:
+    """A rule threshold changed under the unit tests makes promtool fail (guards the above)."""
+    promtool = _promtool()
+    rules = (PROM / "alerts.yml").read_text()
+    assert "> 0.2\n        for: 2m" in rules
+    (tmp_path / "alerts.yml").write_text(
+        rules.replace("> 0.2\n        for: 2m", "> 5\n        for: 2m")
+    )
+    shutil.copy(PROM / "alerts_test.yml", tmp_path / "alerts_test.yml")
+    out = run([promtool, "test", "rules", str(tmp_path / "alerts_test.yml")])
+    assert out.returncode != 0
+    assert "StudEngineBadStateBurst" in out.stdout + out.stderr
+
+
+def test_every_alert_has_a_unit_test_and_a_runbook_entry() -> None:
+    rules = yaml.safe_load((PROM / "alerts.yml").read_text())
+    alerts = {r["alert"] for g in rules["groups"] for r in g["rules"] if "alert" in r}
+    tests = yaml.safe_load((PROM / "alerts_test.yml").read_text())
+    tested = {
+        case["alertname"]
+        for t in tests["tests"]
+        for case in t.get("alert_rule_test", [])
+        if case.get("exp_alerts")
+    }
+    assert alerts <= tested, f"alerts never seen firing in a unit test: {alerts - tested}"
+    guide = (PROM.parent / "README.md").read_text()
+    missing = {a for a in alerts if a not in guide}
+    assert not missing, f"alerts the operations guide does not explain: {missing}"
+
+
+def test_prometheusrule_is_generated_from_the_rules_file() -> None:
+    out = subprocess.run(
+        [sys.executable, str(PROM / "sync_rules.py"), "--check"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert out.returncode == 0, out.stderr
+    rules = yaml.safe_load((PROM / "alerts.yml").read_text())
+    committed = yaml.safe_load((K8S / "base" / "prometheusrule.yaml").read_text())
+    assert committed["spec"]["groups"] == rules["groups"]
+    for overlay in ("dev", "prod"):
+        rendered = find(kustomize(overlay), "PrometheusRule")
+        assert rendered["spec"]["groups"] == rules["groups"]
+
+
+def test_prometheusrule_groups_pass_promtool(tmp_path: Path) -> None:
+    """The CR's own content checked as a rules file (the CRD's schema is not available)."""
+    promtool = _promtool()
+    rendered = find(kustomize("prod"), "PrometheusRule")
+    path = tmp_path / "from-cr.yml"
+    path.write_text(yaml.safe_dump({"groups": rendered["spec"]["groups"]}))
+    out = run([promtool, "check", "rules", str(path)])
+    assert out.returncode == 0, out.stdout + out.stderr
