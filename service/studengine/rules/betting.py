@@ -37,10 +37,11 @@ def bet_sizes(hand: Hand) -> tuple[int, ...]:
 
 def others_can_answer(hand: Hand, seat: int) -> bool:
     """Whether another player still in the hand could put in more chips (R-ACTIONS)."""
-    return any(
-        other != seat and not hand.folded[other] and hand.stacks[other] > 0
-        for other in range(len(hand.stacks))
-    )
+    stacks, folded = hand.stacks, hand.folded
+    for other in range(len(stacks)):
+        if other != seat and stacks[other] > 0 and not folded[other]:
+            return True
+    return False
 
 
 def is_capped(hand: Hand) -> bool:
@@ -103,8 +104,15 @@ def needs_to_act(hand: Hand, seat: int) -> bool:
 def next_to_act(hand: Hand, after: int) -> int | None:
     """The next player clockwise after ``after`` who must act, or None: the round is over."""
     players = len(hand.stacks)
+    folded, stacks, acted, bets, level = (
+        hand.folded,
+        hand.stacks,
+        hand.acted,
+        hand.round_bets,
+        hand.level,
+    )
     for step in range(1, players + 1):
         seat = (after + step) % players
-        if needs_to_act(hand, seat):
-            return seat
+        if not folded[seat] and stacks[seat] > 0 and (not acted[seat] or bets[seat] < level):
+            return seat  # needs_to_act(hand, seat), inlined on the hot path
     return None

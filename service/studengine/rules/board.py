@@ -4,10 +4,7 @@ R-FIRST-TO-ACT, R-SHOWDOWN-ORDER).
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
-
-from studengine.cards import card_rank
 
 
 def board_strength(up_cards: Sequence[int]) -> tuple[int, ...]:
@@ -16,7 +13,10 @@ def board_strength(up_cards: Sequence[int]) -> tuple[int, ...]:
     Only pairs, two pair, trips, quads and high cards count; straights and flushes do
     not, and suits never matter. Larger tuples are better boards.
     """
-    counts = Counter(card_rank(c) for c in up_cards)
+    counts: dict[int, int] = {}
+    for card in up_cards:
+        rank = card >> 2
+        counts[rank] = counts.get(rank, 0) + 1
     groups = sorted(((n, rank) for rank, n in counts.items()), reverse=True)
     shape = tuple(n for n, _ in groups)
     if shape[:1] == (4,):
@@ -34,7 +34,7 @@ def board_strength(up_cards: Sequence[int]) -> tuple[int, ...]:
 
 def has_open_pair(up_cards: Sequence[int]) -> bool:
     """True when the up cards show at least a pair (R-OPEN-PAIR)."""
-    ranks = [card_rank(c) for c in up_cards]
+    ranks = [card >> 2 for card in up_cards]
     return len(set(ranks)) < len(ranks)
 
 

@@ -32,16 +32,7 @@ from studengine.rules.types import (
 from studengine.rules.validation import validate_deck, validate_players, validate_table
 from studengine.rules.variants import VARIANTS, VariantSpec
 
-CHIP_MOVES = frozenset(
-    {
-        ActionType.CALL,
-        ActionType.BRING_IN,
-        ActionType.COMPLETE,
-        ActionType.BET,
-        ActionType.RAISE,
-    }
-)
-AGGRESSIVE = frozenset({ActionType.COMPLETE, ActionType.BET, ActionType.RAISE})
+FOLD, CHECK, BRING_IN = ActionType.FOLD, ActionType.CHECK, ActionType.BRING_IN
 
 
 @dataclass
@@ -79,7 +70,11 @@ class Hand:
 
     @property
     def spec(self) -> VariantSpec:
-        return VARIANTS[self.variant]
+        # Memoised outside the dataclass fields, which alone are the state.
+        spec: VariantSpec | None = self.__dict__.get("_spec")
+        if spec is None:
+            spec = self.__dict__["_spec"] = VARIANTS[self.variant]
+        return spec
 
     @property
     def players(self) -> int:
@@ -99,12 +94,12 @@ class Hand:
         return self.spec.streets[self.street].name
 
     def up_cards(self, seat: int) -> list[int]:
-        face_up = self.spec.face_up
-        return [card for i, card in enumerate(self.cards[seat]) if face_up[i]]
+        cards = self.cards[seat]
+        return [cards[i] for i in self.spec.up_positions if i < len(cards)]
 
     def down_cards(self, seat: int) -> list[int]:
-        face_up = self.spec.face_up
-        return [card for i, card in enumerate(self.cards[seat]) if not face_up[i]]
+        cards = self.cards[seat]
+        return [cards[i] for i in self.spec.down_positions if i < len(cards)]
 
     def copy(self) -> Hand:
         return copy.deepcopy(self)
@@ -113,7 +108,11 @@ class Hand:
 
     def legal_actions(self) -> tuple[LegalAction, ...]:
         """The exact choices of the player to act, with their ``to`` amounts."""
-        return betting.legal_actions(self)
+        # Memoised until the next step; not a field, so never part of the state.
+        cached: tuple[LegalAction, ...] | None = self.__dict__.get("_legal")
+        if cached is None:
+            cached = self.__dict__["_legal"] = betting.legal_actions(self)
+        return cached
 
     def why_not(self, seat: int, action: ActionType, to: int | None = None) -> str | None:
         """Why ``seat`` may not take ``action`` now, or None when it may."""
@@ -174,11 +173,12 @@ class Hand:
     # ---- applying an action --------------------------------------------------------
 
     def _apply(self, seat: int, action: LegalAction, *, timeout: bool) -> list[Event]:
+        self.__dict__.pop("_legal", None)
         kind = action.type
         moved = 0
-        if kind is ActionType.FOLD:
+        if kind is FOLD:
             self.folded[seat] = True
-        elif kind in CHIP_MOVES:
+        elif kind is not CHECK:
             assert action.to is not None
             moved = action.to - self.round_bets[seat]
             self.stacks[seat] -= moved
@@ -188,18 +188,16 @@ class Hand:
         if self.first_actor is None:
             self.first_actor = seat
 
-        if kind is ActionType.BRING_IN:
+        if kind is BRING_IN:
             self.bring_in_due = False
             self.level = self.table.bring_in  # a short bring-in is still called in full
-        elif kind in AGGRESSIVE:
-            assert action.to is not None
+        elif action.to is not None and action.to > self.level:  # COMPLETE, BET or RAISE
             self._raise_to(seat, action.to)
         events: list[Event] = [
             ActionTaken(seat, kind, self.round_bets[seat], moved, self.stacks[seat] == 0, timeout)
         ]
         self._check_heads_up()
-        live = [s for s in range(self.players) if not self.folded[s]]
-        if len(live) == 1:
+        if self.folded.count(False) == 1:
             self.to_act = None
             events.extend(settle(self))
             return events

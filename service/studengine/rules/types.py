@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 
 class Variant(enum.Enum):
@@ -45,8 +46,7 @@ class Table:
     odd_chip: OddChip = OddChip.LEFT_OF_DEALER
 
 
-@dataclass(frozen=True)
-class LegalAction:
+class LegalAction(NamedTuple):
     """One choice open to the player to act.
 
     ``to`` is the player's total put in on this betting round once the action is done

@@ -7,6 +7,7 @@ face up or down, and whether its betting round uses the small or the big bet.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 from studengine.rules.types import Variant
 
@@ -26,16 +27,24 @@ class VariantSpec:
     streets: tuple[Street, ...]
     open_pair_street: int  # the second betting round (R-OPEN-PAIR)
 
-    @property
+    @cached_property
     def face_up(self) -> tuple[bool, ...]:
         """Face up or down, by a player's card position."""
         return tuple(up for street in self.streets for up in street.cards)
 
-    @property
+    @cached_property
+    def up_positions(self) -> tuple[int, ...]:
+        return tuple(i for i, up in enumerate(self.face_up) if up)
+
+    @cached_property
+    def down_positions(self) -> tuple[int, ...]:
+        return tuple(i for i, up in enumerate(self.face_up) if not up)
+
+    @cached_property
     def street_names(self) -> tuple[str, ...]:
         return tuple(street.name for street in self.streets)
 
-    @property
+    @cached_property
     def cards_per_player(self) -> int:
         return len(self.face_up)
 
