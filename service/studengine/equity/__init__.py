@@ -43,7 +43,9 @@ EXACT_CHUNK_DEALS = 65_536  # about this many deals per exact chunk
 _FINAL = {"FIVE_CARD_STUD": 5, "SEVEN_CARD_STUD": 7}
 _FIRST_STREET = {"FIVE_CARD_STUD": 2, "SEVEN_CARD_STUD": 3}
 
-_Loop = Callable[[tuple[bytes, ...], bytes, bytes, int, int], tuple[list[int], list[int], int]]
+_Loop = Callable[
+    [tuple[bytes, ...], bytes, bytes, bytes, int, int], tuple[list[int], list[int], int]
+]
 
 _c: Any
 try:
@@ -90,6 +92,7 @@ class _Problem:
     known: tuple[bytes, ...]
     draws: bytes  # per player, then the community card's
     deck: bytes  # unseen cards, ascending
+    board: bytes  # the community card when already dealt
 
 
 def _prepare(
@@ -134,12 +137,11 @@ def _prepare(
             )
     draws = [own - len(cards) for cards in known]
     draws.append(1 if community and community_card is None else 0)
-    if community_card is not None:
-        known = [[*cards, community_card] for cards in known]
     deck = bytes(c for c in range(52) if c not in seen)
     if sum(draws) > len(deck):
         raise ValueError(f"{sum(draws)} cards still to deal but only {len(deck)} unseen")
-    return _Problem(tuple(bytes(cards) for cards in known), bytes(draws), deck)
+    board = bytes(() if community_card is None else (community_card,))
+    return _Problem(tuple(bytes(cards) for cards in known), bytes(draws), deck, board)
 
 
 def _count_deals(problem: _Problem) -> int:
@@ -232,7 +234,12 @@ def stud_equity(
     while done < samples:
         size = min(MC_CHUNK, samples - done)
         w, t, d = mc_loop(
-            problem.known, problem.draws, problem.deck, size, _chunk_seed(seed, chunk)
+            problem.known,
+            problem.draws,
+            problem.deck,
+            problem.board,
+            size,
+            _chunk_seed(seed, chunk),
         )
         wins = [a + b for a, b in zip(wins, w, strict=True)]
         ties = [a + b for a, b in zip(ties, t, strict=True)]
@@ -252,7 +259,9 @@ def _run_exact(
     step = max(1, EXACT_CHUNK_DEALS * outer // max(deals, 1))
     wins, ties, done = [0] * n, [0] * (n * (MAX_PLAYERS + 1)), 0
     for start in range(0, outer, step):
-        w, t, d = loop(problem.known, problem.draws, problem.deck, start, start + step)
+        w, t, d = loop(
+            problem.known, problem.draws, problem.deck, problem.board, start, start + step
+        )
         wins = [a + b for a, b in zip(wins, w, strict=True)]
         ties = [a + b for a, b in zip(ties, t, strict=True)]
         done += d

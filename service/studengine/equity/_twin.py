@@ -27,8 +27,8 @@ def _groups(known: tuple[bytes, ...], draws: bytes) -> list[tuple[int, int]]:
 
 
 class _Tally:
-    def __init__(self, known: tuple[bytes, ...]) -> None:
-        self.known = [list(cards) for cards in known]
+    def __init__(self, known: tuple[bytes, ...], board: bytes) -> None:
+        self.known = [[*cards, *board] for cards in known]
         self.wins = [0] * len(known)
         self.ties = [0] * (len(known) * (MAX_PLAYERS + 1))
         self.deals = 0
@@ -67,10 +67,10 @@ def _deals(
 
 
 def equity_exact(
-    known: tuple[bytes, ...], draws: bytes, deck: bytes, start: int, stop: int
+    known: tuple[bytes, ...], draws: bytes, deck: bytes, board: bytes, start: int, stop: int
 ) -> Counts:
     """Every deal whose first drawing group takes combination number start..stop-1."""
-    tally = _Tally(known)
+    tally = _Tally(known, board)
     groups = _groups(known, draws)
     if not groups:
         if start <= 0 < stop:
@@ -91,10 +91,10 @@ def equity_exact(
 
 
 def equity_mc(
-    known: tuple[bytes, ...], draws: bytes, deck: bytes, samples: int, seed: int
+    known: tuple[bytes, ...], draws: bytes, deck: bytes, board: bytes, samples: int, seed: int
 ) -> Counts:
     """``samples`` random deals, drawn exactly as the C loop draws them."""
-    tally = _Tally(known)
+    tally = _Tally(known, board)
     groups = _groups(known, draws)
     cards = list(deck)
     length = len(cards)

@@ -254,9 +254,9 @@ static PyMethodDef methods[] = {
     {"count_categories_7", py_count_categories_7, METH_NOARGS,
      "count_categories_7() -> list[int]: category counts over all 7-card hands."},
     {"equity_exact", (PyCFunction)(void (*)(void))py_equity_exact, METH_FASTCALL,
-     "equity_exact(known, draws, deck, start, stop) -> (wins, ties, deals)."},
+     "equity_exact(known, draws, deck, board, start, stop) -> (wins, ties, deals)."},
     {"equity_mc", (PyCFunction)(void (*)(void))py_equity_mc, METH_FASTCALL,
-     "equity_mc(known, draws, deck, samples, seed) -> (wins, ties, deals)."},
+     "equity_mc(known, draws, deck, board, samples, seed) -> (wins, ties, deals)."},
     {NULL, NULL, 0, NULL},
 };
 

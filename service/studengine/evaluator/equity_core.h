@@ -85,12 +85,14 @@ static void eq_enumerate(EqCtx *x, int g, int depth, int from)
     }
 }
 
-/* Parse (known: tuple[bytes, ...], draws: bytes, deck: bytes) into x; -1 on error. */
-static int eq_setup(EqCtx *x, PyObject *known, PyObject *draws, PyObject *deck)
+/* Parse (known: tuple[bytes, ...], draws: bytes, deck: bytes, board: bytes) into x;
+ * board holds the community card when it is already dealt. -1 on error. */
+static int eq_setup(EqCtx *x, PyObject *known, PyObject *draws, PyObject *deck, PyObject *board)
 {
     memset(x, 0, sizeof(*x));
-    if (!PyTuple_Check(known) || !PyBytes_Check(draws) || !PyBytes_Check(deck)) {
-        bad("expected (tuple of bytes, bytes, bytes)");
+    if (!PyTuple_Check(known) || !PyBytes_Check(draws) || !PyBytes_Check(deck) ||
+        !PyBytes_Check(board) || PyBytes_GET_SIZE(board) > 1) {
+        bad("expected (tuple of bytes, bytes, bytes, bytes of at most one card)");
         return -1;
     }
     Py_ssize_t players = PyTuple_GET_SIZE(known);
@@ -118,9 +120,18 @@ static int eq_setup(EqCtx *x, PyObject *known, PyObject *draws, PyObject *deck)
     }
     x->deck_len = (int)deck_len;
     int total = 0, community_k = k[players];
-    if (community_k > 1) {
+    int board_len = (int)PyBytes_GET_SIZE(board);
+    const uint8_t *b = (const uint8_t *)PyBytes_AS_STRING(board);
+    if (community_k + board_len > 1) {
         bad("at most one community card");
         return -1;
+    }
+    for (int i = 0; i < board_len; i++) {
+        if (b[i] >= 52 || (seen >> b[i] & 1)) {
+            bad("board: bad or repeated card %d", (int)b[i]);
+            return -1;
+        }
+        seen |= (uint64_t)1 << b[i];
     }
     for (int p = 0; p < x->players; p++) {
         PyObject *cards = PyTuple_GET_ITEM(known, p);
@@ -130,7 +141,7 @@ static int eq_setup(EqCtx *x, PyObject *known, PyObject *draws, PyObject *deck)
         }
         Py_ssize_t n = PyBytes_GET_SIZE(cards);
         const uint8_t *c = (const uint8_t *)PyBytes_AS_STRING(cards);
-        if (n + k[p] + community_k < 5 || n + k[p] + community_k > 7) {
+        if (n + k[p] + community_k + board_len < 5 || n + k[p] + community_k + board_len > 7) {
             bad("player %d: %zd known + %d drawn cards is not 5..7", p, n, (int)k[p]);
             return -1;
         }
@@ -142,6 +153,7 @@ static int eq_setup(EqCtx *x, PyObject *known, PyObject *draws, PyObject *deck)
             }
             eq_add(x->base_s[p], &x->base_sc[p], c[i]);
         }
+        for (int i = 0; i < board_len; i++) eq_add(x->base_s[p], &x->base_sc[p], b[i]);
         for (Py_ssize_t i = 0; i < n; i++) seen |= (uint64_t)1 << c[i];
         x->group_of[p] = -1;
         if (k[p]) {
@@ -186,15 +198,15 @@ fail:
 
 static PyObject *py_equity_exact(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 5) {
-        PyErr_SetString(PyExc_TypeError, "equity_exact(known, draws, deck, start, stop)");
+    if (nargs != 6) {
+        PyErr_SetString(PyExc_TypeError, "equity_exact(known, draws, deck, board, start, stop)");
         return NULL;
     }
-    long long start = PyLong_AsLongLong(args[3]), stop = PyLong_AsLongLong(args[4]);
+    long long start = PyLong_AsLongLong(args[4]), stop = PyLong_AsLongLong(args[5]);
     if (PyErr_Occurred()) return NULL;
     EqCtx *x = PyMem_Malloc(sizeof(EqCtx));
     if (x == NULL) return PyErr_NoMemory();
-    if (eq_setup(x, args[0], args[1], args[2]) < 0) {
+    if (eq_setup(x, args[0], args[1], args[2], args[3]) < 0) {
         PyMem_Free(x);
         return NULL;
     }
@@ -229,18 +241,18 @@ static inline uint32_t eq_below(uint64_t z, uint32_t n)
 
 static PyObject *py_equity_mc(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 5) {
-        PyErr_SetString(PyExc_TypeError, "equity_mc(known, draws, deck, samples, seed)");
+    if (nargs != 6) {
+        PyErr_SetString(PyExc_TypeError, "equity_mc(known, draws, deck, board, samples, seed)");
         return NULL;
     }
-    long long samples = PyLong_AsLongLong(args[3]);
+    long long samples = PyLong_AsLongLong(args[4]);
     if (samples == -1 && PyErr_Occurred()) return NULL;
-    uint64_t state = PyLong_AsUnsignedLongLongMask(args[4]);
+    uint64_t state = PyLong_AsUnsignedLongLongMask(args[5]);
     if (PyErr_Occurred()) return NULL;
     if (samples < 0) return bad("samples must be >= 0");
     EqCtx *x = PyMem_Malloc(sizeof(EqCtx));
     if (x == NULL) return PyErr_NoMemory();
-    if (eq_setup(x, args[0], args[1], args[2]) < 0) {
+    if (eq_setup(x, args[0], args[1], args[2], args[3]) < 0) {
         PyMem_Free(x);
         return NULL;
     }
