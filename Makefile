@@ -81,5 +81,9 @@ bench-engine: $(STAMP)
 	$(BIN)/pip install -q -e '.[bench]'
 	$(PY) -m studengine.bench.engine
 
+# Act vs a bare echo service on the same gRPC settings: calls/s, latency, server CPU per call
+bench-rpc: $(STAMP) $(GEN)
+	$(PY) -m studengine.bench.rpc
+
 clean:
 	rm -rf $(VENV) build dist service/*.egg-info .pytest_cache .mypy_cache .ruff_cache .tools

@@ -7,6 +7,7 @@ makes them add up across workers, and the parent process serves the sum.
 
 from __future__ import annotations
 
+import functools
 import os
 from wsgiref.simple_server import WSGIServer
 
@@ -43,22 +44,29 @@ STATE_BYTES = Histogram(
 )
 
 
+# The helpers below run on every call: each label set's child is looked up once.
+_started_child = functools.cache(HANDS_STARTED.labels)
+_finished_child = functools.cache(HANDS_FINISHED.labels)
+_action_child = functools.cache(ACTIONS.labels)
+_rejection_child = functools.cache(REJECTIONS.labels)
+
+
 def hand_started(variant: str) -> None:
-    HANDS_STARTED.labels(variant=variant).inc()
+    _started_child(variant).inc()
 
 
 def hand_finished(variant: str) -> None:
-    HANDS_FINISHED.labels(variant=variant).inc()
+    _finished_child(variant).inc()
 
 
 def action_taken(variant: str, action: str) -> None:
-    ACTIONS.labels(variant=variant, action=action).inc()
+    _action_child(variant, action).inc()
 
 
 def rejected(reason: str) -> None:
     """``reason``: bad_request, bad_state, illegal_action, out_of_turn, stale_seq,
     hand_over, test_deck_refused, limit."""
-    REJECTIONS.labels(reason=reason).inc()
+    _rejection_child(reason).inc()
 
 
 def state_size(nbytes: int) -> None:

@@ -1,0 +1,416 @@
+"""``make bench-rpc``: the cost of an Act call next to a bare gRPC echo of the same size.
+
+In one run it starts the real ``stud-server`` (one worker) and an echo service built with
+the same server settings (thread pool, options, the metrics/logging interceptor), each in
+its own process with its JSON logs going to a file. It replays a fixed mix of real Act
+requests (recorded from random hands) at a fixed concurrency for a fixed count, then the
+echo with request/response sizes equal to the median Act request/response; and prints calls
+per second, p50/p99 latency, the server process's CPU time per call (from
+/proc/<pid>/stat) and the ratios. The echo also runs without the interceptor, and on
+``grpc.aio``, to show what the interceptor costs and why the server uses sync gRPC.
+Finally it prints the sealed state's size for 2 and 8 players in both games.
+
+``python -m studengine.bench.rpc --serve-echo ...`` is the echo server process itself.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from concurrent import futures
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import grpc
+from google.protobuf.wrappers_pb2 import BytesValue
+
+from studengine.api.config import ServerConfig
+from studengine.gen.stud.v1 import stud_engine_pb2 as pb
+
+ECHO_METHOD = "/bench.v1.EchoService/Echo"
+ACT_METHOD = "/stud.v1.StudEngineService/Act"
+START_METHOD = "/stud.v1.StudEngineService/StartHand"
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+
+
+# ---- the echo server process ------------------------------------------------------------
+
+
+def _echo_handlers(response: BytesValue, asynchronous: bool) -> Any:
+    def echo(_request: BytesValue, _context: Any) -> BytesValue:
+        return response
+
+    async def echo_async(_request: BytesValue, _context: Any) -> BytesValue:
+        return response
+
+    handler = grpc.unary_unary_rpc_method_handler(
+        echo_async if asynchronous else echo,
+        request_deserializer=BytesValue.FromString,
+        response_serializer=BytesValue.SerializeToString,
+    )
+    service, method = ECHO_METHOD.strip("/").split("/")
+    return grpc.method_handlers_generic_handler(service, {method: handler})
+
+
+def serve_echo(kind: str, response_bytes: int, config: ServerConfig) -> None:
+    """Serve the echo on 127.0.0.1 (free port, printed as ``PORT n``) until killed.
+
+    ``kind``: ``sync`` (the stud-server's own settings and interceptor), ``sync-bare`` (no
+    interceptor), ``aio-bare`` (grpc.aio, no interceptor)."""
+    from studengine.api.logging import configure_logging
+    from studengine.api.server import build_grpc_server, server_options
+
+    configure_logging(config.log_level)
+    response = BytesValue(value=b"\x5a" * response_bytes)
+    address = f"127.0.0.1:{config.port}"
+    if kind.startswith("aio"):
+
+        async def main() -> None:
+            server = grpc.aio.server(
+                options=server_options(config, False),
+                maximum_concurrent_rpcs=config.max_concurrent_rpcs,
+            )
+            server.add_generic_rpc_handlers((_echo_handlers(response, True),))
+            port = server.add_insecure_port(address)
+            await server.start()
+            print(f"PORT {port}", flush=True)
+            await server.wait_for_termination()
+
+        asyncio.run(main())
+        return
+    if kind == "sync":
+        server = build_grpc_server(config)
+    else:
+        server = grpc.server(
+            futures.ThreadPoolExecutor(max_workers=config.threads),
+            options=server_options(config, False),
+            maximum_concurrent_rpcs=config.max_concurrent_rpcs,
+        )
+    server.add_generic_rpc_handlers((_echo_handlers(response, False),))
+    port = server.add_insecure_port(address)
+    server.start()
+    print(f"PORT {port}", flush=True)
+    server.wait_for_termination()
+
+
+# ---- processes under test ---------------------------------------------------------------
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process (all its threads), from /proc/<pid>/stat."""
+    with open(f"/proc/{pid}/stat") as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / CLK_TCK
+
+
+class ServerProcess:
+    """A server subprocess writing its output (JSON logs) to a file; ``port`` once it serves.
+
+    A file rather than a pipe: a pipe the benchmark's own busy process must drain would
+    stall the server's log writes and skew its CPU figures."""
+
+    def __init__(self, cmd: Sequence[str], env: dict[str, str], log_dir: Path, name: str) -> None:
+        self.log_path = log_dir / f"{name}.log"
+        with self.log_path.open("w") as log:
+            self.proc = subprocess.Popen(
+                cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, env=env
+            )
+        self.port = 0
+
+    def wait_ready(self, timeout: float = 60.0) -> None:
+        """Until the server says its port (``PORT n``, or stud-server's ``serving`` line)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline and self.proc.poll() is None:
+            for line in self.log_path.read_text().splitlines():
+                if line.startswith("PORT "):
+                    self.port = int(line.split()[1])
+                    return
+                if '"serving"' in line and json.loads(line).get("event") == "serving":
+                    self.port = int(json.loads(line)["port"])
+                    return
+            time.sleep(0.05)
+        raise RuntimeError(f"{self.log_path.name}: no port:\n{self.log_path.read_text()}")
+
+    @property
+    def cpu(self) -> float:
+        return cpu_seconds(self.proc.pid)
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+        try:
+            self.proc.wait(30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+# ---- the load -----------------------------------------------------------------------------
+
+
+@dataclass
+class Result:
+    name: str
+    calls: int
+    seconds: float
+    cpu: float
+    latencies: list[float]
+
+    @property
+    def rate(self) -> float:
+        return self.calls / self.seconds
+
+    @property
+    def cpu_per_call_us(self) -> float:
+        return self.cpu / self.calls * 1e6
+
+    def percentile(self, q: float) -> float:
+        ordered = sorted(self.latencies)
+        return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000
+
+
+async def _drive(
+    target: str, method: str, requests: Sequence[bytes], count: int, concurrency: int
+) -> list[float]:
+    """Send ``count`` calls (cycling through ``requests``) with ``concurrency`` in flight."""
+    async with grpc.aio.insecure_channel(target) as channel:
+        # raw bytes in and out: no client-side parsing
+        call = channel.unary_unary(method, request_serializer=None, response_deserializer=None)
+        latencies: list[float] = []
+        next_index = 0
+
+        async def worker() -> None:
+            nonlocal next_index
+            while next_index < count:
+                request = requests[next_index % len(requests)]
+                next_index += 1
+                t0 = time.perf_counter()
+                await call(request, timeout=60)
+                latencies.append(time.perf_counter() - t0)
+
+        await asyncio.gather(*(worker() for _ in range(concurrency)))
+        return latencies
+
+
+def measure(
+    name: str,
+    server: ServerProcess,
+    method: str,
+    requests: Sequence[bytes],
+    count: int,
+    concurrency: int,
+    warmup: int,
+) -> Result:
+    target = f"127.0.0.1:{server.port}"
+    asyncio.run(_drive(target, method, requests, warmup, concurrency))
+    cpu0, t0 = server.cpu, time.perf_counter()
+    latencies = asyncio.run(_drive(target, method, requests, count, concurrency))
+    seconds, cpu = time.perf_counter() - t0, server.cpu - cpu0
+    return Result(name, count, seconds, cpu, latencies)
+
+
+# ---- a realistic mix of Act requests -------------------------------------------------------
+
+
+def _table(variant: pb.Variant.ValueType) -> pb.Table:
+    if variant == pb.VARIANT_FIVE_CARD_STUD:
+        return pb.Table(ante=10, bring_in=10, small_bet=20, big_bet=40)
+    return pb.Table(ante=5, bring_in=10, small_bet=20, big_bet=40)
+
+
+def start_request(
+    variant: pb.Variant.ValueType, players: int, rng: random.Random
+) -> pb.StartHandRequest:
+    return pb.StartHandRequest(
+        variant=variant,
+        table=_table(variant),
+        players=[pb.Player(id=f"player-{i}", stack=1000) for i in range(players)],
+        button=rng.randrange(players),
+    )
+
+
+def play(
+    call: Callable[[str, bytes], bytes],
+    variant: pb.Variant.ValueType,
+    players: int,
+    rng: random.Random,
+) -> tuple[list[pb.ActRequest], list[int], list[int]]:
+    """One hand played at random (calls weighted up, folds down) through the server:
+    the Act requests sent, the sizes of the responses, and the sealed state sizes."""
+    start = call(START_METHOD, start_request(variant, players, rng).SerializeToString())
+    update = pb.StartHandResponse.FromString(start).hand
+    requests, response_sizes, state_sizes = [], [], [len(update.state)]
+    while not update.over:
+        weights = [
+            {pb.ACTION_TYPE_FOLD: 1, pb.ACTION_TYPE_CALL: 6, pb.ACTION_TYPE_CHECK: 6}.get(a.type, 2)
+            for a in update.legal_actions
+        ]
+        choice = rng.choices(list(update.legal_actions), weights=weights)[0]
+        request = pb.ActRequest(
+            state=update.state, seat=update.to_act, action=choice.type, expected_seq=update.seq
+        )
+        if choice.HasField("to"):
+            request.to = choice.to
+        raw = call(ACT_METHOD, request.SerializeToString())
+        requests.append(request)
+        response_sizes.append(len(raw))
+        update = pb.ActResponse.FromString(raw).hand
+        state_sizes.append(len(update.state))
+    return requests, response_sizes, state_sizes
+
+
+def record(target: str, hands: int, rng: random.Random) -> tuple[list[bytes], int, int]:
+    """Act requests from ``hands`` random hands (both games, 2 to 8 players), with the
+    median request and response sizes."""
+    with grpc.insecure_channel(target) as channel:
+
+        def call(method: str, body: bytes) -> bytes:
+            return bytes(channel.unary_unary(method, None, None)(body, timeout=30))
+
+        requests: list[bytes] = []
+        responses: list[int] = []
+        for i in range(hands):
+            variant = pb.VARIANT_SEVEN_CARD_STUD if i % 2 else pb.VARIANT_FIVE_CARD_STUD
+            acts, sizes, _ = play(call, variant, rng.randint(2, 8), rng)
+            requests += [a.SerializeToString() for a in acts]
+            responses += sizes
+    median_request = int(statistics.median(len(r) for r in requests))
+    return requests, median_request, int(statistics.median(responses))
+
+
+def state_sizes(target: str, rng: random.Random, hands: int = 5) -> list[tuple[str, int, int, int]]:
+    """(game, players, size after StartHand, largest size during the hand) per table."""
+    rows = []
+    with grpc.insecure_channel(target) as channel:
+
+        def call(method: str, body: bytes) -> bytes:
+            return bytes(channel.unary_unary(method, None, None)(body, timeout=30))
+
+        for variant, game in (
+            (pb.VARIANT_FIVE_CARD_STUD, "Five"),
+            (pb.VARIANT_SEVEN_CARD_STUD, "Seven"),
+        ):
+            for players in (2, 8):
+                sizes = [play(call, variant, players, rng)[2] for _ in range(hands)]
+                rows.append((game, players, sizes[0][0], max(max(s) for s in sizes)))
+    return rows
+
+
+# ---- the run ------------------------------------------------------------------------------
+
+
+def bytes_value_of_size(size: int) -> bytes:
+    """A serialized BytesValue of exactly ``size`` bytes (or the nearest above)."""
+    payload = max(0, size - 3)
+    while payload and BytesValue(value=b"\x5a" * payload).ByteSize() > size:
+        payload -= 1
+    return BytesValue(value=b"\x5a" * payload).SerializeToString()
+
+
+def _row(result: Result) -> str:
+    return (
+        f"{result.name:<34}{result.rate:>9.0f}{result.percentile(0.5):>9.2f}"
+        f"{result.percentile(0.99):>9.2f}{result.cpu_per_call_us:>12.0f}"
+    )
+
+
+def run(options: argparse.Namespace) -> None:
+    from studengine.state.keys import new_key_spec
+
+    rng = random.Random(options.seed)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("STUD_")}
+    env.pop("PROMETHEUS_MULTIPROC_DIR", None)
+    env["STUD_SEALING_KEYS"] = new_key_spec("bench")  # in the environment, not argv
+    settings = ServerConfig()
+    load = (options.calls, options.concurrency, options.warmup)
+    with tempfile.TemporaryDirectory(prefix="bench-rpc-") as tmp:
+        logs = Path(tmp)
+        cmd = [sys.executable, "-m", "studengine.api.server", "--port", "0", "--metrics-port", "0"]
+        server = ServerProcess(cmd, env, logs, "stud-server")
+        try:
+            server.wait_ready()
+            target = f"127.0.0.1:{server.port}"
+            requests, request_bytes, response_bytes = record(target, options.hands, rng)
+            results = [measure("Act (stud-server, 1 worker)", server, ACT_METHOD, requests, *load)]
+            sizes = state_sizes(target, rng)
+        finally:
+            server.stop()
+        echo_request = [bytes_value_of_size(request_bytes)]
+        kinds = [
+            ("sync", "echo, same server settings"),
+            ("sync-bare", "echo, no interceptor"),
+            ("aio-bare", "echo, grpc.aio, no interceptor"),
+        ]
+        for kind, name in kinds:
+            cmd = [
+                *(sys.executable, "-m", "studengine.bench.rpc", "--serve-echo", kind),
+                *("--response-bytes", str(response_bytes)),
+            ]
+            echo = ServerProcess(cmd, env, logs, f"echo-{kind}")
+            try:
+                echo.wait_ready()
+                results.append(measure(name, echo, ECHO_METHOD, echo_request, *load))
+            finally:
+                echo.stop()
+
+    act, echo_same, echo_bare, echo_aio = results
+    print(
+        f"bench-rpc: {options.calls} calls per server after {options.warmup} warm-up calls, "
+        f"{options.concurrency} in flight; servers: 1 process, {settings.threads} handler "
+        f"threads, JSON call logs on; client: grpc.aio in one process; {os.cpu_count()} cores"
+    )
+    print(
+        f"Act mix: {len(requests)} recorded Act requests from {options.hands} random hands "
+        f"(Five/Seven, 2-8 players); median request {request_bytes} B, response "
+        f"{response_bytes} B (the echo's sizes)"
+    )
+    print(f"{'':<34}{'calls/s':>9}{'p50 ms':>9}{'p99 ms':>9}{'CPU us/call':>12}")
+    for result in results:
+        print(_row(result))
+    print(
+        f"Act / echo (same settings): CPU per call "
+        f"{act.cpu_per_call_us / echo_same.cpu_per_call_us:.2f}x "
+        f"(aim <= 1.4x), calls/s {act.rate / echo_same.rate:.2f}x, "
+        f"p50 {act.percentile(0.5) / echo_same.percentile(0.5):.2f}x"
+    )
+    print(
+        f"interceptor (metrics + JSON log line): "
+        f"{echo_same.cpu_per_call_us - echo_bare.cpu_per_call_us:+.0f} us CPU per call; "
+        f"sync vs grpc.aio (bare echo): CPU per call "
+        f"{echo_bare.cpu_per_call_us / echo_aio.cpu_per_call_us:.2f}x"
+    )
+    print("sealed state size (bytes): game, players, after StartHand, largest in the hand")
+    for game, players, first, largest in sizes:
+        print(f"  {game:<6}{players:>3} players {first:>6} {largest:>6}")
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--calls", type=int, default=4000, help="timed calls per server")
+    parser.add_argument("--concurrency", type=int, default=8, help="calls in flight")
+    parser.add_argument("--warmup", type=int, default=300, help="untimed calls first")
+    parser.add_argument("--hands", type=int, default=30, help="hands recorded for the Act mix")
+    parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument(
+        "--serve-echo", choices=("sync", "sync-bare", "aio-bare"), help=argparse.SUPPRESS
+    )
+    parser.add_argument("--response-bytes", type=int, default=0, help=argparse.SUPPRESS)
+    options = parser.parse_args(argv)
+    if options.serve_echo:
+        serve_echo(options.serve_echo, options.response_bytes, ServerConfig(port=0))
+        return
+    run(options)
+
+
+if __name__ == "__main__":
+    main()
