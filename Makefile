@@ -85,5 +85,14 @@ bench-engine: $(STAMP)
 bench-rpc: $(STAMP) $(GEN)
 	$(PY) -m studengine.bench.rpc
 
+# ---- operations -------------------------------------------------------------------
+# three stud-server replicas + a real Prometheus + load on loopback; bounded, cleans up
+cluster: $(STAMP) $(GEN) $(TOOLS_STAMP)
+	$(PY) deploy/local/cluster.py
+
+# 10-minute fixed-rate run reporting each worker's RSS at start and end (not in CI)
+soak: $(STAMP) $(GEN) $(TOOLS_STAMP)
+	$(PY) deploy/local/soak.py
+
 clean:
 	rm -rf $(VENV) build dist service/*.egg-info .pytest_cache .mypy_cache .ruff_cache .tools

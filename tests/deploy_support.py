@@ -72,6 +72,14 @@ def localcluster() -> Any:
     return module
 
 
+def driver() -> Any:
+    """deploy/local/driver.py (the round-robin load driver) as a module."""
+    localcluster()
+    import driver as module
+
+    return module
+
+
 def require_server() -> None:
     """The server lands with the API work; until then live deploy tests skip (never in CI)."""
     if not (REPO / "service" / "studengine" / "api" / "server.py").exists():

@@ -1,0 +1,77 @@
+"""`make cluster`: three stud-server replicas on loopback sharing a fresh temporary key,
+a real Prometheus scraping them, and load across all three; prints the load report and
+where Prometheus answers, keeps it up for CLUSTER_SECONDS, then stops and cleans up.
+
+The load is `stud-load --targets ... --duration ... --json` when installed (clients);
+otherwise deploy/local/driver.py plays the hands (said so in the output).
+Environment: CLUSTER_REPLICAS (3), CLUSTER_WORKERS (1 per replica), LOAD_SECONDS (20),
+CLUSTER_SECONDS (60: how long Prometheus stays up after the load).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import driver
+import localcluster as lc
+
+
+def _load(targets: list[str], seconds: float) -> dict[str, object]:
+    stud_load = lc.tool("stud-load")
+    if stud_load and subprocess.run([stud_load, "--help"], capture_output=True).returncode != 0:
+        stud_load = None  # installed as a script but not (yet) working
+    if stud_load:
+        cmd = [stud_load, "--targets", ",".join(targets), "--duration", str(seconds), "--json"]
+        print("load: " + " ".join(cmd), flush=True)
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=seconds + 120)
+        if out.returncode != 0:
+            print(out.stderr, file=sys.stderr)
+            raise SystemExit(f"stud-load failed with exit code {out.returncode}")
+        report: dict[str, object] = json.loads(out.stdout)
+        return report
+    print("load: stud-load is not available; using deploy/local/driver.py", flush=True)
+    return driver.run_load(targets, seconds=seconds, threads=4).as_dict()
+
+
+def main() -> int:
+    replicas = int(os.environ.get("CLUSTER_REPLICAS", "3"))
+    workers = int(os.environ.get("CLUSTER_WORKERS", "1"))
+    load_seconds = float(os.environ.get("LOAD_SECONDS", "20"))
+    linger = float(os.environ.get("CLUSTER_SECONDS", "60"))
+    key = lc.new_key_spec()  # in memory only: never written to disk or the repository
+    with tempfile.TemporaryDirectory(prefix="stud-cluster-") as tmp:
+        logs = Path(tmp)
+        with lc.replicas(replicas, key, workers=workers, log_dir=logs) as started:
+            for r in started:
+                print(f"{r.name}: gRPC {r.target}  metrics http://{r.metrics_target}/metrics")
+            with lc.prometheus([r.metrics_target for r in started]) as prom:
+                print(f"prometheus: {prom.url}  (graph: {prom.url}/graph)", flush=True)
+                report = _load([r.target for r in started], load_seconds)
+                print(json.dumps(report, indent=2))
+                time.sleep(6)  # one more scrape after the load
+                game = 'grpc_service="stud.v1.StudEngineService"'
+                total = prom.scalar(f"sum(grpc_server_handled_total{{{game}}})")
+                by_instance = prom.query(f"sum by (instance) (grpc_server_handled_total{{{game}}})")
+                print(f"prometheus counts {total:.0f} game calls" if total else "no calls counted")
+                for row in by_instance:
+                    print(f"  {row['metric']['instance']}: {float(row['value'][1]):.0f}")
+                print(f"targets up: {prom.targets_up()}/{replicas}")
+                if linger > 0:
+                    print(f"Prometheus stays at {prom.url} for {linger:.0f}s (Ctrl-C stops)")
+                    with contextlib.suppress(KeyboardInterrupt):
+                        time.sleep(linger)
+        print("stopped all replicas and Prometheus; temporary files removed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
