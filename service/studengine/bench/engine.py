@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import random
 import time
+from functools import partial
 from collections.abc import Callable
 
 from studengine.rules.hand import start_hand
@@ -127,7 +128,7 @@ def main() -> None:
     )
     for variant in Variant:
         for players in (2, 5, 8):
-            plays = [lambda rng, v=variant, n=players: ours(v, n, rng)]
+            plays: list[Callable[[random.Random], int]] = [partial(ours, variant, players)]
             if have_pokerkit and variant is Variant.SEVEN_CARD_STUD:
                 plays.append(pokerkit_player(players))
             (rate, acts), *theirs = side_by_side(plays, args.seconds)

@@ -61,17 +61,16 @@ class LegalAction(NamedTuple):
 
 
 # ---- events: what happened, in order, for clients to animate ----------------------
+# Named tuples: immutable, and cheap to make on the hot path (a hand makes dozens).
 
 
-@dataclass(frozen=True)
-class AntePosted:
+class AntePosted(NamedTuple):
     seat: int
     amount: int
     all_in: bool
 
 
-@dataclass(frozen=True)
-class CardDealt:
+class CardDealt(NamedTuple):
     """A card dealt to ``seat`` (None: the community card, R-COMMUNITY-CARD).
 
     A face-down card is visible only to its owner until a showdown reveals it.
@@ -83,8 +82,7 @@ class CardDealt:
     street: int
 
 
-@dataclass(frozen=True)
-class StreetStarted:
+class StreetStarted(NamedTuple):
     """A betting round begins (``betting`` False: dealt out, no round is held)."""
 
     street: int
@@ -93,8 +91,7 @@ class StreetStarted:
     first_to_act: int | None
 
 
-@dataclass(frozen=True)
-class ActionTaken:
+class ActionTaken(NamedTuple):
     seat: int
     type: ActionType
     to: int
@@ -103,14 +100,12 @@ class ActionTaken:
     timeout: bool = False
 
 
-@dataclass(frozen=True)
-class UncalledReturned:
+class UncalledReturned(NamedTuple):
     seat: int
     amount: int
 
 
-@dataclass(frozen=True)
-class HandShown:
+class HandShown(NamedTuple):
     seat: int
     cards: tuple[int, ...]
     best_five: tuple[int, ...]
@@ -118,13 +113,11 @@ class HandShown:
     description: str
 
 
-@dataclass(frozen=True)
-class HandMucked:
+class HandMucked(NamedTuple):
     seat: int
 
 
-@dataclass(frozen=True)
-class PotAwarded:
+class PotAwarded(NamedTuple):
     pot: int  # index: 0 is the main pot
     amount: int
     winners: tuple[int, ...]
@@ -132,8 +125,7 @@ class PotAwarded:
     description: str  # the winning hand, or "" when everyone else folded
 
 
-@dataclass(frozen=True)
-class HandEnded:
+class HandEnded(NamedTuple):
     stacks: tuple[int, ...]
 
 
