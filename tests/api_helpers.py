@@ -18,12 +18,13 @@ import sys
 import threading
 from collections.abc import Callable, Iterator
 from concurrent import futures
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from pathlib import Path
 
 import grpc
+from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
-from studengine.cards import parse_card
+from studengine.cards import format_card
 from studengine.gen.stud.v1 import stud_engine_pb2 as pb
 from studengine.state.sealing import KeyRing
 
@@ -78,17 +79,39 @@ def random_act(rng: random.Random, update: pb.HandUpdate) -> pb.ActRequest:
     return request
 
 
+CARD_INDEX = {format_card(c): c for c in range(52)}
+_REPEATED: dict[str, bool] = {}
+
+
+def _repeated(field: FieldDescriptor) -> bool:
+    known = _REPEATED.get(field.full_name)
+    if known is None:
+        if hasattr(field, "is_repeated"):  # protobuf >= 6
+            known = bool(field.is_repeated)
+        else:
+            known = field.label == field.LABEL_REPEATED
+        _REPEATED[field.full_name] = known
+    return known
+
+
 def cards_in(message: Message) -> set[int]:
-    """Every card a message shows: any string field (at any depth) that is a card."""
+    """Every card a message shows: any string field, at any depth, that is a card."""
     found: set[int] = set()
-    for field, value in message.ListFields():
-        values = value if field.label == field.LABEL_REPEATED else [value]
-        for item in values:
-            if isinstance(item, Message):
-                found |= cards_in(item)
-            elif isinstance(item, str) and len(item) == 2:
-                with suppress(ValueError):
-                    found.add(parse_card(item))
+    stack = [message]
+    while stack:
+        current = stack.pop()
+        for field, value in current.ListFields():
+            many = _repeated(field)
+            if field.message_type is not None:
+                if many:
+                    stack.extend(value)
+                else:
+                    stack.append(value)
+            elif field.type == FieldDescriptor.TYPE_STRING:
+                for item in value if many else (value,):
+                    card = CARD_INDEX.get(item)
+                    if card is not None:
+                        found.add(card)
     return found
 
 
