@@ -51,3 +51,21 @@ def live_server(tmp_path: Path) -> Iterator[Callable[..., LiveServer]]:
     yield start
     for server in started:
         server.stop()
+
+
+@pytest.fixture
+def inprocess_server() -> Iterator[Callable[..., str]]:
+    """Start real gRPC servers in this process with the API servicer on 127.0.0.1 (free
+    port): ``inprocess_server(keyring, allow_test_decks) -> "HOST:PORT"``; all stop after."""
+    from api_helpers import start_inprocess
+
+    servers = []
+
+    def start(keyring: Any, allow_test_decks: bool) -> str:
+        server, target = start_inprocess(keyring, allow_test_decks)
+        servers.append(server)
+        return target
+
+    yield start
+    for server in servers:
+        server.stop(grace=None)
