@@ -38,7 +38,7 @@ from studengine.api.views import (
 )
 from studengine.gen.stud.v1 import stud_engine_pb2 as pb
 from studengine.rules.hand import Hand, start_hand
-from studengine.rules.types import Event, IllegalAction, InvalidHand, Table
+from studengine.rules.types import Event, IllegalAction, InvalidHand, Table, Variant
 from studengine.state.codec import HAND_ID_BYTES, MAX_PLAYER_ID, SALT_BYTES, HandRecord
 from studengine.state.sealing import KeyRing, SealedStateInvalid, Sealer
 
@@ -47,6 +47,7 @@ MAX_BETS_LIMIT = 1000
 MAX_PLAYERS_ANY = 10
 MAX_EVALUATE_BATCH = 10_000
 MAX_TEST_DECK = cardlib.DECK_SIZE
+VARIANT_REQUIRED = "must be VARIANT_FIVE_CARD_STUD or VARIANT_SEVEN_CARD_STUD"
 
 
 def deck_commitment(hand_id: bytes, salt: bytes, deck: Sequence[int]) -> str:
@@ -112,9 +113,7 @@ class Handlers:
     def start_hand(self, request: pb.StartHandRequest) -> pb.StartHandResponse:
         variant = VARIANT_FROM_PB.get(request.variant)
         if variant is None:
-            raise bad_request(
-                "variant", "must be VARIANT_FIVE_CARD_STUD or VARIANT_SEVEN_CARD_STUD"
-            )
+            raise bad_request("variant", VARIANT_REQUIRED)
         table = self._table(request.table)
         if len(request.players) > MAX_PLAYERS_ANY:
             raise bad_request("players", f"at most {MAX_PLAYERS_ANY} players")
@@ -294,9 +293,85 @@ class Handlers:
     def equity(
         self, request: pb.EquityRequest, time_remaining: float | None = None
     ) -> pb.EquityResponse:
-        raise ApiError(
-            grpc.StatusCode.UNIMPLEMENTED, "Equity is not available on this server", "unimplemented"
+        """Equity of each player; the call's deadline (less a margin) bounds the work."""
+        from studengine import equity as eq
+
+        variant = VARIANT_FROM_PB.get(request.variant)
+        if variant is None:
+            raise bad_request("variant", VARIANT_REQUIRED)
+        if not 2 <= len(request.players) <= eq.MAX_PLAYERS:
+            raise bad_request("players", f"equity takes 2 to {eq.MAX_PLAYERS} players")
+        known = []
+        for index, player in enumerate(request.players):
+            up = _parse_cards(player.up_cards, f"players[{index}].up_cards")
+            down = _parse_cards(player.down_cards, f"players[{index}].down_cards")
+            known.append(down + up)
+        if len(request.dead_cards) > cardlib.DECK_SIZE:
+            raise limit("dead_cards", f"at most {cardlib.DECK_SIZE} cards")
+        dead = _parse_cards(request.dead_cards, "dead_cards")
+        community = None
+        if request.HasField("community_card"):
+            community = _parse_cards([request.community_card], "community_card")[0]
+        if request.HasField("street"):
+            street = request.street
+        else:  # the cards each player holds: the most known of anyone, or by up cards
+            first_street = 2 if variant is Variant.FIVE_CARD_STUD else 3
+            by_up = max(len(p.up_cards) + first_street - 1 for p in request.players)
+            most = max(len(k) for k in known)
+            street = max(most, by_up, first_street)
+            if community is not None:
+                street = 7
+        samples = request.samples or eq.DEFAULT_SAMPLES
+        if samples > eq.MAX_SAMPLES:
+            raise limit("samples", f"at most {eq.MAX_SAMPLES}")
+        method = EQUITY_METHODS.get(request.method)
+        if method is None:
+            raise bad_request("method", f"unknown method {request.method}")
+        budget = MAX_EQUITY_SECONDS
+        if time_remaining is not None:
+            budget = min(budget, time_remaining - EQUITY_MARGIN_SECONDS)
+            if budget <= 0:
+                raise ApiError(
+                    grpc.StatusCode.DEADLINE_EXCEEDED, "no time left for Equity", "limit"
+                )
+        try:
+            result = eq.stud_equity(
+                known,
+                variant=variant,
+                street=street,
+                dead=dead,
+                community_card=community,
+                method=method,
+                samples=samples,
+                seed=request.seed if request.HasField("seed") else None,
+                deadline=budget,
+            )
+        except ValueError as error:
+            raise bad_request("equity", str(error)) from None
+        except TimeoutError as error:
+            raise ApiError(grpc.StatusCode.DEADLINE_EXCEEDED, str(error), "limit") from None
+        return pb.EquityResponse(
+            players=[
+                pb.PlayerEquity(win=w, tie=t, equity=e, stderr=s)
+                for w, t, e, s in zip(
+                    result.win, result.tie, result.equity, result.stderr, strict=True
+                )
+            ],
+            method=result.method,
+            samples=result.samples,
+            stderr=max(result.stderr, default=0.0),
+            complete=result.complete,
+            seed=result.seed or 0,
         )
+
+
+EQUITY_METHODS = {
+    pb.EQUITY_METHOD_UNSPECIFIED: "auto",
+    pb.EQUITY_METHOD_EXACT: "exact",
+    pb.EQUITY_METHOD_MONTE_CARLO: "monte_carlo",
+}
+MAX_EQUITY_SECONDS = 10.0  # the most one Equity call may work, whatever its deadline
+EQUITY_MARGIN_SECONDS = 0.05  # left of the caller's deadline to send the answer
 
 
 __all__ = ["ApiError", "Handlers", "deck_commitment"]
