@@ -104,3 +104,22 @@ def test_workers_stop_cleanly_and_refuse_new_calls_after(live_server: Launch) ->
     events = [e.get("event") for e in server.logs()]
     assert events.count("worker stopped") == 2
     assert events[-1] == "stopped"
+
+
+def _gone(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] in ("Z", "X")
+    except FileNotFoundError:
+        return True
+
+
+def test_workers_exit_when_the_supervisor_is_killed(live_server: Launch) -> None:
+    server = live_server(workers=2)
+    workers = {e["pid"] for e in server.logs() if e.get("event") == "worker serving"}
+    assert len(workers) == 2 and server.proc.pid not in workers
+    server.proc.kill()  # SIGKILL: no chance to forward anything
+    server.wait(60)
+    _wait_until(lambda: all(_gone(pid) for pid in workers), "the orphaned workers to exit")
+    server.wait(60)  # read what they printed to the end
+    assert sum(e.get("event") == "worker stopped" for e in server.logs()) == 2

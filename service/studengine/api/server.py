@@ -15,6 +15,7 @@ gRPC (spawned workers do), and PROMETHEUS_MULTIPROC_DIR must be set before any m
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import multiprocessing
 import os
 import queue
@@ -201,6 +202,7 @@ def _serve_metrics(config: ServerConfig) -> Any:
 def run_single(config: ServerConfig, keys: Keys) -> int:
     from studengine.state.sealing import KeyRing
 
+    _prepare_multiprocess_dir(make=False)  # one process: multiprocess mode only if asked
     stop = _stop_event()
     http = _serve_metrics(config)
     running = start_server(config, KeyRing(keys))
@@ -222,6 +224,7 @@ def _worker_main(config: ServerConfig, keys: Keys, index: int, ready: Any) -> No
     from studengine.state.sealing import KeyRing
 
     configure_logging(config.log_level, worker=index)
+    _exit_with_parent()
     stop = _stop_event()
     try:
         running = start_server(config, KeyRing(keys), reuse_port=True)
@@ -233,6 +236,15 @@ def _worker_main(config: ServerConfig, keys: Keys, index: int, ready: Any) -> No
     _wait(stop)
     running.shutdown(config.grace_seconds)
     _log.info("worker stopped")
+
+
+def _exit_with_parent() -> None:
+    """Linux: SIGTERM this worker if the supervisor dies (even by SIGKILL)."""
+    with contextlib.suppress(OSError, AttributeError):
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    if os.getppid() == 1:  # the supervisor died before prctl took effect
+        os.kill(os.getpid(), signal.SIGTERM)
 
 
 def _reserve_port(config: ServerConfig) -> tuple[socket.socket, int]:
@@ -249,15 +261,18 @@ def _reserve_port(config: ServerConfig) -> tuple[socket.socket, int]:
     return sock, sock.getsockname()[1]
 
 
-def _prepare_multiprocess_dir() -> str | None:
-    """Point PROMETHEUS_MULTIPROC_DIR at an empty directory; the one made here is returned
-    (to delete at exit), None when the operator chose it (then only its stale files go)."""
+def _prepare_multiprocess_dir(make: bool) -> str | None:
+    """Empty the operator's PROMETHEUS_MULTIPROC_DIR of a previous run's files; without
+    one and with ``make``, point it at a new temporary directory, returned (to delete at
+    exit). Must run before the metrics module is first imported."""
     chosen = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
     if chosen:
         os.makedirs(chosen, exist_ok=True)
         for name in os.listdir(chosen):
             if name.endswith(".db"):
                 os.remove(os.path.join(chosen, name))
+        return None
+    if not make:
         return None
     made = tempfile.mkdtemp(prefix="stud-metrics-")
     os.environ["PROMETHEUS_MULTIPROC_DIR"] = made
@@ -333,7 +348,7 @@ class Supervisor:
 
 
 def run_workers(config: ServerConfig, keys: Keys) -> int:
-    made_dir = _prepare_multiprocess_dir()
+    made_dir = _prepare_multiprocess_dir(make=True)
     reserved, port = _reserve_port(config)
     config = replace(config, port=port)
     stop = _stop_event()
