@@ -22,6 +22,23 @@ static PyObject *bad(const char *fmt, ...)
     return NULL;
 }
 
+/* A small non-negative exact int's value without a call, else -1 (then the slow path
+ * decides). Uses CPython's int layout where it is known (3.11; the unstable API after). */
+static inline long small_int(PyObject *item)
+{
+    if (!PyLong_CheckExact(item)) return -1;
+#if PY_VERSION_HEX >= 0x030C0000
+    if (!PyUnstable_Long_IsCompact((PyLongObject *)item)) return -1;
+    Py_ssize_t v = PyUnstable_Long_CompactValue((PyLongObject *)item);
+    return v >= 0 ? (long)v : -1;
+#else
+    Py_ssize_t size = Py_SIZE(item);
+    if (size == 0) return 0;
+    if (size == 1) return (long)((PyLongObject *)item)->ob_digit[0];
+    return -1;
+#endif
+}
+
 /* Read 5..7 card ints from a list/tuple (or any sequence) into out[]; -1 on error. */
 static int read_cards(PyObject *seq, uint8_t *out)
 {
@@ -52,6 +69,12 @@ static int read_cards(PyObject *seq, uint8_t *out)
     uint64_t seen = 0;
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *item = items[i];
+        long fast = small_int(item);
+        if (fast >= 0 && fast < 52 && !(seen >> fast & 1)) {
+            seen |= (uint64_t)1 << fast;
+            out[i] = (uint8_t)fast;
+            continue;
+        }
         if (!PyLong_Check(item)) {
             bad("card must be an int, got %R", item);
             goto fail;

@@ -1,0 +1,237 @@
+"""``make bench-eval``: the evaluator's figures, ours next to the usual Python libraries.
+
+(a) all 133,784,560 seven-card hands enumerated in C: the nine category counts
+    (checked against the known totals) and the time;
+(b) on the same pre-generated random hands, 7-card and 5-card single-call evaluations
+    per second from Python: our C extension, our pure-Python twin, and the fastest entry
+    point of phevaluator, eval7, treys and pokerkit; then our batch call and a plain C
+    loop (our core compiled with gcc into a small program) over the same hands;
+(c) equity showdowns per second (studengine.bench.equity).
+
+phevaluator, eval7, treys and pokerkit are the ``bench`` extra (``pip install -e
+'.[bench]'``); a missing one is reported and skipped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import shutil
+import subprocess
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from studengine import evaluator
+from studengine.bench import equity as equity_bench
+from studengine.cards import format_card
+from studengine.evaluator import Category, _twin
+
+SEVEN_CARD_COUNTS: tuple[int, ...] = (23_294_460, 58_627_800, 31_433_400, 6_461_620)
+SEVEN_CARD_COUNTS += (6_180_020, 4_047_644, 3_473_184, 224_848, 41_584)
+CORE_DIR = Path(evaluator.__file__).resolve().parent
+
+LOOP_C = r"""
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include "eval_core.h"
+int main(int argc, char **argv) {
+    int n = atoi(argv[2]), rounds = atoi(argv[3]);
+    FILE *f = fopen(argv[1], "rb");
+    fseek(f, 0, SEEK_END); long len = ftell(f); fseek(f, 0, SEEK_SET);
+    unsigned char *buf = malloc(len);
+    if (fread(buf, 1, len, f) != (size_t)len) return 1;
+    long hands = len / n; unsigned long long sum = 0;
+    int *out = malloc(sizeof(int) * hands);
+    se_init_tables();
+    struct timespec t0, t1;
+    double s = 1e9;
+    for (int r = 0; r < rounds; r++) {
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        for (long i = 0; i < hands; i++) out[i] = (int)se_eval_bytes(buf + i * n, n);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        for (long i = 0; i < hands; i += 4096) sum += (unsigned)out[i];
+        double one = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+        if (one < s) s = one;
+    }
+    unsigned long long check = 0;
+    for (long i = 0; i < hands; i++) check += (unsigned)out[i];
+    printf("%.6f %llu %llu\n", s, check, sum);
+    return 0;
+}
+"""
+
+
+def random_hands(count: int, size: int, seed: int) -> list[list[int]]:
+    rng = random.Random(seed)
+    return [rng.sample(range(52), size) for _ in range(count)]
+
+
+def rate(call: Callable[[], Any], count: int, min_time: float = 0.4) -> float:
+    """Calls of ``call`` per second, ``call`` doing ``count`` items; best of a few runs."""
+    best = float("inf")
+    spent = 0.0
+    runs = 0
+    while runs < 3 or (spent < min_time and runs < 20):
+        start = time.perf_counter()
+        call()
+        elapsed = time.perf_counter() - start
+        best = min(best, elapsed)
+        spent += elapsed
+        runs += 1
+    return count / best
+
+
+def single_call_entries(
+    hands: Sequence[Sequence[int]], slow: int
+) -> dict[str, tuple[Callable[[], Any], int]]:
+    """name -> (a loop evaluating hands once each with that library's fastest entry point,
+    the number of hands it does). Slow entries take the first ``slow`` hands only."""
+    size = len(hands[0])
+    few = hands[:slow]
+    entries: dict[str, tuple[Callable[[], Any], int]] = {}
+    if evaluator.BACKEND == "c":
+        c_eval = evaluator.evaluate
+        entries["studengine C"] = (lambda: [c_eval(h) for h in hands], len(hands))
+    twin = _twin.evaluate
+    entries["studengine twin"] = (lambda: [twin(h) for h in few], len(few))
+    try:
+        from phevaluator import _pheval  # type: ignore[import-untyped]
+
+        fn = getattr(_pheval, f"evaluate_{size}cards")
+        tuples = [tuple(h) for h in hands]  # phevaluator's card ids are rank * 4 + suit too
+        entries["phevaluator"] = (lambda: [fn(*t) for t in tuples], len(tuples))
+    except ImportError:
+        print("  (phevaluator not installed)")
+    texts = [[format_card(c) for c in h] for h in hands]
+    try:
+        import eval7  # type: ignore[import-untyped]
+
+        e7 = [[eval7.Card(t) for t in h] for h in texts]
+        e7_eval = eval7.evaluate
+        entries["eval7"] = (lambda: [e7_eval(h) for h in e7], len(e7))
+    except ImportError:
+        print("  (eval7 not installed)")
+    try:
+        from treys import Card as TreysCard  # type: ignore[import-untyped]
+        from treys import Evaluator as TreysEvaluator
+
+        t_eval = TreysEvaluator().evaluate
+        split = [
+            ([TreysCard.new(t) for t in h[:2]], [TreysCard.new(t) for t in h[2:]])
+            for h in (texts if size == 5 else texts[:slow])
+        ]
+        entries["treys"] = (lambda: [t_eval(a, b) for a, b in split], len(split))
+    except ImportError:
+        print("  (treys not installed)")
+    try:
+        from pokerkit import Card as PkCard
+        from pokerkit import StandardHighHand
+
+        pk = [tuple(PkCard.parse("".join(h))) for h in texts[:slow]]
+        pk_eval = StandardHighHand.from_game
+        entries["pokerkit"] = (lambda: [pk_eval(h) for h in pk], len(pk))
+    except ImportError:
+        print("  (pokerkit not installed)")
+    return entries
+
+
+def plain_c_loop(buffer: bytes, size: int, rounds: int) -> tuple[float, int] | None:
+    """Seconds of the best pass and the checksum of a plain C loop over the hands."""
+    gcc = shutil.which("gcc") or shutil.which("cc")
+    if gcc is None:
+        print("  (no C compiler: plain C loop skipped)")
+        return None
+    with tempfile.TemporaryDirectory() as tmp:
+        source, program, data = Path(tmp, "loop.c"), Path(tmp, "loop"), Path(tmp, "hands.bin")
+        source.write_text(LOOP_C)
+        data.write_bytes(buffer)
+        subprocess.run(
+            [gcc, "-O3", "-I", str(CORE_DIR), str(source), "-o", str(program)], check=True
+        )
+        out = subprocess.run(
+            [str(program), str(data), str(size), str(rounds)], check=True, capture_output=True
+        ).stdout.split()
+    return float(out[0]), int(out[1])
+
+
+def part_a() -> None:
+    print("(a) all 133,784,560 seven-card hands, enumerated in C")
+    if evaluator.BACKEND != "c":
+        print("  C extension not built: skipped")
+        return
+    from studengine.evaluator import _ceval
+
+    start = time.perf_counter()
+    counts = _ceval.count_categories_7()
+    elapsed = time.perf_counter() - start
+    for cat, (got, want) in enumerate(zip(counts, SEVEN_CARD_COUNTS, strict=True)):
+        mark = "ok" if got == want else f"WRONG, expected {want:,}"
+        print(f"  {Category(cat).name.replace('_', ' ').lower():16} {got:>12,}  {mark}")
+    print(
+        f"  total {sum(counts):,} hands in {elapsed:.2f} s = {sum(counts) / elapsed / 1e6:.0f} M/s"
+    )
+
+
+def part_b(count: int, slow: int) -> None:
+    print(
+        f"(b) single calls from Python on the same random hands ({count:,}; "
+        f"slow ones: the first {slow:,})"
+    )
+    for size in (7, 5):
+        hands = random_hands(count, size, seed=size)
+        rates = {
+            name: rate(loop, done)
+            for name, (loop, done) in single_call_entries(hands, slow).items()
+        }
+        ours = rates.get("studengine C", rates["studengine twin"])
+        print(f"  {size}-card hands       evals/s     ours (C) is x faster")
+        for name, value in sorted(rates.items(), key=lambda kv: -kv[1]):
+            print(f"    {name:18} {value / 1e6:8.3f} M   {ours / value:6.2f}x")
+        competitors = [v for k, v in rates.items() if not k.startswith("studengine")]
+        if competitors:
+            print(f"    ours vs fastest other library: {ours / max(competitors):.2f}x")
+        print(
+            f"    twin vs treys: {rates['studengine twin'] / rates.get('treys', float('nan')):.1f}x"
+        )
+        if evaluator.BACKEND == "c":
+            batch_hands = random_hands(1_000_000, size, seed=100 + size)
+            buffer = bytes(c for h in batch_hands for c in h)
+            many = evaluator.evaluate_many
+            batch = rate(partial(many, buffer, size), len(batch_hands), min_time=1.0)
+            plain = plain_c_loop(buffer, size, rounds=5)
+            print(
+                f"    batch evaluate_many   {batch / 1e6:8.1f} M/s  "
+                f"{batch / ours:6.1f}x the single C call"
+            )
+            if plain is not None:
+                seconds, checksum = plain
+                same = checksum == sum(many(buffer, size))
+                plain_rate = len(batch_hands) / seconds
+                print(
+                    f"    plain C loop          {plain_rate / 1e6:8.1f} M/s  "
+                    f"batch is {plain_rate / batch:.2f}x slower (same ranks: {same})"
+                )
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--hands", type=int, default=100_000, help="hands for fast entries")
+    parser.add_argument("--slow-hands", type=int, default=10_000, help="hands for slow ones")
+    parser.add_argument("--skip-enumeration", action="store_true")
+    args = parser.parse_args(argv)
+    print(f"studengine evaluator backend: {evaluator.BACKEND}")
+    started = time.perf_counter()
+    if not args.skip_enumeration:
+        part_a()
+    part_b(args.hands, args.slow_hands)
+    equity_bench.run()
+    print(f"bench-eval done in {time.perf_counter() - started:.0f} s")
+
+
+if __name__ == "__main__":
+    main()
