@@ -1,24 +1,13 @@
-"""Helpers for the API tests: keys, real gRPC servers (in-process and subprocess), random
-play through the handlers or a stub, and a scan of every card a message shows.
-
-Run as a script (``python tests/api_helpers.py``) it is a minimal server process: the API
-servicer on 127.0.0.1 with a free port (printed as ``PORT <n>`` once serving), keys from
-``STUD_TEST_KEYS`` (comma-separated ``kid:base64`` specs), test decks allowed when
-``STUD_TEST_DECKS=1``; it stops on SIGTERM.
-"""
+"""Helpers for the API tests: keys, a real in-process gRPC server, random play through
+the handlers or a stub, and a scan of every card a message shows."""
 
 from __future__ import annotations
 
 import base64
 import os
 import random
-import signal
-import subprocess
-import sys
-import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent import futures
-from contextlib import contextmanager
 from pathlib import Path
 
 import grpc
@@ -126,29 +115,6 @@ def start_inprocess(keyring: KeyRing, allow_test_decks: bool) -> tuple[grpc.Serv
     return server, f"127.0.0.1:{port}"
 
 
-@contextmanager
-def subprocess_server(specs: list[str], allow_test_decks: bool) -> Iterator[str]:
-    """A server in its own process (this file run as a script); yields HOST:PORT."""
-    env = dict(os.environ)
-    env["STUD_TEST_KEYS"] = ",".join(specs)
-    env["STUD_TEST_DECKS"] = "1" if allow_test_decks else "0"
-    env["PYTHONPATH"] = str(REPO / "service")
-    proc = subprocess.Popen([sys.executable, __file__], env=env, stdout=subprocess.PIPE, text=True)
-    try:
-        assert proc.stdout is not None
-        line = proc.stdout.readline()
-        if not line.startswith("PORT "):
-            raise RuntimeError(f"test server did not start: {line!r}")
-        yield f"127.0.0.1:{int(line.split()[1])}"
-    finally:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-
-
 def call_code(call: Callable[[], object]) -> grpc.StatusCode:
     """The status code of a call (OK when it returns)."""
     try:
@@ -158,19 +124,3 @@ def call_code(call: Callable[[], object]) -> grpc.StatusCode:
         code: grpc.StatusCode = error.code()
         return code
     return grpc.StatusCode.OK
-
-
-def _serve() -> None:
-    from studengine.state.keys import keys_from_env_value
-
-    keyring = KeyRing(keys_from_env_value(os.environ["STUD_TEST_KEYS"]))
-    server, target = start_inprocess(keyring, os.environ.get("STUD_TEST_DECKS") == "1")
-    stop = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    print(f"PORT {target.rsplit(':', 1)[1]}", flush=True)
-    stop.wait()
-    server.stop(grace=2).wait()
-
-
-if __name__ == "__main__":
-    _serve()

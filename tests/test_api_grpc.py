@@ -12,9 +12,10 @@ from pathlib import Path
 
 import grpc
 import pytest
-from api_helpers import call_code, new_key, spec_of, subprocess_server, table_7s
+from api_helpers import call_code, new_key, spec_of, table_7s
 from conftest import CONFORMANCE_DIR
 from grpc_status import rpc_status
+from server_harness import LiveServer
 from studengine.api.errors import field_violations
 from studengine.api.remote_conformance import RemoteDriver
 from studengine.conformance import play_vector
@@ -163,17 +164,17 @@ def _play_alternating(stubs: list[pb_grpc.StudEngineServiceStub], update: pb.Han
     return calls
 
 
-def test_stateless_across_server_processes_and_a_restart() -> None:
+def test_stateless_across_server_processes_and_a_restart(
+    live_server: Callable[..., LiveServer],
+) -> None:
+    """One hand alternating between two separately started stud-server processes that
+    share a key, then finished on a freshly started one (with a rotated key ring)."""
     old, new = spec_of(new_key("old")), spec_of(new_key("new"))
-    with (
-        subprocess_server([old], allow_test_decks=False) as first,
-        subprocess_server([old], allow_test_decks=False) as second,
-        grpc.insecure_channel(first) as one,
-        grpc.insecure_channel(second) as two,
-    ):
+    first, second = live_server(key_specs=[old]), live_server(key_specs=[old])
+    with first.channel() as one, second.channel() as two:
         stubs = [pb_grpc.StudEngineServiceStub(one), pb_grpc.StudEngineServiceStub(two)]
         update = stubs[0].StartHand(start_request(), timeout=10).hand
-        for i in range(4):  # alternate servers, and check each sees the same hand
+        for i in range(4):  # alternate servers; each sees the same hand
             view_a = stubs[0].GetView(pb.GetViewRequest(state=update.state), timeout=10)
             view_b = stubs[1].GetView(pb.GetViewRequest(state=update.state), timeout=10)
             assert view_a == view_b
@@ -184,11 +185,9 @@ def test_stateless_across_server_processes_and_a_restart() -> None:
             update = stubs[i % 2].Act(request, timeout=10).hand
             assert update.seq == i + 1
         midway = update
-    # both servers are gone; a freshly started one (with a rotated key ring) carries on
-    with (
-        subprocess_server([new, old], allow_test_decks=False) as third,
-        grpc.insecure_channel(third) as three,
-    ):
+    assert first.stop() == 0 and second.stop() == 0
+    third = live_server(key_specs=[new, old])
+    with third.channel() as three:
         stub = pb_grpc.StudEngineServiceStub(three)
         assert stub.GetView(pb.GetViewRequest(state=midway.state), timeout=10).seq == 4
         assert _play_alternating([stub], midway) > 0
