@@ -240,7 +240,7 @@ def test_describe() -> None:
     assert name("Ac 2d 3h 4s 5c Kd") == "Straight, Five High"
     assert name("Ah Th 8h 6h 4h") == "Flush, Ace High"
     assert name("Kc Jd 7h 5s 2c") == "High Card, King"
-    assert name("6c 6d 7h 5s 2c") == "Pair, Sixes"
+    assert name("6c 6d 7h 5s 2c") == "One Pair, Sixes"
     assert name("7c 7d 7h Ks 2c") == "Three of a Kind, Sevens"
     assert name("9c 9d 9h 9s 2c") == "Four of a Kind, Nines"
     assert name("Ah 2h 3h 4h 5h") == "Straight Flush, Five High"

@@ -81,7 +81,7 @@ _NAMES += ("Nine", "Ten", "Jack", "Queen", "King", "Ace")
 _PLURALS = tuple(name + ("es" if name == "Six" else "s") for name in _NAMES)
 _TITLES = {
     Category.HIGH_CARD: "High Card",
-    Category.PAIR: "Pair",
+    Category.PAIR: "One Pair",
     Category.TWO_PAIR: "Two Pair",
     Category.THREE_OF_A_KIND: "Three of a Kind",
     Category.STRAIGHT: "Straight",
@@ -108,7 +108,8 @@ def category(rank: int) -> Category:
 
 
 def describe(rank: int) -> str:
-    """A readable name: "Two Pair, Kings and Sevens", "Straight, Five High", ..."""
+    """A readable name, "Category, detail": "Two Pair, Kings and Sevens", "One Pair, Sixes",
+    "Full House, Aces over Tens", "Straight, Five High", "High Card, King"."""
     cat = category(rank)
     first, second = (rank >> 16) & 15, (rank >> 12) & 15
     title = _TITLES[cat]
