@@ -5,9 +5,20 @@ with the system C compiler and the Python headers. The extension is optional: if
 cannot be built the package still installs and runs on the pure-Python twin.
 """
 
+import subprocess
+import sys
+from pathlib import Path
+
 from setuptools import Extension, setup
 
 EVALUATOR = "service/studengine/evaluator"
+
+# The generated protobuf/gRPC package (gitignored) must exist before the packages are
+# collected: a fresh clone built with `pip wheel .` gets it from proto/generate.py here
+# (grpcio-tools is a build requirement). `make` regenerates it when the protos change.
+HERE = Path(__file__).resolve().parent
+if not (HERE / "service/studengine/gen/__init__.py").exists():
+    subprocess.check_call([sys.executable, str(HERE / "proto/generate.py")])
 
 setup(
     ext_modules=[
