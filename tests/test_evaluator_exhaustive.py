@@ -70,6 +70,7 @@ def test_all_five_card_hands_twin_counts_and_c_agreement() -> None:
     assert len(distinct) == 7462
     assert Counter(Category(v >> 20) for v in distinct) == DISTINCT_BY_CATEGORY
     assert sorted(distinct) == _twin.all_values()
+    assert distinct == _twin.valid_values()
     buffer = bytes(chain.from_iterable(hands))
     assert _twin.evaluate_many(buffer[: 5 * 20000], 5).tolist() == twin_values[:20000]
     c = c_extension()

@@ -96,7 +96,7 @@ _valid_ranks: frozenset[int] | None = None
 def _check_rank(rank: int) -> None:
     global _valid_ranks
     if _valid_ranks is None:
-        _valid_ranks = frozenset(_twin.all_values())
+        _valid_ranks = _twin.valid_values()
     if rank not in _valid_ranks:
         raise ValueError(f"not a hand rank: {rank!r}")
 
