@@ -272,8 +272,8 @@ def valid_values() -> frozenset[int]:
             values.add((FULL_HOUSE << 20) | _nibbles((a, b)))
         for kickers in combinations(others, 2):
             values.add((TRIPS << 20) | _nibbles((a, *kickers)))
-        for kickers in combinations(others, 3):
-            values.add((PAIR << 20) | _nibbles((a, *kickers)))
+        for three in combinations(others, 3):
+            values.add((PAIR << 20) | _nibbles((a, *three)))
         for b in range(a):
             for k in others:
                 if k != b:
