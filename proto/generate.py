@@ -16,6 +16,7 @@ Usage: ``python proto/generate.py [--out DIR]``.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import re
 import shutil
@@ -56,7 +57,10 @@ def generate(out: Path) -> list[Path]:
     ]
     mypy_plugin = _plugin("protoc-gen-mypy")
     mypy_grpc_plugin = _plugin("protoc-gen-mypy_grpc")
-    if mypy_plugin and mypy_grpc_plugin:
+    # the plugins run with their own interpreter: use them only where this one has them
+    # too (an isolated build environment hides the venv's packages)
+    usable = importlib.util.find_spec("mypy_protobuf") is not None
+    if mypy_plugin and mypy_grpc_plugin and usable:
         args += [
             f"--plugin=protoc-gen-mypy={mypy_plugin}",
             f"--plugin=protoc-gen-mypy_grpc={mypy_grpc_plugin}",
