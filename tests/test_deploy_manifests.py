@@ -216,6 +216,10 @@ def test_secret_example_holds_no_real_key() -> None:
     value = secret["stringData"]["STUD_SEALING_KEYS"]
     assert value.startswith("REPLACE-ME:")
     assert "not-a-key" in value
+    # The server refuses the placeholder at start-up instead of sealing with it.
+    keys = pytest.importorskip("studengine.state.keys")
+    with pytest.raises(keys.KeySpecError):
+        keys.keys_from_env_value(value)
     # Nothing in the rendered manifests looks like a 32-byte base64 key.
     for overlay in OVERLAYS:
         assert not re.search(r"[A-Za-z0-9+/]{43}=", kustomize_text(overlay))

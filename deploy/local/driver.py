@@ -67,7 +67,13 @@ def _channel(targets: Sequence[str]) -> Any:
     addresses = ",".join(targets)
     return grpc.insecure_channel(
         f"ipv4:{addresses}",
-        options=[("grpc.lb_policy_name", "round_robin"), ("grpc.enable_retries", 1)],
+        options=[
+            ("grpc.lb_policy_name", "round_robin"),
+            ("grpc.enable_retries", 1),
+            # Own connections per channel (not the process-wide subchannel pool), so each
+            # thread opens its own and SO_REUSEPORT spreads them over a replica's workers.
+            ("grpc.use_local_subchannel_pool", 1),
+        ],
     )
 
 
@@ -80,6 +86,7 @@ def run_load(
     threads: int = 4,
     seed: int = 7,
     retry_cancelled: bool = False,
+    stop: threading.Event | None = None,
 ) -> LoadReport:
     """Play hands on ``threads`` threads until ``seconds`` pass or ``hands`` have started;
     with ``rate``, start at most that many hands per second (fixed-rate pacing).
@@ -87,7 +94,8 @@ def run_load(
     UNAVAILABLE is always retried (every call is idempotent: the server keeps nothing).
     With ``retry_cancelled``, so is CANCELLED: this client never cancels a call, and a
     gRPC Python server cancels calls it had received but not yet started when it shuts
-    down (grpc/grpc#41785). Retried codes are counted in the report either way."""
+    down (grpc/grpc#41785). Retried codes are counted in the report either way.
+    Setting ``stop`` ends the run after the hands in play."""
     import grpc
     from studengine.gen.stud.v1 import stud_engine_pb2 as pb
     from studengine.gen.stud.v1 import stud_engine_pb2_grpc as pb_grpc
@@ -109,6 +117,8 @@ def run_load(
     def next_hand() -> bool:
         with lock:
             if time.monotonic() >= end or (hands is not None and report.hands_started >= hands):
+                return False
+            if stop is not None and stop.is_set():
                 return False
             report.hands_started += 1
             if rate is None:

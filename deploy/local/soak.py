@@ -46,21 +46,27 @@ def main() -> int:
                 f"soak: {seconds:.0f}s at {rate} hands/s on {count}x{workers} workers", flush=True
             )
             result: dict[str, driver.LoadReport] = {}
-            thread = threading.Thread(
-                target=lambda: result.setdefault(
-                    "r",
-                    driver.run_load(
-                        [r.target for r in replicas], seconds=seconds, rate=rate, threads=4
-                    ),
+            stop = threading.Event()
+
+            def load() -> None:
+                targets = [r.target for r in replicas]
+                result["r"] = driver.run_load(
+                    targets, seconds=seconds, rate=rate, threads=4, stop=stop
                 )
-            )
+
+            thread = threading.Thread(target=load, daemon=True)
             thread.start()
-            while thread.is_alive():
+            try:
+                while thread.is_alive():
+                    thread.join(60)
+                    if thread.is_alive():
+                        now = _rss(replicas)
+                        mib = {k: round(v / 2**20, 1) for k, v in now.items()}
+                        print(f"  {time.strftime('%H:%M:%S')} RSS MiB {mib}", flush=True)
+            except KeyboardInterrupt:
+                print("interrupted: finishing the hands in play", flush=True)
+                stop.set()
                 thread.join(60)
-                if thread.is_alive():
-                    now = _rss(replicas)
-                    mib = {k: round(v / 2**20, 1) for k, v in now.items()}
-                    print(f"  t+{time.strftime('%H:%M:%S')} RSS MiB {mib}", flush=True)
             end = _rss(replicas)
             report = result["r"].as_dict()
         rows = []
