@@ -10,9 +10,9 @@ from server_harness import server_env
 
 
 def test_bench_rpc_prints_every_figure() -> None:
-    cmd = [sys.executable, "-m", "studengine.bench.rpc", "--calls", "150", "--warmup", "20"]
+    cmd = [sys.executable, "-m", "studengine.bench.rpc", "--calls", "100", "--warmup", "10"]
     out = subprocess.run(
-        [*cmd, "--hands", "3", "--concurrency", "4"],
+        [*cmd, "--rounds", "1", "--hands", "3", "--concurrency", "4"],
         capture_output=True,
         text=True,
         timeout=300,
@@ -26,8 +26,8 @@ def test_bench_rpc_prints_every_figure() -> None:
         "echo, no interceptor",
         "echo, grpc.aio, no interceptor",
     ):
-        assert re.search(re.escape(name) + number * 4 + r"\s*$", out, re.MULTILINE), out
-    assert re.search(r"Act / echo \(same settings\): CPU per call [\d.]+x", out), out
+        assert re.search(re.escape(name) + number * 5 + r"\s*$", out, re.MULTILINE), out
+    assert re.search(r"Act / echo \(same settings\): server CPU per call [\d.]+x best", out), out
     sizes = re.findall(r"^\s+(Five|Seven)\s+(\d) players\s+(\d+)\s+(\d+)$", out, re.MULTILINE)
     assert {(game, players) for game, players, _, _ in sizes} == {
         ("Five", "2"),
