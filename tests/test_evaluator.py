@@ -184,6 +184,7 @@ BAD_HANDS: list[object] = [
     [0, 1, 2, 3, None],
     5,
     None,
+    iter([0, 1, 2, 3, 4]),  # an iterator is not a hand: neither backend takes one
 ]
 
 

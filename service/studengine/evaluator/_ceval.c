@@ -52,6 +52,10 @@ static int read_cards(PyObject *seq, uint8_t *out)
         items = ((PyTupleObject *)seq)->ob_item;
         n = PyTuple_GET_SIZE(seq);
     } else {
+        if (!PySequence_Check(seq)) { /* as the twin: a sized sequence, not any iterable */
+            bad("cards must be a sequence of card ints, not %s", Py_TYPE(seq)->tp_name);
+            return -1;
+        }
         fast = PySequence_Fast(seq, "cards must be a sequence of card ints");
         if (fast == NULL) {
             PyErr_Clear();
