@@ -155,3 +155,12 @@ def test_one_json_line_per_call_and_no_secrets(live_server: Launch) -> None:
         assert "".join(update.reveal.deck[:5]) not in text
     for update in updates:
         assert update.state.hex()[:32] not in text
+
+
+def test_a_port_in_use_is_refused(live_server: Launch) -> None:
+    first = live_server(metrics=False)
+    for workers in (1, 2):
+        second = live_server(workers=workers, args=["--port", str(first.port)], wait=False)
+        assert second.wait(60) == 2
+        assert "cannot listen on 127.0.0.1:" in "\n".join(second.stderr)
+    assert first.health(SERVICE) == health_pb2.HealthCheckResponse.SERVING

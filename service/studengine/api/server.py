@@ -219,12 +219,12 @@ def run_single(config: ServerConfig, keys: Keys) -> int:
 # ---- several workers ----------------------------------------------------------------------
 
 
-def _worker_main(config: ServerConfig, keys: Keys, index: int, ready: Any) -> None:
+def _worker_main(config: ServerConfig, keys: Keys, index: int, ready: Any, parent: int) -> None:
     """A worker process: serve on the shared port until SIGTERM, then drain and exit 0."""
     from studengine.state.sealing import KeyRing
 
     configure_logging(config.log_level, worker=index)
-    _exit_with_parent()
+    _exit_with_parent(parent)
     stop = _stop_event()
     try:
         running = start_server(config, KeyRing(keys), reuse_port=True)
@@ -238,12 +238,12 @@ def _worker_main(config: ServerConfig, keys: Keys, index: int, ready: Any) -> No
     _log.info("worker stopped")
 
 
-def _exit_with_parent() -> None:
+def _exit_with_parent(parent: int) -> None:
     """Linux: SIGTERM this worker if the supervisor dies (even by SIGKILL)."""
     with contextlib.suppress(OSError, AttributeError):
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
-    if os.getppid() == 1:  # the supervisor died before prctl took effect
+    if os.getppid() != parent:  # the supervisor died before prctl took effect
         os.kill(os.getpid(), signal.SIGTERM)
 
 
@@ -292,7 +292,7 @@ class Supervisor:
     def spawn(self, index: int) -> None:
         proc = self.ctx.Process(
             target=_worker_main,
-            args=(self.config, self.keys, index, self.ready),
+            args=(self.config, self.keys, index, self.ready, os.getpid()),
             name=f"stud-worker-{index}",
         )
         proc.start()
