@@ -23,7 +23,7 @@ def full_bet(hand: Hand) -> int:
     On the open-pair round it is the small bet until a big bet or raise is made.
     """
     table = hand.table
-    if hand.spec.streets[hand.street].big_bet or (hand.open_pair and hand.big_made):
+    if hand.spec.big_bet_streets[hand.street] or (hand.open_pair and hand.big_made):
         return table.big_bet
     return table.small_bet
 
@@ -62,34 +62,36 @@ def legal_actions(hand: Hand) -> tuple[LegalAction, ...]:
     if seat is None:
         return ()
     table = hand.table
-    all_in_to = hand.round_bets[seat] + hand.stacks[seat]
-    actions: list[LegalAction] = []
+    bet = hand.round_bets[seat]
+    all_in_to = bet + hand.stacks[seat]
 
     if hand.bring_in_due:  # R-BRING-IN-CHOICE, R-SHORT-BRING-IN, R-ANTE-ALL-IN-LOW
-        if hand.opener_may_fold:
-            actions.append(FOLD)
+        actions = [FOLD] if hand.opener_may_fold else []
         actions.append(LegalAction(ActionType.BRING_IN, min(table.bring_in, all_in_to)))
         if all_in_to > table.bring_in and others_can_answer(hand, seat):
             actions.append(LegalAction(ActionType.COMPLETE, min(table.small_bet, all_in_to)))
         return tuple(actions)
 
-    if hand.level > hand.round_bets[seat]:
-        actions.append(FOLD)
-        actions.append(LegalAction(ActionType.CALL, min(hand.level, all_in_to)))
+    level = hand.level
+    if level > bet:
+        answers: tuple[LegalAction, ...] = (
+            FOLD,
+            LegalAction(ActionType.CALL, level if level < all_in_to else all_in_to),
+        )
     else:
-        actions.append(CHECK)
-
-    may_raise = (
-        not hand.acted[seat]
-        and all_in_to > hand.level
-        and not is_capped(hand)
-        and others_can_answer(hand, seat)
-    )
-    if may_raise:
-        kind = raise_type(hand)
-        targets = sorted({min(hand.full_level + size, all_in_to) for size in bet_sizes(hand)})
-        actions.extend(LegalAction(kind, to) for to in targets)
-    return tuple(actions)
+        answers = (CHECK,)
+    if (
+        hand.acted[seat]  # R-HALF-BET: a short all-in reopens nothing for those who acted
+        or all_in_to <= level
+        or is_capped(hand)
+        or not others_can_answer(hand, seat)
+    ):
+        return answers
+    kind = raise_type(hand)
+    targets = [hand.full_level + size for size in bet_sizes(hand)]
+    if targets[-1] > all_in_to:  # R-TABLE-STAKES: offered at the all-in total instead
+        targets = sorted({min(to, all_in_to) for to in targets})
+    return answers + tuple(LegalAction(kind, to) for to in targets)
 
 
 def needs_to_act(hand: Hand, seat: int) -> bool:

@@ -5,6 +5,7 @@ R-FIRST-TO-ACT, R-SHOWDOWN-ORDER).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cache
 
 
 def board_strength(up_cards: Sequence[int]) -> tuple[int, ...]:
@@ -13,9 +14,14 @@ def board_strength(up_cards: Sequence[int]) -> tuple[int, ...]:
     Only pairs, two pair, trips, quads and high cards count; straights and flushes do
     not, and suits never matter. Larger tuples are better boards.
     """
+    return _strength_of_ranks(tuple(sorted([card >> 2 for card in up_cards])))
+
+
+@cache
+def _strength_of_ranks(ranks: tuple[int, ...]) -> tuple[int, ...]:
+    """Board strength by rank multiset (a few thousand of them): memoised."""
     counts: dict[int, int] = {}
-    for card in up_cards:
-        rank = card >> 2
+    for rank in ranks:
         counts[rank] = counts.get(rank, 0) + 1
     groups = sorted(((n, rank) for rank, n in counts.items()), reverse=True)
     shape = tuple(n for n, _ in groups)

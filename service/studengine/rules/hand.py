@@ -245,18 +245,18 @@ class Hand:
     def _deal_street(self) -> list[Event]:
         """R-DEAL-ORDER: one card at a time from the dealer's left, to players still in."""
         events: list[Event] = []
+        street, deck, cards = self.street, self.deck, self.cards
         order = [s for s in clockwise_from(self.button + 1, self.players) if not self.folded[s]]
-        for face_up in self.spec.streets[self.street].cards:
-            if len(self.deck) - self.dealt < len(order):  # R-COMMUNITY-CARD
-                self.community = self.deck[self.dealt]
+        for face_up in self.spec.streets[street].cards:
+            if len(deck) - self.dealt < len(order):  # R-COMMUNITY-CARD
+                self.community = deck[self.dealt]
                 self.dealt += 1
-                events.append(CardDealt(None, self.community, True, self.street))
+                events.append(CardDealt(None, self.community, True, street))
                 continue
-            for seat in order:
-                card = self.deck[self.dealt]
-                self.dealt += 1
-                self.cards[seat].append(card)
-                events.append(CardDealt(seat, card, face_up, self.street))
+            for seat, card in zip(order, deck[self.dealt : self.dealt + len(order)]):
+                cards[seat].append(card)
+                events.append(CardDealt(seat, card, face_up, street))
+            self.dealt += len(order)
         return events
 
     def _begin_round(self) -> list[Event]:
@@ -266,8 +266,9 @@ class Hand:
         self.level = self.full_level = self.bets = 0
         self.big_made = False
         self.first_actor = self.last_aggressor = None
-        live = [s for s in range(players) if not self.folded[s]]
-        able = [s for s in live if self.stacks[s] > 0]
+        folded, stacks = self.folded, self.stacks
+        live = [s for s in range(players) if not folded[s]]
+        able = [s for s in live if stacks[s] > 0]
         self.open_pair = (
             self.table.open_pair_big_bet
             and self.street == self.spec.open_pair_street
@@ -286,10 +287,10 @@ class Hand:
             self.opener_may_fold = self.stacks[low] == 0
             first = low
         else:  # R-FIRST-TO-ACT
-            from_left = [s for s in clockwise_from(self.button + 1, players) if s in live]
+            from_left = [s for s in clockwise_from(self.button + 1, players) if not folded[s]]
             first = best_board(from_left, [self.up_cards(s) for s in range(players)])
-        if self.stacks[first] == 0:
-            first = next(s for s in clockwise_from(first, players) if s in able)
+        if stacks[first] == 0:
+            first = next(s for s in clockwise_from(first, players) if stacks[s] and not folded[s])
         self.to_act = first
         return [StreetStarted(self.street, self.street_name, True, first)]
 

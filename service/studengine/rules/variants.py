@@ -41,6 +41,10 @@ class VariantSpec:
         return tuple(i for i, up in enumerate(self.face_up) if not up)
 
     @cached_property
+    def big_bet_streets(self) -> tuple[bool, ...]:
+        return tuple(street.big_bet for street in self.streets)
+
+    @cached_property
     def street_names(self) -> tuple[str, ...]:
         return tuple(street.name for street in self.streets)
 
