@@ -253,7 +253,7 @@ class Hand:
                 self.dealt += 1
                 events.append(CardDealt(None, self.community, True, street))
                 continue
-            for seat, card in zip(order, deck[self.dealt : self.dealt + len(order)]):
+            for seat, card in zip(order, deck[self.dealt : self.dealt + len(order)], strict=True):
                 cards[seat].append(card)
                 events.append(CardDealt(seat, card, face_up, street))
             self.dealt += len(order)
