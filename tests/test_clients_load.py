@@ -1,0 +1,108 @@
+"""stud-load against real servers: a short run with zero errors and every hand's chips
+conserved, the JSON report's fields, retries onto another target when one is down, and a
+failing exit code when nothing answers."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from conftest import REPO
+from server_harness import LiveServer, free_port
+from studengine.clients.load import percentile
+
+STUD_LOAD = str(Path(sys.executable).parent / "stud-load")
+FIELDS = {
+    "hands", "calls", "duration_s", "hands_per_s", "calls_per_s", "latency_ms", "errors",
+    "retries", "hands_checked", "hands_conserved", "unfinished",
+}  # fmt: skip
+
+
+def run_load(*args: str) -> tuple[int, dict[str, Any], str]:
+    proc = subprocess.run(
+        [STUD_LOAD, "--json", *args],
+        cwd=REPO,
+        capture_output=True,
+        timeout=120,
+    )
+    return proc.returncode, json.loads(proc.stdout), proc.stderr.decode()
+
+
+def check_latency(report: dict[str, Any], methods: set[str]) -> None:
+    latency = report["latency_ms"]
+    assert methods <= set(latency), latency
+    for method, row in latency.items():
+        assert 0 < row["p50"] <= row["p95"] <= row["p99"], (method, row)
+    assert sum(row["count"] for row in latency.values()) == report["calls"]
+
+
+def test_short_load_conserves_chips_with_no_errors(live_server: Callable[..., LiveServer]) -> None:
+    server = live_server()
+    code, report, stderr = run_load(
+        "--targets", server.target, "--duration", "3", "--tables", "6", "--variant", "mixed",
+    )  # fmt: skip
+    assert code == 0, (report, stderr)
+    assert set(report) >= FIELDS
+    assert report["errors"] == {}
+    assert report["hands"] > 0
+    assert report["hands_checked"] == report["hands_conserved"] == report["hands"]
+    assert report["unfinished"] == 0
+    assert report["retries"] == 0
+    check_latency(report, {"StartHand", "Act"})
+    assert report["calls"] > report["hands"]  # at least one Act per hand
+    assert report["hands_per_s"] > 0 and report["calls_per_s"] > report["hands_per_s"]
+    assert re.search(r"\r +[\d.]+s  hands \d+ .* calls \d+", stderr)  # the progress line
+
+
+def test_hand_count_bound_and_equity_bots(live_server: Callable[..., LiveServer]) -> None:
+    server = live_server()
+    code, report, stderr = run_load(
+        "--targets", server.target, "--hands", "12", "--tables", "3", "--variant", "seven",
+        "--players", "5", "--bots", "equity", "--quiet",
+    )  # fmt: skip
+    assert code == 0, (report, stderr)
+    assert report["hands"] == 12 == report["hands_conserved"]
+    assert stderr == ""
+    # the equity bots asked Equity, or Evaluate when this server has no Equity
+    assert {"Equity", "Evaluate"} & set(report["latency_ms"])
+    check_latency(report, {"StartHand", "Act"})
+
+
+def test_unavailable_target_is_retried_on_the_other(
+    live_server: Callable[..., LiveServer],
+) -> None:
+    server = live_server()
+    dead = f"127.0.0.1:{free_port()}"  # nothing listens there
+    code, report, stderr = run_load(
+        "--targets", f"{dead},{server.target}", "--duration", "2", "--tables", "4",
+        "--connections", "1", "--quiet",
+    )  # fmt: skip
+    assert code == 0, (report, stderr)
+    assert report["retries"] > 0
+    assert report["errors"] == {}
+    assert report["hands"] > 0 and report["hands_conserved"] == report["hands"]
+
+
+def test_no_server_answering_fails() -> None:
+    dead = f"127.0.0.1:{free_port()}"
+    code, report, stderr = run_load("--targets", dead, "--duration", "1", "--quiet")
+    assert code == 1
+    assert report["errors"].get("UNAVAILABLE", 0) > 0
+    assert report["hands"] == 0
+    assert report["retries"] > 0
+    assert "FAILED" in stderr
+
+
+def test_percentile_nearest_rank() -> None:
+    values = [float(v) for v in range(1, 101)]
+    assert percentile(values, 50) == 50.0
+    assert percentile(values, 95) == 95.0
+    assert percentile(values, 99) == 99.0
+    assert percentile(list(reversed(values)), 100) == 100.0
+    assert percentile([7.0], 99) == 7.0
+    assert percentile([], 50) == 0.0
