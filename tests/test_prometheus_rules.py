@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import yaml
 from conftest import require_tool
 from deploy_support import K8S, PROM, PROMETHEUS_HINT, find, kustomize, run
@@ -97,3 +98,32 @@ def test_prometheusrule_groups_pass_promtool(tmp_path: Path) -> None:
     path.write_text(yaml.safe_dump({"groups": rendered["spec"]["groups"]}))
     out = run([promtool, "check", "rules", str(path)])
     assert out.returncode == 0, out.stdout + out.stderr
+
+
+def test_rules_name_real_codes_reasons_and_the_job() -> None:
+    """The label values the rules match are the ones the server and the scrape produce:
+    gRPC status names as the interceptor writes them, the rejection reasons the metrics
+    module documents, and the job name of both the local config and the ServiceMonitor."""
+    import re
+
+    import grpc
+
+    text = (PROM / "alerts.yml").read_text()
+    codes = {c for group in re.findall(r'grpc_code=~"([^"]+)"', text) for c in group.split("|")}
+    assert codes and codes <= {c.name for c in grpc.StatusCode}
+    metrics = pytest.importorskip("studengine.api.metrics")
+    documented = set(re.findall(r"\b[a-z_]+\b", metrics.rejected.__doc__ or ""))
+    reasons = {r for group in re.findall(r'reason=~?"([^"]+)"', text) for r in group.split("|")}
+    assert reasons and reasons <= documented, reasons - documented
+    jobs = set(re.findall(r'job="([^"]+)"', text))
+    config = yaml.safe_load((PROM / "prometheus.yml").read_text())
+    assert jobs == {j["job_name"] for j in config["scrape_configs"]}
+    docs = kustomize("prod")
+    monitor = find(docs, "ServiceMonitor")["spec"]
+    scraped = [
+        s
+        for s in docs
+        if s["kind"] == "Service"
+        and monitor["selector"]["matchLabels"].items() <= s["metadata"]["labels"].items()
+    ]
+    assert {s["metadata"]["labels"][monitor["jobLabel"]] for s in scraped} == jobs
