@@ -25,30 +25,26 @@ def node_client() -> str:
     return node
 
 
-@pytest.mark.parametrize(("variant", "players", "seed"), [("seven", 4, 1), ("five", 6, 2)])
-def test_node_client_plays_a_hand_with_chips_conserved(
-    live_server: Callable[..., LiveServer], variant: str, players: int, seed: int
+def test_node_client_plays_hands_with_chips_conserved(
+    live_server: Callable[..., LiveServer],
 ) -> None:
     node = node_client()
     server = live_server()
-    proc = subprocess.run(
-        [node, "play.js", "--target", server.target, "--variant", variant,
-         "--players", str(players), "--seed", str(seed), "--json"],
-        cwd=NODE_DIR, capture_output=True, text=True, timeout=60,
-    )  # fmt: skip
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    result = json.loads(proc.stdout.strip().splitlines()[-1])
-    assert result["conserved"] is True
-    assert len(result["stacks"]) == players == len(result["start_stacks"])
-    assert sum(result["stacks"]) == sum(result["start_stacks"]) == players * 1000
-    assert result["actions"] == result["seq"] > 0
-    won = sum(share for pot in result["pots"] for share in pot["shares"])
-    assert won == sum(pot["amount"] for pot in result["pots"]) > 0
-
-
-def test_node_client_human_output(live_server: Callable[..., LiveServer]) -> None:
-    node = node_client()
-    server = live_server()
+    for variant, players, seed in (("seven", 4, 1), ("five", 6, 2), ("seven", 8, 3)):
+        proc = subprocess.run(
+            [node, "play.js", "--target", server.target, "--variant", variant,
+             "--players", str(players), "--seed", str(seed), "--json"],
+            cwd=NODE_DIR, capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        result = json.loads(proc.stdout.strip().splitlines()[-1])
+        assert result["conserved"] is True
+        assert len(result["stacks"]) == players == len(result["start_stacks"])
+        assert sum(result["stacks"]) == sum(result["start_stacks"]) == players * 1000
+        assert result["actions"] == result["seq"] > 0
+        won = sum(share for pot in result["pots"] for share in pot["shares"])
+        assert won == sum(pot["amount"] for pot in result["pots"]) > 0
+    # the human-readable output
     proc = subprocess.run(
         [node, "play.js", "--target", server.target, "--seed", "4"],
         cwd=NODE_DIR, capture_output=True, text=True, timeout=60,
