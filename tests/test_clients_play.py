@@ -16,7 +16,10 @@ from server_harness import LiveServer
 
 STUD_PLAY = str(Path(sys.executable).parent / "stud-play")
 PROMPT = r"Your move: (.*?)\(q quits\) > "
-DESCRIPTION = r"(High Card|One Pair|Pair|Two Pair|Three of a Kind|Straight|Flush|Full House|Four of a Kind)"
+DESCRIPTION = (
+    r"(High Card|One Pair|Pair|Two Pair|Three of a Kind|Straight|Flush|Full House"
+    r"|Four of a Kind|Straight Flush)"
+)
 
 
 def spawn(*args: str) -> pexpect.spawn:
