@@ -106,3 +106,47 @@ def test_percentile_nearest_rank() -> None:
     assert percentile(list(reversed(values)), 100) == 100.0
     assert percentile([7.0], 99) == 7.0
     assert percentile([], 50) == 0.0
+
+
+def test_resync_rereads_the_state_after_aborted(live_server: Callable[..., LiveServer]) -> None:
+    """A wrong expected_seq gets ABORTED; resync re-reads the held state with GetView and the
+    hand goes on from what the server says."""
+    import asyncio
+
+    import grpc
+    from studengine.clients.client import default_table
+    from studengine.clients.load import Pool, Position, Stats, resync
+    from studengine.gen.stud.v1 import stud_engine_pb2 as pb
+
+    server = live_server()
+
+    async def scenario() -> tuple[Position, Position, grpc.StatusCode]:
+        pool = Pool([server.target], 1)
+        stats = Stats()
+        start = pb.StartHandRequest(
+            variant=pb.VARIANT_SEVEN_CARD_STUD,
+            table=default_table(),
+            players=[pb.Player(id=f"p{i}", stack=500) for i in range(3)],
+            button=1,
+        )
+        update = (await pool.call("StartHand", start, stats)).hand
+        held = Position.of(update)
+        wrong = Position(held.state, held.seq + 5, held.to_act, held.legal, held.view)
+        first = held.legal[0]
+        act = pb.ActRequest(
+            state=wrong.state, seat=wrong.to_act, action=first.type, expected_seq=wrong.seq
+        )
+        try:
+            await pool.call("Act", act, stats)
+            code = grpc.StatusCode.OK
+        except grpc.aio.AioRpcError as error:
+            code = error.code()
+        fixed = await resync(wrong, pool, stats)
+        await pool.close()
+        return held, fixed, code
+
+    held, fixed, code = asyncio.run(scenario())
+    assert code == grpc.StatusCode.ABORTED
+    assert (fixed.seq, fixed.to_act) == (held.seq, held.to_act)
+    assert list(fixed.legal) == list(held.legal)
+    assert fixed.view.seats[fixed.to_act].cards == held.view.seats[held.to_act].cards
