@@ -3,9 +3,10 @@ the JSON call log (with nothing secret in it)."""
 
 from __future__ import annotations
 
+import queue
 import random
 import re
-import threading
+import time
 from collections.abc import Callable
 
 import grpc
@@ -79,24 +80,34 @@ def test_oversized_request_is_refused_and_the_server_stays_up(live_server: Launc
     assert server.proc.poll() is None
 
 
+def _open_reflection_stream(channel: grpc.Channel) -> tuple[queue.SimpleQueue[object], object]:
+    """A reflection stream kept open (a call in flight, on a handler thread) until ``None``
+    is put on the returned queue; returns once the server has answered on it, with the call
+    (keep it referenced: a call object that is garbage collected is cancelled)."""
+    requests: queue.SimpleQueue[object] = queue.SimpleQueue()
+    requests.put(reflection_pb2.ServerReflectionRequest(list_services=""))
+    replies = reflection_pb2_grpc.ServerReflectionStub(channel).ServerReflectionInfo(
+        iter(requests.get, None), timeout=120
+    )
+    next(replies)
+    return requests, replies
+
+
 def test_concurrency_bound_refuses_the_excess(live_server: Launch) -> None:
-    server = live_server(args=["--max-concurrent-rpcs", "2", "--threads", "2"])
-    codes: list[grpc.StatusCode] = []
+    server = live_server(args=["--max-concurrent-rpcs", "2"])
     with server.channel() as channel:
         stub = pb_grpc.StudEngineServiceStub(channel)
-        request = _evaluate(5000)
-
-        def call() -> None:
-            codes.append(call_code(lambda: stub.Evaluate(request, timeout=120)))
-
-        threads = [threading.Thread(target=call) for _ in range(8)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-    assert set(codes) <= {grpc.StatusCode.OK, grpc.StatusCode.RESOURCE_EXHAUSTED}
-    assert grpc.StatusCode.OK in codes
-    assert grpc.StatusCode.RESOURCE_EXHAUSTED in codes
+        held = [_open_reflection_stream(channel) for _ in range(2)]  # both slots taken
+        request = _evaluate(3)
+        assert call_code(lambda: stub.Evaluate(request, timeout=30)) == (
+            grpc.StatusCode.RESOURCE_EXHAUSTED
+        )
+        held[0][0].put(None)  # one stream ends: its slot frees
+        deadline = time.monotonic() + 60
+        while call_code(lambda: stub.Evaluate(request, timeout=30)) != grpc.StatusCode.OK:
+            assert time.monotonic() < deadline, "the freed slot was never reused"
+            time.sleep(0.05)
+        held[1][0].put(None)
     assert server.health(SERVICE) == health_pb2.HealthCheckResponse.SERVING
 
 
@@ -164,3 +175,26 @@ def test_a_port_in_use_is_refused(live_server: Launch) -> None:
         assert second.wait(60) == 2
         assert "cannot listen on 127.0.0.1:" in "\n".join(second.stderr)
     assert first.health(SERVICE) == health_pb2.HealthCheckResponse.SERVING
+
+
+def test_health_watches_hold_no_handler_thread(live_server: Launch) -> None:
+    server = live_server(args=["--threads", "2"])
+    with server.channel() as channel:
+        health = health_pb2_grpc.HealthStub(channel)
+        watches = [health.Watch(health_pb2.HealthCheckRequest(service=SERVICE)) for _ in range(6)]
+        assert {next(w).status for w in watches} == {health_pb2.HealthCheckResponse.SERVING}
+        evaluate = pb_grpc.StudEngineServiceStub(channel).Evaluate(_evaluate(2), timeout=30)
+        assert len(evaluate.values) == 2  # served although six watches are open on 2 threads
+        for watch in watches:
+            watch.cancel()
+    deadline = time.monotonic() + 30
+    while True:  # each watch is counted once it ends
+        handled = [
+            line
+            for line in server.metrics_text().splitlines()
+            if line.startswith("grpc_server_handled_total") and 'grpc_method="Watch"' in line
+        ]
+        if handled and float(handled[0].rsplit(" ", 1)[1]) == 6:
+            break
+        assert time.monotonic() < deadline, handled
+        time.sleep(0.05)

@@ -1,11 +1,12 @@
 """The call interceptor: gRPC server metrics and one JSON log line per call.
 
 Runs on every call, so it stays small: the method name is split and the metric children
-are looked up once per method (and per status code), each call runs in a fresh
-``contextvars.Context`` (so the handler's bound log fields need no clearing), and the log line
-is written once, when the call ends. ``grpc_server_started_total`` counts a call when its handler begins (so
-calls gRPC refuses before that, over the concurrency or message-size limit, are in neither
-counter); the handling time runs from the moment the server received the call.
+are looked up once per method (and per status code); each call runs in a fresh
+``contextvars.Context``, so the fields the handler binds for the log line need no clearing;
+the line is written once, when the call ends. ``grpc_server_started_total`` counts a call
+when its handler begins (calls gRPC refuses before that, over the concurrency or message
+size limit, are in neither counter); the handling time runs from when the server received
+the call. Streams that hold no thread (the health Watch) keep holding none.
 """
 
 from __future__ import annotations
@@ -85,6 +86,10 @@ class ObservingInterceptor(grpc.ServerInterceptor):  # type: ignore[type-arg]
         if handler.unary_unary is not None:
             return handler._replace(unary_unary=_unary(handler.unary_unary, method, t0))
         if handler.unary_stream is not None:
+            if getattr(handler.unary_stream, "experimental_non_blocking", False):
+                return handler._replace(
+                    unary_stream=_non_blocking(handler.unary_stream, method, t0)
+                )
             return handler._replace(unary_stream=_streaming(handler.unary_stream, method, t0))
         if handler.stream_unary is not None:
             return handler._replace(stream_unary=_unary(handler.stream_unary, method, t0))
@@ -131,4 +136,22 @@ def _streaming(
                 code = grpc.StatusCode.CANCELLED
             method.finish(t0, code)
 
+    return observed
+
+
+def _non_blocking(behavior: Any, method: _Method, t0: float) -> Any:
+    """A stream that answers through callbacks and holds no thread while open (the health
+    Watch): it stays that way, and is counted when gRPC ends it."""
+
+    def observed(request: Any, context: grpc.ServicerContext, send_response_callback: Any) -> Any:
+        method.started.inc()
+
+        def ended() -> None:  # a watch its client closes counts as OK
+            method.finish(t0, _code_of(context, False))
+
+        context.add_callback(ended)
+        return behavior(request, context, send_response_callback=send_response_callback)
+
+    observed.experimental_non_blocking = True  # type: ignore[attr-defined]
+    observed.experimental_thread_pool = behavior.experimental_thread_pool  # type: ignore[attr-defined]
     return observed
