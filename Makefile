@@ -13,7 +13,7 @@ BUF    := proto/node_modules/.bin/buf
 
 .PHONY: all venv run test lint unit bench-engine bench-rpc demo clean gen buf-lint
 .PHONY: bench-eval
-.PHONY: tools cluster soak
+.PHONY: tools cluster soak image-check
 
 all: test
 
@@ -103,6 +103,11 @@ cluster: $(STAMP) $(GEN) $(TOOLS_STAMP)
 # 10-minute fixed-rate run reporting each worker's RSS at start and end (not in CI)
 soak: $(STAMP) $(GEN) $(TOOLS_STAMP)
 	$(PY) deploy/local/soak.py
+
+# the image's build and start-up without a Docker engine: the Dockerfile's RUN steps in a
+# venv on the .dockerignore'd context, offline install, start as UID 10001, HEALTHCHECK
+image-check: $(STAMP)
+	$(PY) deploy/docker/check_build.py
 
 # ---- sample clients -----------------------------------------------------------------
 # stud-load at its defaults (16 tables of bots, mixed variants) for LOAD_SECONDS against a

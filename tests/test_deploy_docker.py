@@ -6,7 +6,6 @@ No Docker engine runs on this machine, so the image itself is not built by the t
 
 from __future__ import annotations
 
-import fnmatch
 import json
 import os
 import re
@@ -57,21 +56,14 @@ def test_multi_stage_non_root_and_exposed_ports() -> None:
 
 
 def _ignored(path: str, patterns: list[str]) -> bool:
-    """Docker's .dockerignore semantics (last match wins, ! re-includes), enough for ours."""
-    ignored = False
-    for pattern in patterns:
-        negate = pattern.startswith("!")
-        pat = pattern[1:] if negate else pattern
-        pat = pat.rstrip("/")
-        parts = path.split("/")
-        prefixes = ["/".join(parts[: i + 1]) for i in range(len(parts))]
-        if pat.startswith("**/"):
-            hit = any(fnmatch.fnmatch(p, pat[3:]) for p in parts)
-        else:
-            hit = any(fnmatch.fnmatch(p, pat) for p in prefixes)
-        if hit:
-            ignored = not negate
-    return ignored
+    """.dockerignore semantics, from the image check script (deploy/docker/check_build.py)."""
+    docker_dir = str(DEPLOY / "docker")
+    if docker_dir not in sys.path:
+        sys.path.insert(0, docker_dir)
+    import check_build
+
+    result: bool = check_build.ignored(path, patterns)
+    return result
 
 
 def test_build_context_has_what_the_wheel_needs() -> None:
