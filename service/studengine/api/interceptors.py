@@ -28,12 +28,11 @@ _clear_context: Callable[[], None] = structlog.contextvars.clear_contextvars
 class _Method:
     """Metric children of one method, cached (``labels()`` takes a lock and a dict walk)."""
 
-    __slots__ = ("full", "handled", "kind", "labels", "seconds", "started")
+    __slots__ = ("full", "handled", "labels", "seconds", "started")
 
     def __init__(self, full: str, kind: str) -> None:
         service, _, name = full.lstrip("/").rpartition("/")
         self.full = full
-        self.kind = kind
         self.labels = (service, name, kind)
         self.started = metrics.GRPC_STARTED.labels(*self.labels)
         self.seconds = metrics.GRPC_HANDLING_SECONDS.labels(*self.labels)
