@@ -72,6 +72,7 @@ class Stats:
     checked: int = 0
     conserved: int = 0
     equity_fallbacks: int = 0
+    client_cpu_s: float = 0.0
 
     def record(self, method: str, seconds: float) -> None:
         self.calls += 1
@@ -275,6 +276,7 @@ async def run_load(args: argparse.Namespace, targets: Sequence[str]) -> dict[str
     if args.duration is None and args.hands:
         duration = MAX_SECONDS
     began = time.monotonic()
+    cpu_began = time.process_time()
     cfg = Config(
         variant=args.variant,
         players=args.players,
@@ -292,6 +294,7 @@ async def run_load(args: argparse.Namespace, targets: Sequence[str]) -> dict[str
         task.cancel()
     await asyncio.gather(*tables, return_exceptions=True)
     elapsed = time.monotonic() - began
+    stats.client_cpu_s = time.process_time() - cpu_began
     ticker.cancel()
     await asyncio.gather(ticker, return_exceptions=True)
     if not args.quiet:
@@ -334,6 +337,8 @@ def report(
         "hands_checked": stats.checked,
         "hands_conserved": stats.conserved,
         "unfinished": stats.started - stats.hands,
+        # this process's CPU time: near duration_s means the client, not the server, limits
+        "client_cpu_s": round(stats.client_cpu_s, 3),
     }
 
 
@@ -356,6 +361,7 @@ def format_report(data: dict[str, Any]) -> str:
         )
     errors = ", ".join(f"{code} {n}" for code, n in data["errors"].items()) or "none"
     lines.append(f"errors: {errors}")
+    lines.append(f"client CPU: {data['client_cpu_s']:.1f} s in {data['duration_s']:.1f} s")
     return "\n".join(lines)
 
 
