@@ -8,8 +8,10 @@ from itertools import combinations
 from typing import Any
 
 import pytest
+from studengine import equity
 from studengine.cards import parse_cards
 from studengine.equity import (
+    BACKEND,
     MAX_EXACT_DEALS,
     MAX_SAMPLES,
     MC_CHUNK,
@@ -156,8 +158,18 @@ def test_c_loops_and_python_twin_give_identical_counts() -> None:
     for case in (CASES[0], CASES[4]):
         assert run(case, method="exact", backend="c") == run(case, method="exact", backend="python")
     for case in CASES[:3]:
-        kwargs: dict[str, Any] = {"method": "monte_carlo", "samples": MC_CHUNK + 500, "seed": 17}
+        kwargs: dict[str, Any] = {"method": "monte_carlo", "samples": 700, "seed": 17}
         assert run(case, backend="c", **kwargs) == run(case, backend="python", **kwargs)
+
+
+def test_answers_do_not_depend_on_chunk_sizes(monkeypatch: pytest.MonkeyPatch) -> None:
+    case = CASES[1]
+    mc: dict[str, Any] = {"method": "monte_carlo", "samples": 5000, "seed": 8}
+    exact, sampled = run(case, method="exact"), run(case, **mc)
+    monkeypatch.setitem(equity.MC_CHUNK, BACKEND, 333)
+    monkeypatch.setitem(equity.EXACT_CHUNK_DEALS, BACKEND, 7)
+    assert run(case, method="exact") == exact
+    assert run(case, **mc) == sampled
 
 
 def test_eight_players_seven_stud_uses_a_community_card() -> None:
@@ -227,13 +239,22 @@ def test_bad_requests_raise_value_error(
         stud_equity(players, **arguments)
 
 
-def test_time_budget_stops_monte_carlo_early() -> None:
+@pytest.mark.parametrize("backend", ["c", "python"])
+def test_time_budget_stops_monte_carlo_early(backend: str) -> None:
+    if backend == "c":
+        c_extension()
     players = [parse_cards("As Ah Kd"), parse_cards("Ks"), parse_cards("2c")]
     result = stud_equity(
-        players, variant="SEVEN_CARD_STUD", street=3, samples=MAX_SAMPLES, seed=1, deadline=1e-9
+        players,
+        variant="SEVEN_CARD_STUD",
+        street=3,
+        samples=MAX_SAMPLES,
+        seed=1,
+        deadline=1e-9,
+        backend=backend,
     )
     assert not result.complete
-    assert result.samples == MC_CHUNK  # one chunk always runs, then the budget is checked
+    assert result.samples == MC_CHUNK[backend]  # one chunk always runs, then the clock
     assert sum(result.equity) == pytest.approx(1.0)
 
 

@@ -37,14 +37,19 @@ MAX_SAMPLES = 2_000_000  # Monte Carlo deals one request may ask for
 MAX_EXACT_DEALS = 2_000_000  # deals one exact enumeration may take
 DEFAULT_EXACT_THRESHOLD = 200_000  # "auto" enumerates up to this many deals
 DEFAULT_SAMPLES = 100_000
-MC_CHUNK = 8192  # Monte Carlo deals per call into the loop (fixed: part of the seed stream)
-EXACT_CHUNK_DEALS = 65_536  # about this many deals per exact chunk
+# Work per call into the loops, between two looks at the clock: C, then the twin. The
+# answers do not depend on it (the Monte Carlo stream runs on from chunk to chunk).
+MC_CHUNK = {"c": 8192, "python": 256}
+EXACT_CHUNK_DEALS = {"c": 65_536, "python": 1024}
 
 _FINAL = {"FIVE_CARD_STUD": 5, "SEVEN_CARD_STUD": 7}
 _FIRST_STREET = {"FIVE_CARD_STUD": 2, "SEVEN_CARD_STUD": 3}
 
-_Loop = Callable[
+_ExactLoop = Callable[
     [tuple[bytes, ...], bytes, bytes, bytes, int, int], tuple[list[int], list[int], int]
+]
+_McLoop = Callable[
+    [tuple[bytes, ...], bytes, bytes, bytes, int, int], tuple[list[int], list[int], int, int]
 ]
 
 _c: Any
@@ -165,18 +170,14 @@ def exact_deal_count(
     return _count_deals(_prepare(players, variant, street, dead, community, community_card))
 
 
-def _loops(backend: str | None) -> tuple[_Loop, _Loop]:
+def _loops(backend: str | None) -> tuple[str, _ExactLoop, _McLoop]:
     if backend not in (None, "c", "python"):
         raise ValueError(f"backend must be 'c' or 'python', got {backend!r}")
     if backend == "python" or (backend is None and _c is None):
-        return _twin.equity_exact, _twin.equity_mc
+        return "python", _twin.equity_exact, _twin.equity_mc
     if _c is None:
         raise ValueError("the C extension is not built")
-    return _c.equity_exact, _c.equity_mc
-
-
-def _chunk_seed(seed: int, chunk: int) -> int:
-    return (seed ^ ((chunk + 1) * 0xD1B54A32D192ED03)) & 0xFFFFFFFFFFFFFFFF
+    return "c", _c.equity_exact, _c.equity_mc
 
 
 def stud_equity(
@@ -212,7 +213,7 @@ def stud_equity(
         raise ValueError(f"exact_threshold must be 0..{MAX_EXACT_DEALS}, got {exact_threshold!r}")
     if deadline is not None and not (isinstance(deadline, int | float) and deadline > 0):
         raise ValueError(f"deadline must be a positive number of seconds, got {deadline!r}")
-    exact_loop, mc_loop = _loops(backend)
+    used, exact_loop, mc_loop = _loops(backend)
     deals = _count_deals(problem)
     if method == "exact" and deals > MAX_EXACT_DEALS:
         raise ValueError(
@@ -221,7 +222,7 @@ def stud_equity(
     stop_at = None if deadline is None else time.monotonic() + deadline
     n = len(problem.known)
     if method == "exact" or (method == "auto" and deals <= exact_threshold):
-        wins, ties, done = _run_exact(problem, deals, exact_loop, stop_at)
+        wins, ties, done = _run_exact(problem, deals, exact_loop, EXACT_CHUNK_DEALS[used], stop_at)
         return _result(n, wins, ties, done, "exact", True, None)
     if not isinstance(samples, int) or not 1 <= samples <= MAX_SAMPLES:
         raise ValueError(f"samples must be 1..{MAX_SAMPLES}, got {samples!r}")
@@ -230,33 +231,27 @@ def stud_equity(
     elif not isinstance(seed, int) or not 0 <= seed < 2**64:
         raise ValueError(f"seed must be an int in 0..2**64-1, got {seed!r}")
     wins, ties = [0] * n, [0] * (n * (MAX_PLAYERS + 1))
-    done, chunk = 0, 0
+    done, state = 0, seed
     while done < samples:
-        size = min(MC_CHUNK, samples - done)
-        w, t, d = mc_loop(
-            problem.known,
-            problem.draws,
-            problem.deck,
-            problem.board,
-            size,
-            _chunk_seed(seed, chunk),
+        size = min(MC_CHUNK[used], samples - done)
+        w, t, d, state = mc_loop(
+            problem.known, problem.draws, problem.deck, problem.board, size, state
         )
         wins = [a + b for a, b in zip(wins, w, strict=True)]
         ties = [a + b for a, b in zip(ties, t, strict=True)]
         done += d
-        chunk += 1
         if stop_at is not None and done < samples and time.monotonic() >= stop_at:
             break
     return _result(n, wins, ties, done, "monte_carlo", done == samples, seed)
 
 
 def _run_exact(
-    problem: _Problem, deals: int, loop: _Loop, stop_at: float | None
+    problem: _Problem, deals: int, loop: _ExactLoop, chunk: int, stop_at: float | None
 ) -> tuple[list[int], list[int], int]:
     n = len(problem.known)
     draws = [k for k in problem.draws if k]
     outer = math.comb(len(problem.deck), draws[0]) if draws else 1
-    step = max(1, EXACT_CHUNK_DEALS * outer // max(deals, 1))
+    step = max(1, chunk * outer // max(deals, 1))
     wins, ties, done = [0] * n, [0] * (n * (MAX_PLAYERS + 1)), 0
     for start in range(0, outer, step):
         w, t, d = loop(

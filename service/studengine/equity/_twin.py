@@ -15,6 +15,7 @@ from studengine.evaluator._twin import evaluate
 MAX_PLAYERS = 8
 _MASK64 = (1 << 64) - 1
 Counts = tuple[list[int], list[int], int]
+McCounts = tuple[list[int], list[int], int, int]
 
 
 def _groups(known: tuple[bytes, ...], draws: bytes) -> list[tuple[int, int]]:
@@ -91,16 +92,18 @@ def equity_exact(
 
 
 def equity_mc(
-    known: tuple[bytes, ...], draws: bytes, deck: bytes, board: bytes, samples: int, seed: int
-) -> Counts:
-    """``samples`` random deals, drawn exactly as the C loop draws them."""
+    known: tuple[bytes, ...], draws: bytes, deck: bytes, board: bytes, samples: int, state: int
+) -> McCounts:
+    """``samples`` random deals, drawn exactly as the C loop draws them; returns the
+    counts and the random stream's state to start the next chunk from."""
     tally = _Tally(known, board)
     groups = _groups(known, draws)
-    cards = list(deck)
-    length = len(cards)
+    order = list(deck)
+    length = len(order)
     total = sum(k for k, _ in groups)
-    state = seed & _MASK64
+    state &= _MASK64
     for _ in range(samples):
+        cards = order[:]  # every deal starts from the same order
         for j in range(total):
             state = (state + 0x9E3779B97F4A7C15) & _MASK64
             z = state
@@ -115,4 +118,5 @@ def equity_mc(
             deal[owner] = tuple(cards[offset : offset + k])
             offset += k
         tally.showdown(deal)
-    return tally.result()
+    wins, ties, deals = tally.result()
+    return wins, ties, deals, state

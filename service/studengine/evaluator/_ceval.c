@@ -283,7 +283,7 @@ static PyMethodDef methods[] = {
     {"equity_exact", (PyCFunction)(void (*)(void))py_equity_exact, METH_FASTCALL,
      "equity_exact(known, draws, deck, board, start, stop) -> (wins, ties, deals)."},
     {"equity_mc", (PyCFunction)(void (*)(void))py_equity_mc, METH_FASTCALL,
-     "equity_mc(known, draws, deck, board, samples, seed) -> (wins, ties, deals)."},
+     "equity_mc(known, draws, deck, board, samples, state) -> (wins, ties, deals, state)."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -5,8 +5,10 @@
  * equity_exact enumerates every deal (groups in order, each a combination of the
  * cards left), restricted to the combinations [start, stop) of the first group
  * that draws, so that the caller can work in chunks. equity_mc deals `samples`
- * random deals with a partial Fisher-Yates over the deck driven by splitmix64 from
- * `seed`; the pure-Python twin (studengine.equity._twin) draws the same deals.
+ * random deals, each a partial Fisher-Yates over the deck (in the order given) driven
+ * by a splitmix64 stream whose state goes in and comes back out: a run split into
+ * chunks of any size deals the same cards. The pure-Python twin
+ * (studengine.equity._twin) deals the same cards.
  * Both count, per player, outright wins and ties by number of winners sharing.
  */
 
@@ -174,7 +176,7 @@ static int eq_setup(EqCtx *x, PyObject *known, PyObject *draws, PyObject *deck, 
     return 0;
 }
 
-static PyObject *eq_result(EqCtx *x)
+static PyObject *eq_result(EqCtx *x, int with_state, uint64_t state)
 {
     PyObject *wins = PyList_New(x->players);
     PyObject *ties = PyList_New(x->players * (EQ_MAX_PLAYERS + 1));
@@ -189,6 +191,8 @@ static PyObject *eq_result(EqCtx *x)
             PyList_SET_ITEM(ties, p * (EQ_MAX_PLAYERS + 1) + j, t);
         }
     }
+    if (with_state)
+        return Py_BuildValue("(NNKK)", wins, ties, x->deals, (unsigned long long)state);
     return Py_BuildValue("(NNK)", wins, ties, x->deals);
 fail:
     Py_XDECREF(wins);
@@ -219,7 +223,7 @@ static PyObject *py_equity_exact(PyObject *self, PyObject *const *args, Py_ssize
         eq_enumerate(x, 0, 0, 0);
     }
     Py_END_ALLOW_THREADS
-    PyObject *result = eq_result(x);
+    PyObject *result = eq_result(x, 0, 0);
     PyMem_Free(x);
     return result;
 }
@@ -242,7 +246,7 @@ static inline uint32_t eq_below(uint64_t z, uint32_t n)
 static PyObject *py_equity_mc(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     if (nargs != 6) {
-        PyErr_SetString(PyExc_TypeError, "equity_mc(known, draws, deck, board, samples, seed)");
+        PyErr_SetString(PyExc_TypeError, "equity_mc(known, draws, deck, board, samples, state)");
         return NULL;
     }
     long long samples = PyLong_AsLongLong(args[4]);
@@ -262,9 +266,10 @@ static PyObject *py_equity_mc(PyObject *self, PyObject *const *args, Py_ssize_t 
         offset[g] = draw;
         draw += x->group_k[g];
     }
-    uint8_t *deck = x->deck;
+    uint8_t deck[52];
     uint32_t len = (uint32_t)x->deck_len;
     for (long long i = 0; i < samples; i++) {
+        memcpy(deck, x->deck, len); /* every deal starts from the same order */
         for (int j = 0; j < draw; j++) {
             uint32_t r = (uint32_t)j + eq_below(eq_splitmix(&state), len - (uint32_t)j);
             uint8_t t = deck[j];
@@ -276,7 +281,7 @@ static PyObject *py_equity_mc(PyObject *self, PyObject *const *args, Py_ssize_t 
         eq_showdown(x);
     }
     Py_END_ALLOW_THREADS
-    PyObject *result = eq_result(x);
+    PyObject *result = eq_result(x, 1, state);
     PyMem_Free(x);
     return result;
 }
