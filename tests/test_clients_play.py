@@ -3,6 +3,7 @@ with a bad key and a showdown, and leaving cleanly with q and with Ctrl-C."""
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 import sys
@@ -119,3 +120,43 @@ def test_leaving_stops_the_server_it_started(leave: str) -> None:
     assert child.exitstatus == (0 if leave == "q" else 130)
     assert "Traceback" not in (child.before or "")
     assert _gone(pid)
+
+
+def test_hand_after_hand_button_moves_and_busted_bots_are_replaced(
+    live_server: Callable[..., LiveServer],
+) -> None:
+    """The table itself (no terminal) with short stacks: the button moves every hand, a bot
+    that busts is replaced by a fresh one, and the game ends when you bust or after --hands."""
+    import grpc
+    from studengine.clients.table import Game, build_parser
+    from studengine.gen.stud.v1 import stud_engine_pb2_grpc as pb_grpc
+
+    server = live_server()
+    args = build_parser().parse_args(
+        ["--players", "4", "--stack", "40", "--bots", "random", "--seed", "5", "--hands", "25"]
+    )
+    said: list[str] = []
+    prompts: list[str] = []
+
+    def read(prompt: str) -> str:
+        prompts.append(prompt)
+        if prompt.startswith("Press Enter"):
+            return ""
+        return passive_key(prompt)
+
+    with grpc.insecure_channel(server.target) as channel:
+        game = Game(pb_grpc.StudEngineServiceStub(channel), args, read=read, write=said.append)
+        assert game.run() == 0
+    text = "\n".join(said)
+    buttons = re.findall(r"=== Hand (\d+): Seven Card Stud, button (\w+) ===", text)
+    assert len(buttons) == game.hands >= 1
+    for (_, first), (_, second) in itertools.pairwise(buttons):
+        assert first != second  # the button moved on
+    replaced = re.findall(r"(\w+) is busted; (\w+) \(random\) takes the seat\.", text)
+    hero_out = "You are out of chips: game over." in text
+    assert replaced or hero_out  # 40 chips against 5 antes and 10/20 bets do not last
+    if not hero_out:  # every busted bot was replaced
+        assert all(c.stack > 0 for c in game.chairs[1:])
+    assert hero_out == (game.chairs[0].stack == 0)
+    assert game.hands == 25 or hero_out
+    assert "WARNING" not in text
