@@ -71,8 +71,8 @@ demo: $(STAMP) $(GEN)
 
 # ---- checks -----------------------------------------------------------------------
 lint: $(STAMP) $(GEN)
-	$(BIN)/ruff check service tests clients
-	$(BIN)/ruff format --check service tests clients
+	$(BIN)/ruff check service tests clients deploy
+	$(BIN)/ruff format --check service tests clients deploy
 	$(BIN)/mypy
 
 unit: $(STAMP) $(GEN) $(TOOLS_STAMP) $(NODE_CLIENT)

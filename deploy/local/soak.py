@@ -68,7 +68,8 @@ def main() -> int:
                 stop.set()
                 thread.join(60)
             end = _rss(replicas)
-            report = result["r"].as_dict()
+            loaded = result["r"]
+            report = loaded.as_dict()
         rows = []
         for name in sorted(set(start) | set(end)):
             a, b = start.get(name, 0), end.get(name, 0)
@@ -80,9 +81,9 @@ def main() -> int:
                     "growth_mib": round((b - a) / 2**20, 1),
                 }
             )
-    errors = sum(report["errors"].values())  # type: ignore[attr-defined]
+    errors = sum(loaded.errors.values())
     print(json.dumps({"load": report, "rss": rows, "errors": errors}, indent=2))
-    return 0 if errors == 0 and report["chip_violations"] == 0 else 1
+    return 0 if errors == 0 and loaded.chip_violations == 0 else 1
 
 
 if __name__ == "__main__":

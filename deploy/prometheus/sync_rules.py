@@ -31,7 +31,8 @@ def render(rules_text: str) -> str:
         "metadata": {"name": "stud-engine", "labels": {"role": "alert-rules"}},
         "spec": {"groups": groups},
     }
-    return HEADER + yaml.safe_dump(manifest, sort_keys=False, width=4096)
+    dumped: str = yaml.safe_dump(manifest, sort_keys=False, width=4096)
+    return HEADER + dumped
 
 
 def main(argv: list[str] | None = None) -> int:
