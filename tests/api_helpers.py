@@ -69,38 +69,44 @@ def random_act(rng: random.Random, update: pb.HandUpdate) -> pb.ActRequest:
 
 
 CARD_INDEX = {format_card(c): c for c in range(52)}
-_REPEATED: dict[str, bool] = {}
+_SKIP, _MESSAGE, _MESSAGES, _STRING, _STRINGS = range(5)
+_KINDS: dict[FieldDescriptor, int] = {}
 
 
-def _repeated(field: FieldDescriptor) -> bool:
-    known = _REPEATED.get(field.full_name)
-    if known is None:
+def _kind(field: FieldDescriptor) -> int:
+    kind = _KINDS.get(field)
+    if kind is None:
         if hasattr(field, "is_repeated"):  # protobuf >= 6
-            known = bool(field.is_repeated)
+            many = bool(field.is_repeated)
         else:
-            known = field.label == field.LABEL_REPEATED
-        _REPEATED[field.full_name] = known
-    return known
+            many = field.label == field.LABEL_REPEATED
+        if field.message_type is not None:
+            kind = _MESSAGES if many else _MESSAGE
+        elif field.type == FieldDescriptor.TYPE_STRING:
+            kind = _STRINGS if many else _STRING
+        else:
+            kind = _SKIP
+        _KINDS[field] = kind
+    return kind
 
 
 def cards_in(message: Message) -> set[int]:
     """Every card a message shows: any string field, at any depth, that is a card."""
     found: set[int] = set()
     stack = [message]
+    index = CARD_INDEX
     while stack:
-        current = stack.pop()
-        for field, value in current.ListFields():
-            many = _repeated(field)
-            if field.message_type is not None:
-                if many:
-                    stack.extend(value)
-                else:
-                    stack.append(value)
-            elif field.type == FieldDescriptor.TYPE_STRING:
-                for item in value if many else (value,):
-                    card = CARD_INDEX.get(item)
-                    if card is not None:
-                        found.add(card)
+        for field, value in stack.pop().ListFields():
+            kind = _kind(field)
+            if kind == _STRINGS:
+                found.update(index[v] for v in value if v in index)
+            elif kind == _STRING:
+                if value in index:
+                    found.add(index[value])
+            elif kind == _MESSAGES:
+                stack.extend(value)
+            elif kind == _MESSAGE:
+                stack.append(value)
     return found
 
 

@@ -32,6 +32,7 @@ from studengine.api.views import (
     ODD_CHIP_FROM_PB,
     VARIANT_FROM_PB,
     build_view,
+    build_views,
     cards_text,
     legal_to_pb,
     result_to_pb,
@@ -239,12 +240,13 @@ class Handlers:
         hand = record.hand
         sealed = self.sealer.seal(record)
         metrics.state_size(len(sealed))
+        spectator, seat_views = build_views(hand, record.player_ids, events)
         update = pb.HandUpdate(
             hand_id=record.hand_id.hex(),
             seq=record.seq,
             state=sealed,
-            spectator=build_view(hand, record.player_ids, events, None),
-            seats=[build_view(hand, record.player_ids, events, s) for s in range(hand.players)],
+            spectator=spectator,
+            seats=seat_views,
             legal_actions=legal_to_pb(hand.legal_actions()),
             deck_commitment=deck_commitment(record.hand_id, record.salt, hand.deck),
             over=hand.over,

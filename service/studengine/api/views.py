@@ -66,10 +66,6 @@ def revealed_seats(hand: Hand) -> frozenset[int]:
     return frozenset(s.seat for s in hand.result.shown)
 
 
-def may_see_down_cards(hand: Hand, seat: int, viewer: int | None) -> bool:
-    return seat == viewer or seat in revealed_seats(hand)
-
-
 def table_to_pb(table: Table) -> pb.Table:
     return pb.Table(
         ante=table.ante,
@@ -157,32 +153,49 @@ def event_to_pb(event: Event, viewer: int | None) -> pb.Event:
 def build_view(
     hand: Hand, player_ids: Sequence[str], events: Sequence[Event], viewer: int | None
 ) -> pb.View:
-    """The table as ``viewer`` sees it, with the events filtered for them."""
+    """The table as ``viewer`` (a seat, or None for a spectator) sees it, with the events
+    filtered for them."""
+    spectator = _spectator_view(hand, player_ids, events)
+    return spectator if viewer is None else _seat_view(hand, spectator, events, viewer)
+
+
+def build_views(
+    hand: Hand, player_ids: Sequence[str], events: Sequence[Event]
+) -> tuple[pb.View, list[pb.View]]:
+    """The spectator view and every seat's view (each seat's is the spectator's plus that
+    seat's own down cards, in its seat and in its events)."""
+    spectator = _spectator_view(hand, player_ids, events)
+    seats = [_seat_view(hand, spectator, events, seat) for seat in range(hand.players)]
+    return spectator, seats
+
+
+def _spectator_view(hand: Hand, player_ids: Sequence[str], events: Sequence[Event]) -> pb.View:
     face_up = hand.spec.face_up
+    revealed = revealed_seats(hand)
     seats = []
     for seat in range(hand.players):
-        see_down = may_see_down_cards(hand, seat, viewer)
-        info = pb.SeatInfo(
-            seat=seat,
-            player_id=player_ids[seat],
-            stack=hand.stacks[seat],
-            committed=hand.committed[seat],
-            round_bet=hand.round_bets[seat],
-            folded=hand.folded[seat],
-            all_in=not hand.folded[seat] and hand.stacks[seat] == 0,
-            revealed=seat in revealed_seats(hand),
+        shown = seat in revealed
+        texts = [format_card(card) for card in hand.cards[seat]]
+        up = [t for t, is_up in zip(texts, face_up, strict=False) if is_up]
+        down = [t for t, is_up in zip(texts, face_up, strict=False) if not is_up]
+        seats.append(
+            pb.SeatInfo(
+                seat=seat,
+                player_id=player_ids[seat],
+                stack=hand.stacks[seat],
+                committed=hand.committed[seat],
+                round_bet=hand.round_bets[seat],
+                folded=hand.folded[seat],
+                all_in=not hand.folded[seat] and hand.stacks[seat] == 0,
+                cards=[
+                    t if is_up or shown else "" for t, is_up in zip(texts, face_up, strict=False)
+                ],
+                up_cards=up,
+                down_cards=down if shown else (),
+                down_card_count=len(down),
+                revealed=shown,
+            )
         )
-        for position, card in enumerate(hand.cards[seat]):
-            text = format_card(card)
-            if face_up[position]:
-                info.cards.append(text)
-                info.up_cards.append(text)
-            else:
-                info.down_card_count += 1
-                info.cards.append(text if see_down else "")
-                if see_down:
-                    info.down_cards.append(text)
-        seats.append(info)
     view = pb.View(
         variant=VARIANT_TO_PB[hand.variant],
         table=table_to_pb(hand.table),
@@ -191,14 +204,32 @@ def build_view(
         street_name=hand.street_name,
         pot=hand.pot,
         seats=seats,
-        events=[event_to_pb(e, viewer) for e in events],
+        events=[event_to_pb(e, None) for e in events],
     )
-    if viewer is not None:
-        view.viewer_seat = viewer
     if hand.community is not None:
         view.community_card = format_card(hand.community)
     if hand.to_act is not None:
         view.to_act = hand.to_act
+    return view
+
+
+def _seat_view(hand: Hand, spectator: pb.View, events: Sequence[Event], viewer: int) -> pb.View:
+    """The spectator view with ``viewer``'s own down cards shown."""
+    view = pb.View()
+    view.CopyFrom(spectator)
+    view.viewer_seat = viewer
+    if viewer not in revealed_seats(hand):
+        face_up = hand.spec.face_up
+        mine = view.seats[viewer]
+        texts = [format_card(card) for card in hand.cards[viewer]]
+        mine.ClearField("cards")
+        mine.cards.extend(texts)
+        mine.down_cards.extend(t for t, up in zip(texts, face_up, strict=False) if not up)
+    for index, event in enumerate(events):
+        if isinstance(event, CardDealt) and event.seat == viewer and not event.face_up:
+            dealt = view.events[index].card_dealt
+            dealt.card = format_card(event.card)
+            dealt.hidden = False
     return view
 
 
