@@ -329,3 +329,59 @@ def test_evaluate(handlers: Handlers) -> None:
         hands=[pb.CardSet(cards=["As", "Ks", "Qs", "Js", "Ts"])] * (MAX_EVALUATE_BATCH + 1)
     )
     assert refused(handlers.evaluate, too_many).code == grpc.StatusCode.INVALID_ARGUMENT
+
+
+def test_equity_refuses_when_no_time_is_left(handlers: Handlers) -> None:
+    request = pb.EquityRequest(
+        variant=pb.VARIANT_SEVEN_CARD_STUD,
+        players=[pb.EquityPlayer(up_cards=["As"]), pb.EquityPlayer(up_cards=["Kd"])],
+    )
+    error = refused(handlers.equity, request, 0.01)
+    assert error.code == grpc.StatusCode.DEADLINE_EXCEEDED
+    assert handlers.equity(request, 30.0).samples > 0
+
+
+def sample(name: str, **labels: str) -> float:
+    from prometheus_client import REGISTRY
+
+    return REGISTRY.get_sample_value(name, labels) or 0.0
+
+
+def test_metrics_and_log_context(handlers: Handlers) -> None:
+    import structlog
+
+    started = sample("stud_hands_started_total", variant="SEVEN_CARD_STUD")
+    finished = sample("stud_hands_finished_total", variant="SEVEN_CARD_STUD")
+    folds = sample("stud_actions_total", variant="SEVEN_CARD_STUD", action="FOLD")
+    bad = sample("stud_rejections_total", reason="bad_state")
+    stale = sample("stud_rejections_total", reason="stale_seq")
+    sizes = sample("stud_state_bytes_count")
+    structlog.contextvars.clear_contextvars()
+    update = start(handlers)
+    update = act(handlers, update, 1, "BRING_IN")
+    context = structlog.contextvars.get_contextvars()
+    assert context == {"hand_id": update.hand_id, "seq": 1, "seat": 1, "action": "BRING_IN"}
+    update = act(handlers, update, 2, "FOLD")
+    update = act(handlers, update, 0, "FOLD")
+    refused(handlers.get_view, pb.GetViewRequest(state=b"nonsense"))
+    refused(
+        handlers.act,
+        pb.ActRequest(state=update.state, seat=0, action=pb.ACTION_TYPE_FOLD, expected_seq=1),
+    )
+    structlog.contextvars.clear_contextvars()
+    assert sample("stud_hands_started_total", variant="SEVEN_CARD_STUD") == started + 1
+    assert sample("stud_hands_finished_total", variant="SEVEN_CARD_STUD") == finished + 1
+    assert sample("stud_actions_total", variant="SEVEN_CARD_STUD", action="FOLD") == folds + 2
+    assert sample("stud_rejections_total", reason="bad_state") == bad + 1
+    assert sample("stud_rejections_total", reason="stale_seq") == stale + 1
+    assert sample("stud_state_bytes_count") == sizes + 4
+
+
+def test_get_view_of_a_finished_hand_reveals_the_deal(handlers: Handlers) -> None:
+    update = start(handlers)
+    for seat, name in [(1, "COMPLETE"), (2, "FOLD"), (0, "FOLD")]:
+        update = act(handlers, update, seat, name)
+    view = handlers.get_view(pb.GetViewRequest(state=update.state, seat=0))
+    assert view.over and not view.HasField("to_act") and not view.legal_actions
+    assert view.result == update.result and view.reveal == update.reveal
+    assert view.view.seats[0].down_cards == update.seats[0].seats[0].down_cards
