@@ -150,3 +150,25 @@ def test_resync_rereads_the_state_after_aborted(live_server: Callable[..., LiveS
     assert (fixed.seq, fixed.to_act) == (held.seq, held.to_act)
     assert list(fixed.legal) == list(held.legal)
     assert fixed.view.seats[fixed.to_act].cards == held.view.seats[held.to_act].cards
+
+
+def test_ctrl_c_finishes_the_hands_in_flight_and_reports(
+    live_server: Callable[..., LiveServer],
+) -> None:
+    import pexpect
+
+    server = live_server()
+    child = pexpect.spawn(
+        STUD_LOAD, ["--targets", server.target, "--duration", "120", "--tables", "4", "--json"],
+        cwd=str(REPO), encoding="utf-8", timeout=60,
+    )  # fmt: skip
+    child.expect(r"hands [1-9]\d* ")  # the progress line shows finished hands
+    child.sendintr()
+    child.expect("interrupted, finishing the hands in flight")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    text = (child.before or "").replace("\r\n", "\n")
+    report = json.loads(text[text.index("{") : text.rindex("}") + 1])
+    assert report["hands"] > 0 and report["hands_conserved"] == report["hands"]
+    assert report["unfinished"] == 0 and report["errors"] == {}

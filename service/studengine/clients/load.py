@@ -22,8 +22,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import random
+import signal
 import sys
 import time
 from array import array
@@ -289,6 +291,18 @@ async def run_load(args: argparse.Namespace, targets: Sequence[str]) -> dict[str
     pool = Pool(targets, args.connections)
     ticker = asyncio.create_task(progress(stats, began, args.quiet))
     tables = [asyncio.create_task(table_loop(i, cfg, pool, stats)) for i in range(args.tables)]
+
+    def interrupt() -> None:
+        """First Ctrl-C: finish the hands in flight and report; second: stop at once."""
+        if cfg.deadline > time.monotonic():
+            cfg.deadline = time.monotonic()
+            sys.stderr.write("\nstud-load: interrupted, finishing the hands in flight\n")
+        else:
+            for task in tables:
+                task.cancel()
+
+    with contextlib.suppress(NotImplementedError, RuntimeError):
+        asyncio.get_running_loop().add_signal_handler(signal.SIGINT, interrupt)
     _done, pending = await asyncio.wait(tables, timeout=duration + GRACE_SECONDS)
     for task in pending:
         task.cancel()
