@@ -15,6 +15,8 @@ SUITS = "cdhs"
 DECK_SIZE = 52
 FULL_DECK: tuple[int, ...] = tuple(range(DECK_SIZE))
 
+_FULL_SET = frozenset(FULL_DECK)
+
 Card = int
 
 
@@ -74,6 +76,8 @@ def complete_deck(prefix: Sequence[Card]) -> list[Card]:
 
     Raises ValueError on a duplicate or out-of-range card.
     """
+    if len(prefix) == DECK_SIZE and set(prefix) == _FULL_SET:
+        return list(prefix)  # already a whole deck: the common case, checked in C
     seen: set[int] = set()
     for position, card in enumerate(prefix):
         if not 0 <= card < DECK_SIZE:

@@ -282,7 +282,8 @@ class Hand:
             return [started, *self._end_round()]
         self._check_heads_up()
         if self.street == 0:  # R-BRING-IN-WHO, R-ANTE-ALL-IN-LOW
-            low = lowest_up_card({s: self.up_cards(s)[0] for s in live})
+            first_up = self.spec.up_positions[0]
+            low = lowest_up_card({s: self.cards[s][first_up] for s in live})
             self.bring_in_due = True
             self.opener_may_fold = self.stacks[low] == 0
             first = low
