@@ -12,6 +12,7 @@ import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from studengine.gen.stud.v1 import stud_engine_pb2 as pb
 
@@ -166,6 +167,31 @@ class DevServer:
             server.stop()
             raise RuntimeError(f"stud-server did not start (exit code {proc.poll()})")
         return server
+
+    def cpu_seconds(self) -> float | None:
+        """CPU time (user + system) used so far by the server and its worker processes,
+        from /proc (Linux); None where /proc is not there."""
+        proc = Path("/proc")
+        if not (proc / str(self.pid) / "stat").exists():
+            return None
+        parents: dict[int, int] = {}
+        times: dict[int, float] = {}
+        tick = os.sysconf("SC_CLK_TCK")
+        for entry in proc.iterdir():
+            if not entry.name.isdigit():
+                continue
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue  # gone meanwhile
+            parents[int(entry.name)] = int(fields[1])
+            times[int(entry.name)] = (int(fields[11]) + int(fields[12])) / tick
+        total, todo = 0.0, [self.pid]
+        while todo:
+            pid = todo.pop()
+            total += times.get(pid, 0.0)
+            todo += [child for child, parent in parents.items() if parent == pid]
+        return total
 
     def stop(self, timeout: float = 20.0) -> int:
         """SIGTERM and wait (kill the session if it hangs); the exit code."""

@@ -375,7 +375,13 @@ def format_report(data: dict[str, Any]) -> str:
         )
     errors = ", ".join(f"{code} {n}" for code, n in data["errors"].items()) or "none"
     lines.append(f"errors: {errors}")
-    lines.append(f"client CPU: {data['client_cpu_s']:.1f} s in {data['duration_s']:.1f} s")
+    cpu = f"client CPU: {data['client_cpu_s']:.1f} s in {data['duration_s']:.1f} s"
+    if "server_cpu_s" in data:
+        cpu += (
+            f"; server CPU (the server it started): {data['server_cpu_s']:.1f} s, "
+            f"{data['server_cpu_ms_per_call']:.2f} ms a call"
+        )
+    lines.append(cpu)
     return "\n".join(lines)
 
 
@@ -451,7 +457,13 @@ def main(argv: Sequence[str] | None = None) -> None:
             server = DevServer.start(workers=args.server_workers)
             targets = [server.target]
             print(f"stud-load: started stud-server --dev on {server.target}", file=sys.stderr)
+        server_cpu = server.cpu_seconds() if server is not None else None
         data = asyncio.run(run_load(args, targets))
+        if server is not None and server_cpu is not None:
+            # only known for a server this run started: its workers' CPU over the run
+            used = (server.cpu_seconds() or 0.0) - server_cpu
+            data["server_cpu_s"] = round(used, 3)
+            data["server_cpu_ms_per_call"] = round(1000 * used / max(1, data["calls"]), 3)
     except KeyboardInterrupt:
         print("\nstud-load: interrupted", file=sys.stderr)
         sys.exit(130)
