@@ -172,3 +172,18 @@ def test_ctrl_c_finishes_the_hands_in_flight_and_reports(
     report = json.loads(text[text.index("{") : text.rindex("}") + 1])
     assert report["hands"] > 0 and report["hands_conserved"] == report["hands"]
     assert report["unfinished"] == 0 and report["errors"] == {}
+
+
+def test_without_targets_it_starts_and_stops_a_two_worker_server() -> None:
+    """What `make load` runs: no --targets, so a 2-worker stud-server --dev of its own."""
+    import socket
+
+    code, report, stderr = run_load("--duration", "2", "--tables", "4", "--quiet")
+    assert code == 0, (report, stderr)
+    found = re.search(r"started stud-server --dev on 127\.0\.0\.1:(\d+)", stderr)
+    assert found, stderr
+    assert report["targets"] == [f"127.0.0.1:{found.group(1)}"]
+    assert report["hands"] > 0 and report["hands_conserved"] == report["hands"]
+    assert report["server_cpu_s"] > 0 and report["server_cpu_ms_per_call"] > 0
+    with socket.socket() as sock:  # the server is gone: nothing listens on its port
+        assert sock.connect_ex(("127.0.0.1", int(found.group(1)))) != 0
