@@ -104,13 +104,18 @@ def equity_mc(
     state &= _MASK64
     for _ in range(samples):
         cards = order[:]  # every deal starts from the same order
-        for j in range(total):
-            state = (state + 0x9E3779B97F4A7C15) & _MASK64
-            z = state
-            z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
-            z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK64
-            z ^= z >> 31
-            r = j + ((z * (length - j)) >> 64)
+        z = 0
+        for j in range(total):  # two draws from each 64-bit output: low half, high half
+            if j & 1:
+                u = z >> 32
+            else:
+                state = (state + 0x9E3779B97F4A7C15) & _MASK64
+                z = state
+                z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
+                z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK64
+                z ^= z >> 31
+                u = z & 0xFFFFFFFF
+            r = j + ((u * (length - j)) >> 32)
             cards[j], cards[r] = cards[r], cards[j]
         deal: dict[int, tuple[int, ...]] = {}
         offset = 0

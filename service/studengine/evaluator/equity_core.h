@@ -236,11 +236,10 @@ static inline uint64_t eq_splitmix(uint64_t *state)
     return z ^ (z >> 31);
 }
 
-/* floor(z * n / 2**64) for n < 2**32, without 128-bit arithmetic. */
-static inline uint32_t eq_below(uint64_t z, uint32_t n)
+/* floor(u * n / 2**32): a number below n from 32 random bits (bias < n / 2**32). */
+static inline uint32_t eq_below(uint32_t u, uint32_t n)
 {
-    uint64_t high = (z >> 32) * n, low = ((z & 0xFFFFFFFFull) * n) >> 32;
-    return (uint32_t)((high + low) >> 32);
+    return (uint32_t)(((uint64_t)u * n) >> 32);
 }
 
 static PyObject *py_equity_mc(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
@@ -270,8 +269,16 @@ static PyObject *py_equity_mc(PyObject *self, PyObject *const *args, Py_ssize_t 
     uint32_t len = (uint32_t)x->deck_len;
     for (long long i = 0; i < samples; i++) {
         memcpy(deck, x->deck, len); /* every deal starts from the same order */
-        for (int j = 0; j < draw; j++) {
-            uint32_t r = (uint32_t)j + eq_below(eq_splitmix(&state), len - (uint32_t)j);
+        uint64_t z = 0;
+        for (int j = 0; j < draw; j++) { /* two draws from each 64-bit output: low, high */
+            uint32_t u;
+            if (j & 1) {
+                u = (uint32_t)(z >> 32);
+            } else {
+                z = eq_splitmix(&state);
+                u = (uint32_t)z;
+            }
+            uint32_t r = (uint32_t)j + eq_below(u, len - (uint32_t)j);
             uint8_t t = deck[j];
             deck[j] = deck[r];
             deck[r] = t;
