@@ -117,6 +117,11 @@ def _prepare(
         raise ValueError(
             f"{name}: street (cards per player) must be {first}..{final}, got {street!r}"
         )
+    for p, cards in enumerate(players):
+        if not isinstance(cards, Sequence) or isinstance(cards, str):
+            raise ValueError(f"player {p}: known cards must be a list of card ints")
+    if not isinstance(dead, Sequence) or isinstance(dead, str):
+        raise ValueError("dead cards must be a list of card ints")
     seen: set[int] = set()
     known = [
         [_check_card(c, f"player {p}", seen) for c in cards] for p, cards in enumerate(players)
