@@ -173,6 +173,7 @@ def test_answers_do_not_depend_on_chunk_sizes(monkeypatch: pytest.MonkeyPatch) -
 
 
 def test_eight_players_seven_stud_uses_a_community_card() -> None:
+    """R-COMMUNITY-CARD: eight players cannot all get a seventh card of their own."""
     players = [parse_cards(t) for t in ("As Ah Kd", "Ks", "2c", "9d", "Tc", "Jh", "Qs", "8s")]
     result = stud_equity(players, variant=Variant.SEVEN_CARD_STUD, street=3, samples=20_000, seed=3)
     assert result.method == "monte_carlo"

@@ -1,4 +1,5 @@
-"""Evaluator: known hands, names, best five, bad input, batch = single, both backends."""
+"""Evaluator: known hands (R-HAND-RANK, R-SUITS: suits never break a tie), names, best
+five, bad input, batch = single, on both backends."""
 
 from __future__ import annotations
 

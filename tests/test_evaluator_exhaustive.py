@@ -1,5 +1,6 @@
-"""Exhaustive checks: every five-card hand on the twin, C = twin on all of them and on a
-million random seven-card hands, on six-card hands, and the seven-card category counts."""
+"""Exhaustive checks (R-HAND-RANK): every five-card hand on the twin, C = twin on all of
+them and on a million random seven-card hands, on six-card hands, and the seven-card
+category counts."""
 
 from __future__ import annotations
 
@@ -69,7 +70,6 @@ def test_all_five_card_hands_twin_counts_and_c_agreement() -> None:
     distinct = set(twin_values)
     assert len(distinct) == 7462
     assert Counter(Category(v >> 20) for v in distinct) == DISTINCT_BY_CATEGORY
-    assert sorted(distinct) == _twin.all_values()
     assert distinct == _twin.valid_values()
     buffer = bytes(chain.from_iterable(hands))
     assert _twin.evaluate_many(buffer[: 5 * 20000], 5).tolist() == twin_values[:20000]

@@ -231,27 +231,6 @@ def evaluate_many(buffer: object, hand_size: int) -> array.array[int]:
     return out
 
 
-def all_values() -> list[int]:
-    """Every distinct value a five-card hand can have (7,462), ascending."""
-    values: set[int] = set()
-
-    def multisets(start: int, left: int, counts: list[int]) -> None:
-        if left == 0:
-            values.add(_score_ranks(counts))
-            if max(counts) == 1:
-                mask = sum(1 << r for r in range(13) if counts[r])
-                values.add(_FLUSH[mask])
-            return
-        for r in range(start, 13):
-            if counts[r] < 4:
-                counts[r] += 1
-                multisets(r, left - 1, counts)
-                counts[r] -= 1
-
-    multisets(0, 5, [0] * 13)
-    return sorted(values)
-
-
 def _nibbles(ranks: Sequence[int]) -> int:
     value, shift = 0, 16
     for r in ranks:
@@ -261,7 +240,7 @@ def _nibbles(ranks: Sequence[int]) -> int:
 
 
 def valid_values() -> frozenset[int]:
-    """The same 7,462 values as ``all_values``, built directly per category (cheap)."""
+    """Every value a hand can have (7,462), built per category without evaluating."""
     values = {v for v in _FLUSH if v}  # flushes and straight flushes
     values |= {v - ((FLUSH - HIGH_CARD) << 20) for v in _FLUSH if v >> 20 == FLUSH}
     values |= {v - ((STRAIGHT_FLUSH - STRAIGHT) << 20) for v in _FLUSH if v >> 20 == STRAIGHT_FLUSH}
