@@ -117,12 +117,13 @@ def single_call_entries(
         from treys import Card as TreysCard  # type: ignore[import-untyped]
         from treys import Evaluator as TreysEvaluator
 
-        t_eval = TreysEvaluator().evaluate
-        split = [
-            ([TreysCard.new(t) for t in h[:2]], [TreysCard.new(t) for t in h[2:]])
-            for h in (texts if size == 5 else texts[:slow])
+        # the function treys' public evaluate(hand, board) dispatches to, without the
+        # list concatenation: its fastest entry point
+        t_eval = TreysEvaluator().hand_size_map[size]
+        treys_hands = [
+            [TreysCard.new(t) for t in h] for h in (texts if size == 5 else texts[:slow])
         ]
-        entries["treys"] = (lambda: [t_eval(a, b) for a, b in split], len(split))
+        entries["treys"] = (lambda: [t_eval(h) for h in treys_hands], len(treys_hands))
     except ImportError:
         print("  (treys not installed)")
     try:
@@ -130,7 +131,8 @@ def single_call_entries(
         from pokerkit import StandardHighHand
 
         pk = [tuple(PkCard.parse("".join(h))) for h in texts[: max(slow // 5, 1)]]
-        pk_eval = StandardHighHand.from_game
+        # five cards: the hand's constructor; more: from_game picks the best five
+        pk_eval = StandardHighHand if size == 5 else StandardHighHand.from_game
         entries["pokerkit"] = (lambda: [pk_eval(h) for h in pk], len(pk))
     except ImportError:
         print("  (pokerkit not installed)")

@@ -158,17 +158,22 @@ def evaluate(cards: Sequence[int]) -> int:
     k = _KEY
     try:
         n = len(cards)
-        if n == 7:  # unrolled: a quarter faster than sum(map(...))
+        if n == 7:  # unrolled (a set display, no sum(map(...))): a third faster
             a, b, c, d, e, f, g = cards
             key = k[a] + k[b] + k[c] + k[d] + k[e] + k[f] + k[g] + _SUIT_BIAS
+            distinct = len({a, b, c, d, e, f, g})
         elif n == 5:
             a, b, c, d, e = cards
             key = k[a] + k[b] + k[c] + k[d] + k[e] + _SUIT_BIAS
-        else:
+            distinct = len({a, b, c, d, e})
+        elif n == 6:
             key = sum(map(k.__getitem__, cards), _SUIT_BIAS)
+            distinct = len(set(cards))
+        else:
+            raise _bad_cards(cards)
     except (KeyError, TypeError, ValueError):
         raise _bad_cards(cards) from None
-    if n < 5 or n > 7 or len(set(cards)) != n:
+    if distinct != n:
         raise _bad_cards(cards)
     if key & _FLUSH_BITS:
         return _slow_path(cards, key)
