@@ -222,6 +222,7 @@ def test_evaluate_mask_rejects_bad_masks(backend: Any, mask: object) -> None:
         ([0, 1, 2, 3, 4], 5),  # not a buffer
         ("abcde", 5),
         (array.array("i", [0, 1, 2, 3, 4]), 5),  # items wider than a byte
+        (memoryview(bytes(range(20)))[::2], 5),  # not contiguous
     ],
     ids=repr,
 )

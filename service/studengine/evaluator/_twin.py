@@ -216,6 +216,8 @@ def hand_bytes(buffer: object, hand_size: int) -> bytes:
     with view:
         if view.itemsize != 1:
             raise ValueError(f"buffer items must be one byte each, got itemsize {view.itemsize}")
+        if not view.c_contiguous:
+            raise ValueError("buffer must be C-contiguous")
         data = view.tobytes()
     if len(data) % hand_size:
         raise ValueError(f"buffer length {len(data)} is not a multiple of hand_size {hand_size}")
