@@ -5,12 +5,16 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import select
+import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 import structlog
 from studengine.api.config import ServerConfig, parse_config
-from studengine.api.logging import configure_logging
+from studengine.api.logging import LineWriter, configure_logging
 from studengine.api.server import ConfigError, load_keys, server_options
 from studengine.state.keys import new_key_spec, parse_key_spec
 
@@ -149,3 +153,50 @@ def test_log_lines_are_json_with_context_and_never_secrets() -> None:
     assert entry["hand_id"] == "ab" * 16 and entry["seq"] == 4 and entry["worker"] == 3
     assert entry["event"] == "rpc" and entry["level"] == "info" and "timestamp" in entry
     assert not {"deck", "salt", "cards", "key", "state"} & set(entry)
+
+
+def test_line_writer_writes_whole_lines_in_pipe_atomic_chunks(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    read_end, write_end = os.pipe()
+    received = bytearray()
+
+    def read_all() -> None:
+        while chunk := os.read(read_end, 1 << 16):
+            received.extend(chunk)
+
+    reader = threading.Thread(target=read_all)
+    reader.start()
+    writes: list[int] = []
+    real_write = os.write
+
+    def recording_write(fd: int, data: Any) -> int:
+        if fd == write_end:
+            writes.append(len(data))
+        return real_write(fd, data)
+
+    monkeypatch.setattr(os, "write", recording_write)
+    writer = LineWriter(write_end)
+    lines = [
+        json.dumps({"thread": t, "n": n, "pad": "x" * (n % 300)})
+        for t in range(8)
+        for n in range(200)
+    ]
+
+    def emit(thread: int) -> None:
+        for line in lines[thread * 200 : (thread + 1) * 200]:
+            writer.write(line + "\n")
+            writer.flush()  # what structlog calls after each line: must not write
+
+    threads = [threading.Thread(target=emit, args=(t,)) for t in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    writer.drain()
+    os.close(write_end)
+    reader.join(30)
+    os.close(read_end)
+    assert sorted(received.decode().splitlines()) == sorted(lines)  # every line, whole
+    assert writes and max(writes) <= select.PIPE_BUF
+    assert len(writes) < len(lines) / 4  # batched, not one system call a line

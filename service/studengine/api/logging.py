@@ -1,5 +1,9 @@
 """structlog set-up: one JSON object per line on stdout.
 
+Writing a line costs the caller no system call: lines queue in memory and a daemon thread
+writes them every 50 ms (and at exit, or on ``flush_logs()``), in chunks of whole lines of
+at most PIPE_BUF bytes, so workers sharing one stdout pipe never interleave inside a line.
+
 Handlers bind ``hand_id``, ``seq``, ``seat``, ``action`` with
 ``structlog.contextvars.bind_contextvars``; the call interceptor adds ``method``, ``code`` and
 ``duration_ms`` and writes the line. As a last guard, fields that could carry a secret
@@ -8,13 +12,17 @@ Handlers bind ``hand_id``, ``seq``, ``seat``, ``action`` with
 
 from __future__ import annotations
 
+import atexit
 import json
 import logging
 import os
+import select
 import sys
+import threading
 import time
+from collections import deque
 from collections.abc import MutableMapping
-from typing import Any, TextIO
+from typing import Any, TextIO, cast
 
 import structlog
 
@@ -53,8 +61,73 @@ class _Stamp:
         return event
 
 
+class LineWriter:
+    """File-like sink for structlog's WriteLogger: ``write`` only queues the line (it never
+    releases the GIL or blocks on I/O on a call's path); a daemon thread writes the queue."""
+
+    INTERVAL = 0.05
+
+    def __init__(self, fd: int) -> None:
+        self._fd = fd
+        self._lines: deque[str] = deque()  # append / popleft are thread-safe
+        self._lock = threading.Lock()  # one drainer at a time
+        threading.Thread(target=self._run, name="log-writer", daemon=True).start()
+        atexit.register(self.drain)
+
+    def write(self, text: str) -> None:
+        self._lines.append(text)
+
+    def flush(self) -> None:
+        """WriteLogger flushes after every line: the thread does the writing instead."""
+
+    def _run(self) -> None:
+        while True:
+            time.sleep(self.INTERVAL)
+            self.drain()
+
+    def drain(self) -> None:
+        """Write every queued line now."""
+        with self._lock:
+            chunk: list[bytes] = []
+            size = 0
+            while self._lines:
+                data = self._lines.popleft().encode()
+                if chunk and size + len(data) > select.PIPE_BUF:
+                    self._write(b"".join(chunk))
+                    chunk, size = [], 0
+                chunk.append(data)
+                size += len(data)
+            if chunk:
+                self._write(b"".join(chunk))
+
+    def _write(self, data: bytes) -> None:
+        view = memoryview(data)
+        try:
+            while view:
+                view = view[os.write(self._fd, view) :]
+        except OSError:  # stdout closed: nobody is reading the logs
+            return
+
+
+_writer: LineWriter | None = None
+
+
+def flush_logs() -> None:
+    """Write out every queued log line (before the process exits)."""
+    if _writer is not None:
+        _writer.drain()
+
+
 def configure_logging(level: str = "info", stream: TextIO | None = None, **static: Any) -> None:
-    """JSON lines at ``level`` and above; ``static`` fields (e.g. ``worker=1``) go on every line."""
+    """JSON lines at ``level`` and above; ``static`` fields (e.g. ``worker=1``) go on every line.
+
+    Without ``stream``: stdout, through the queue of a ``LineWriter``; a given stream is
+    written to directly (tests)."""
+    global _writer
+    if stream is None:
+        sys.stdout.flush()
+        if _writer is None:
+            _writer = LineWriter(sys.stdout.fileno())
     structlog.configure(
         processors=[
             structlog.contextvars.merge_contextvars,
@@ -66,6 +139,6 @@ def configure_logging(level: str = "info", stream: TextIO | None = None, **stati
         wrapper_class=structlog.make_filtering_bound_logger(
             logging.getLevelNamesMapping()[level.upper()]
         ),
-        logger_factory=structlog.WriteLoggerFactory(file=stream or sys.stdout),
+        logger_factory=structlog.WriteLoggerFactory(file=stream or cast(TextIO, _writer)),
         cache_logger_on_first_use=True,
     )
