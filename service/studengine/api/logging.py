@@ -1,7 +1,7 @@
 """structlog set-up: one JSON object per line on stdout.
 
 Writing a line costs the caller no system call: lines queue in memory and a daemon thread
-writes them every 50 ms (and at exit, or on ``flush_logs()``), in chunks of whole lines of
+writes them every 50 ms (and at exit), in chunks of whole lines of
 at most PIPE_BUF bytes, so workers sharing one stdout pipe never interleave inside a line.
 
 Handlers bind ``hand_id``, ``seq``, ``seat``, ``action`` with
@@ -110,12 +110,6 @@ class LineWriter:
 
 
 _writer: LineWriter | None = None
-
-
-def flush_logs() -> None:
-    """Write out every queued log line (before the process exits)."""
-    if _writer is not None:
-        _writer.drain()
 
 
 def configure_logging(level: str = "info", stream: TextIO | None = None, **static: Any) -> None:
