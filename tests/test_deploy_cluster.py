@@ -38,6 +38,9 @@ def test_make_cluster_runs_bounded_and_cleans_up() -> None:
     per_instance = [int(n) for n in re.findall(r"^  127\.0\.0\.1:\d+: (\d+)$", text, re.MULTILINE)]
     assert len(per_instance) == 3 and all(n > 0 for n in per_instance), per_instance
     assert sum(per_instance) == int(counted.group(1))
+    # Every call the load made (stud-load or the fallback driver) is a call Prometheus counted.
+    reported = re.search(r"^the load reports (\d+) calls$", text, re.MULTILINE)
+    assert reported and int(reported.group(1)) == int(counted.group(1))
     assert "temporary files removed" in text
     # Nothing left listening on the replicas' gRPC ports.
     for target in replicas:

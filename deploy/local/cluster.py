@@ -62,6 +62,8 @@ def main() -> int:
                 total = prom.scalar(f"sum(grpc_server_handled_total{{{game}}})")
                 by_instance = prom.query(f"sum by (instance) (grpc_server_handled_total{{{game}}})")
                 print(f"prometheus counts {total:.0f} game calls" if total else "no calls counted")
+                if isinstance(report.get("calls"), int):
+                    print(f"the load reports {report['calls']} calls")
                 for row in by_instance:
                     print(f"  {row['metric']['instance']}: {float(row['value'][1]):.0f}")
                 print(f"targets up: {prom.targets_up()}/{replicas}")
