@@ -42,6 +42,24 @@ def _load(targets: list[str], seconds: float) -> dict[str, object]:
     return driver.run_load(targets, seconds=seconds, threads=4).as_dict()
 
 
+def _settled(prom: lc.Prometheus, expr: str, report: dict[str, object]) -> float | None:
+    """The value once scrapes have caught up with the load: equal to the load's own call
+    count when it reports one, else unchanged over two scrape intervals (bounded)."""
+    expected = report.get("calls")
+    deadline = time.monotonic() + 40
+    last, since = prom.scalar(expr), time.monotonic()
+    while time.monotonic() < deadline:
+        time.sleep(1)
+        value = prom.scalar(expr)
+        if isinstance(expected, int) and value == expected:
+            return value
+        if value != last:
+            last, since = value, time.monotonic()
+        elif not isinstance(expected, int) and time.monotonic() - since > 11:
+            break
+    return last
+
+
 def main() -> int:
     replicas = int(os.environ.get("CLUSTER_REPLICAS", "3"))
     workers = int(os.environ.get("CLUSTER_WORKERS", "1"))
@@ -57,9 +75,8 @@ def main() -> int:
                 print(f"prometheus: {prom.url}  (graph: {prom.url}/graph)", flush=True)
                 report = _load([r.target for r in started], load_seconds)
                 print(json.dumps(report, indent=2))
-                time.sleep(6)  # one more scrape after the load
                 game = 'grpc_service="stud.v1.StudEngineService"'
-                total = prom.scalar(f"sum(grpc_server_handled_total{{{game}}})")
+                total = _settled(prom, f"sum(grpc_server_handled_total{{{game}}})", report)
                 by_instance = prom.query(f"sum by (instance) (grpc_server_handled_total{{{game}}})")
                 print(f"prometheus counts {total:.0f} game calls" if total else "no calls counted")
                 if isinstance(report.get("calls"), int):
