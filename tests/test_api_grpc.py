@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 import os
 import random
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -25,6 +27,8 @@ from studengine.state.sealing import INVALID_MESSAGE, KeyRing
 
 VECTORS = sorted(CONFORMANCE_DIR.glob("*.json"))
 PLAYERS = [pb.Player(id=f"player-{i}", stack=500) for i in range(3)]
+# the console script (``python -m studengine.conformance`` would load the module twice)
+COMMAND = [str(Path(sys.executable).parent / "stud-conformance")]
 DECK = ["Ac", "3c", "9s", "Kd", "3d", "9d", "Qh", "2d", "7c"]
 
 
@@ -67,6 +71,17 @@ def test_conformance_vector_through_the_live_server(test_deck_target: str, path:
         assert play_vector(json.loads(path.read_text()), driver) is None
     finally:
         driver.close()
+
+
+def test_stud_conformance_command_against_the_live_server(test_deck_target: str) -> None:
+    done = subprocess.run(
+        [*COMMAND, str(CONFORMANCE_DIR), "--target", test_deck_target],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"{len(VECTORS)} passed, 0 failed" in done.stdout
 
 
 def test_remote_driver_keeps_the_old_state_after_a_refusal(test_deck_target: str) -> None:

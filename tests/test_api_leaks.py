@@ -90,7 +90,8 @@ def test_no_leaks_in_1000_random_hands_through_the_handlers() -> None:
     assert checker.showdowns > 100 and checker.mucked > 20, vars(checker)
 
 
-def test_no_leaks_in_random_hands_over_grpc() -> None:
+@pytest.mark.slow
+def test_no_leaks_in_250_random_hands_over_grpc() -> None:
     keyring = KeyRing([new_key("k1")])
     server, target = start_inprocess(keyring, allow_test_decks=False)
     try:
@@ -100,7 +101,7 @@ def test_no_leaks_in_random_hands_over_grpc() -> None:
             stub = pb_grpc.StudEngineServiceStub(channel)
             checker = LeakChecker(Handlers(keyring, allow_test_decks=False))
             play_hands(
-                150,
+                250,
                 7,
                 lambda r: stub.StartHand(r, timeout=10).hand,
                 lambda r: stub.Act(r, timeout=10).hand,
