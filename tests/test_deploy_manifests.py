@@ -201,6 +201,19 @@ def test_deployment_is_hardened_and_drains(overlay: str) -> None:
     assert pod["automountServiceAccountToken"] is False
 
 
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_workers_match_the_cpu_limit_and_disruptions_leave_replicas(overlay: str) -> None:
+    docs = kustomize(overlay)
+    container = _container(docs)
+    cpu = container["resources"]["limits"]["cpu"]
+    cores = int(cpu[:-1]) / 1000 if cpu.endswith("m") else float(cpu)
+    assert int(_env(container)["STUD_WORKERS"]) == cores
+    hpa = find(docs, "HorizontalPodAutoscaler")["spec"]
+    assert hpa["minReplicas"] <= find(docs, "Deployment")["spec"]["replicas"] <= hpa["maxReplicas"]
+    pdb = find(docs, "PodDisruptionBudget")["spec"]
+    assert pdb["maxUnavailable"] < max(2, hpa["minReplicas"])
+
+
 def test_prod_runs_three_replicas_and_dev_allows_test_decks() -> None:
     prod, dev = kustomize("prod"), kustomize("dev")
     assert find(prod, "Deployment")["spec"]["replicas"] == 3
