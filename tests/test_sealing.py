@@ -198,3 +198,30 @@ def test_new_key_spec_and_keygen_cli() -> None:
     kid, key = parse_key_spec(out)
     assert kid == "prod-1" and len(key) == 32
     assert parse_key_spec(new_key_spec()) != parse_key_spec(new_key_spec())
+
+
+def test_authentic_envelopes_with_bad_contents_are_refused_uniformly() -> None:
+    """Sealed under the server's own key, but not a good state: bad protobuf, another
+    format version, broken invariants. Same answer as any other bad state."""
+    from studengine.gen.stud.internal.v1 import state_pb2
+
+    key = new_key("k1")
+    ring = KeyRing([key])
+    handlers = Handlers(ring, allow_test_decks=False)
+    good = ring.open_bytes(start(handlers).state)
+    msg = state_pb2.HandState.FromString(good)
+    versioned = state_pb2.HandState()
+    versioned.CopyFrom(msg)
+    versioned.format_version += 1
+    cheating = state_pb2.HandState()
+    cheating.CopyFrom(msg)
+    cheating.hand.stacks[0] += 1000  # chips from nowhere
+    for plaintext in (
+        b"",
+        b"\xff\xff\xff",
+        os.urandom(200),
+        versioned.SerializeToString(),
+        cheating.SerializeToString(),
+    ):
+        assert_uniform(refusal(handlers, ring.seal_bytes(plaintext)))
+    assert handlers.get_view(pb.GetViewRequest(state=ring.seal_bytes(good))).seq == 0
