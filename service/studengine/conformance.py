@@ -197,4 +197,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # Run the importable module's main, not this __main__ copy: drivers raise the
+    # importable module's ActionRefused.
+    from studengine.conformance import main as module_main
+
+    sys.exit(module_main())

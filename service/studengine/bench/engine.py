@@ -11,8 +11,8 @@ from __future__ import annotations
 import argparse
 import random
 import time
-from functools import partial
 from collections.abc import Callable
+from functools import partial
 
 from studengine.rules.hand import start_hand
 from studengine.rules.types import Table, Variant
