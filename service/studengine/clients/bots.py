@@ -22,6 +22,8 @@ BOT_KINDS = ("random", "station", "equity")
 RANKS = "23456789TJQKA"
 #: Monte Carlo samples the equity bot asks for (the server enumerates exactly when small).
 EQUITY_SAMPLES = 2000
+#: The most live players an Equity request may name; with more the bot skips the call.
+EQUITY_MAX_PLAYERS = 8
 #: Chance of beating one random hand, by made-hand category (a rough table for the fallback).
 CATEGORY_STRENGTH: dict[str, float] = {
     "High Card": 0.2,
@@ -175,19 +177,27 @@ class EquityBot(Bot):
         return [c for c in mine.cards if c]
 
     def equity_request(self, view: pb.View, seat: int) -> pb.EquityRequest | None:
-        if not self.equity_available or view.HasField("community_card"):
+        if not self.equity_available:
             return None
         mine = view.seats[seat]
         players = [pb.EquityPlayer(up_cards=mine.up_cards, down_cards=mine.down_cards)]
-        players += [pb.EquityPlayer(up_cards=s.up_cards) for s in _live_opponents(view, seat)]
+        opponents = _live_opponents(view, seat)
+        if len(opponents) + 1 > EQUITY_MAX_PLAYERS:
+            return None
+        players += [pb.EquityPlayer(up_cards=s.up_cards) for s in opponents]
         dead = [c for s in view.seats if s.folded for c in s.up_cards]
-        return pb.EquityRequest(
+        request = pb.EquityRequest(
             variant=view.variant,
             players=players,
             dead_cards=dead,
             samples=EQUITY_SAMPLES,
             seed=self.rng.getrandbits(63),
         )
+        if view.HasField("community_card"):
+            request.community_card = view.community_card
+        else:
+            request.street = len(mine.cards)  # the cards each live player holds now
+        return request
 
     def evaluate_request(self, view: pb.View, seat: int) -> pb.EvaluateRequest | None:
         cards = self._own_cards(view, seat)
