@@ -178,3 +178,40 @@ def test_action_options_keys() -> None:
     # a call shows what it costs, not the round total
     options = action_options([pb.LegalAction(type=pb.ACTION_TYPE_CALL, to=30)], round_bet=10)
     assert options[0].label == "[c]all 20"
+
+
+def test_equity_request_with_the_community_card(live_server: Callable[..., LiveServer]) -> None:
+    """Eight calling stations run out of cards: seventh street is a community card, and
+    the equity bot's request for that spot is one the server answers."""
+    server = live_server()
+    bots: list[Bot] = [make_bot("station", random.Random(i)) for i in range(8)]
+    asker = EquityBot(random.Random(8))
+    answered = []
+    with server.channel() as channel:
+        stub = pb_grpc.StudEngineServiceStub(channel)
+        update = stub.StartHand(
+            pb.StartHandRequest(
+                variant=pb.VARIANT_SEVEN_CARD_STUD,
+                table=default_table(),
+                players=[pb.Player(id=f"p{i}", stack=1000) for i in range(8)],
+                button=0,
+            )
+        ).hand
+        while not update.over:
+            seat = update.to_act
+            view = update.seats[seat]
+            request = asker.equity_request(view, seat)
+            assert request is not None and len(request.players) == 8
+            assert request.street == len([c for c in view.seats[seat].cards if c]) or (
+                request.HasField("community_card")
+            )
+            if view.HasField("community_card"):
+                assert request.community_card == view.community_card
+                answer = stub.Equity(request, timeout=30)
+                answered.append(answer)
+            decision = bots[seat].decide(view, seat, update.legal_actions)
+            update = stub.Act(act_request(update, decision)).hand
+    assert answered  # every station reached seventh street
+    for answer in answered:
+        assert len(answer.players) == 8
+        assert abs(sum(p.equity for p in answer.players) - 1.0) < 1e-6
