@@ -11,9 +11,9 @@ GEN    := service/studengine/gen/__init__.py
 PROTOS := $(shell find proto -name '*.proto' -not -path '*/node_modules/*')
 BUF    := proto/node_modules/.bin/buf
 
-.PHONY: all venv run test lint unit bench-engine bench-rpc demo clean gen buf-lint
-.PHONY: bench-eval
+.PHONY: all venv run test lint unit bench-engine bench-rpc clean gen buf-lint
 .PHONY: tools cluster soak image-check
+.PHONY: bench-eval
 
 all: test
 
@@ -65,9 +65,6 @@ tools: $(TOOLS_STAMP)
 # the server on 127.0.0.1:50051 with an ephemeral dev key (metrics on :9464)
 run: $(STAMP) $(GEN)
 	$(BIN)/stud-server --dev --host 127.0.0.1
-
-demo: $(STAMP) $(GEN)
-	$(BIN)/stud-demo
 
 # ---- checks -----------------------------------------------------------------------
 lint: $(STAMP) $(GEN)
