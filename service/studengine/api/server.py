@@ -56,7 +56,13 @@ Keys = list[tuple[str, bytes]]
 
 def load_keys(config: ServerConfig) -> tuple[Keys, bool]:
     """The sealing keys (first seals) and whether they are an ephemeral dev key."""
-    from studengine.state.keys import KeySpecError, keys_from_env_value, keys_from_file
+    from studengine.state.keys import (
+        KeySpecError,
+        keys_from_env_value,
+        keys_from_file,
+        new_key_spec,
+        parse_key_spec,
+    )
 
     try:
         if config.key_file:
@@ -69,7 +75,7 @@ def load_keys(config: ServerConfig) -> tuple[Keys, bool]:
         where = "--key-file" if config.key_file else "STUD_SEALING_KEYS"
         raise ConfigError(f"bad sealing key in {where}: {exc}") from None
     if config.dev:
-        return [(f"dev-{secrets.token_hex(4)}", secrets.token_bytes(32))], True
+        return [parse_key_spec(new_key_spec(f"dev-{secrets.token_hex(4)}"))], True
     raise ConfigError(
         "no sealing key configured: pass --key-file PATH or set STUD_SEALING_KEYS "
         "(make a key with `stud-keygen`), or use --dev for an ephemeral development key"
