@@ -46,7 +46,10 @@ CLK_TCK = os.sysconf("SC_CLK_TCK")
 # ---- the echo server process ------------------------------------------------------------
 
 
-def _echo_handlers(response: BytesValue, asynchronous: bool) -> Any:
+def _add_echo(server: Any, response: BytesValue, asynchronous: bool) -> None:
+    """Register the echo the way the servicer registers its methods (generic handler, plus
+    the registered-method fast path where grpcio has it)."""
+
     def echo(_request: BytesValue, _context: Any) -> BytesValue:
         return response
 
@@ -59,7 +62,11 @@ def _echo_handlers(response: BytesValue, asynchronous: bool) -> Any:
         response_serializer=BytesValue.SerializeToString,
     )
     service, method = ECHO_METHOD.strip("/").split("/")
-    return grpc.method_handlers_generic_handler(service, {method: handler})
+    server.add_generic_rpc_handlers(
+        (grpc.method_handlers_generic_handler(service, {method: handler}),)
+    )
+    if hasattr(server, "add_registered_method_handlers"):
+        server.add_registered_method_handlers(service, {method: handler})
 
 
 def serve_echo(kind: str, response_bytes: int, config: ServerConfig) -> None:
@@ -71,7 +78,7 @@ def serve_echo(kind: str, response_bytes: int, config: ServerConfig) -> None:
     from studengine.api.server import build_grpc_server, server_options
 
     configure_logging(config.log_level)
-    response = BytesValue(value=b"\x5a" * response_bytes)
+    response = BytesValue.FromString(bytes_value_of_size(response_bytes))
     address = f"127.0.0.1:{config.port}"
     if kind.startswith("aio"):
 
@@ -80,7 +87,7 @@ def serve_echo(kind: str, response_bytes: int, config: ServerConfig) -> None:
                 options=server_options(config, False),
                 maximum_concurrent_rpcs=config.max_concurrent_rpcs,
             )
-            server.add_generic_rpc_handlers((_echo_handlers(response, True),))
+            _add_echo(server, response, True)
             port = server.add_insecure_port(address)
             await server.start()
             print(f"PORT {port}", flush=True)
@@ -96,7 +103,7 @@ def serve_echo(kind: str, response_bytes: int, config: ServerConfig) -> None:
             options=server_options(config, False),
             maximum_concurrent_rpcs=config.max_concurrent_rpcs,
         )
-    server.add_generic_rpc_handlers((_echo_handlers(response, False),))
+    _add_echo(server, response, False)
     port = server.add_insecure_port(address)
     server.start()
     print(f"PORT {port}", flush=True)
