@@ -3,14 +3,14 @@
 - SIGKILL under `stud-load`: the calls in flight on the killed replica are lost and
   retried (UNAVAILABLE) on the others; every hand completes and conserves chips.
 - SIGTERM under `stud-load`: the replica drains (every call it had started finishes OK,
-  it exits 0); the client fails no call, except for the gRPC Python server race below.
+  it exits 0); no call fails.
 - SIGTERM under client-side round robin (one channel over all replicas, as against the
   headless Service): GOAWAY moves traffic away without a single UNAVAILABLE.
 
 The race: a gRPC Python server cancels calls it had received but not yet handed to a
 handler when it begins to stop (grpc/grpc#41785); the client sees CANCELLED. It hits
-0 to 3 calls per drain here; `stud-load` counts them as errors (it retries UNAVAILABLE
-only), the round-robin driver retries them and counts them apart.
+0 to 3 calls per drain here. This client never cancels a call, so `stud-load` and the
+round-robin driver retry them on another replica (counted as retries, not errors).
 """
 
 from __future__ import annotations
@@ -75,10 +75,11 @@ def test_sigterm_under_stud_load_drains() -> None:
     assert any(e.get("event") == "stopped" for e in victim.events())
     codes = _victim_codes(victim)
     assert codes["OK"] > 0 and set(codes) == {"OK"}, codes  # nothing cut short
-    assert set(report["errors"]) <= {"CANCELLED"}, report["errors"]  # grpc/grpc#41785
+    # stud-load retries the CANCELLED of grpc/grpc#41785 on another replica: no call fails.
+    assert report["errors"] == {}, report["errors"]
     assert report["hands"] > 20
-    assert report["hands_checked"] == report["hands_conserved"]
-    assert report["unfinished"] <= sum(report["errors"].values())
+    assert report["hands_checked"] == report["hands_conserved"] == report["hands"]
+    assert report["unfinished"] == 0
 
 
 @pytest.mark.slow

@@ -3,8 +3,9 @@ Stud Engine servers, with a report of throughput, latency per method, errors and
 check of every finished hand.
 
 Calls go round-robin over every target (and over several connections per target, so a
-multi-worker server spreads them over its workers). A call that fails with UNAVAILABLE is
-tried again on the next target and counted as a retry. That is safe because the server is
+multi-worker server spreads them over its workers). A call that fails with UNAVAILABLE (or
+with a server's CANCELLED, see ``RETRYABLE``) is tried again on another target and counted
+as a retry, and the failed target is passed over for a second. That is safe because the server is
 stateless and Act is a pure function of (sealed state, action): sending the same request
 again yields the same next hand (same ``hand_id``, ``seq`` + 1, same cards; only the
 ciphertext differs), whether or not the first attempt landed on a replica whose reply was
@@ -59,6 +60,11 @@ from studengine.gen.stud.v1 import stud_engine_pb2_grpc as pb_grpc
 MAX_SECONDS = 3600.0  # the hard cap on any run
 GRACE_SECONDS = 15.0  # after the deadline, hands in flight may take this long to finish
 MAX_ATTEMPTS = 4  # tries of one call (the first and up to three retries)
+# Retried on another target. CANCELLED too: this client never cancels a call (its own
+# cancellation raises asyncio.CancelledError), and a gRPC Python server that begins to
+# stop cancels the calls it had received but not yet started (grpc/grpc#41785).
+RETRYABLE = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED})
+COOLDOWN_SECONDS = 1.0  # a target that failed is skipped this long while others are up
 METHODS = ("StartHand", "Act", "GetView", "Evaluate", "Equity")
 
 
@@ -91,7 +97,8 @@ def percentile(values: Sequence[float], q: float) -> float:
 
 
 class Pool:
-    """Channels to every target, used round-robin, with retries on UNAVAILABLE."""
+    """Channels to every target, used round-robin, with retries on UNAVAILABLE (and a
+    server's CANCELLED); a target that failed is passed over for a second."""
 
     def __init__(self, targets: Sequence[str], connections: int) -> None:
         self.targets: list[str] = []
@@ -104,6 +111,18 @@ class Pool:
                 self.stubs.append(pb_grpc.StudEngineServiceStub(channel))
                 self.targets.append(target)
         self.turn = 0
+        self.resting_until: dict[str, float] = {}
+
+    def _next(self) -> int:
+        """The next channel round-robin, passing over targets that failed just now."""
+        size = len(self.stubs)
+        now = time.monotonic()
+        for _ in range(size):
+            index = self.turn % size
+            self.turn += 1
+            if self.resting_until.get(self.targets[index], 0.0) <= now:
+                return index
+        return self.turn % size  # every target failed lately: try them anyway
 
     def _other(self, index: int) -> int:
         """The next channel to a different target than ``index``'s (if there is one)."""
@@ -115,16 +134,16 @@ class Pool:
         return (index + 1) % size
 
     async def call(self, method: str, request: Any, stats: Stats) -> Any:
-        index = self.turn % len(self.stubs)
-        self.turn += 1
+        index = self._next()
         for attempt in range(1, MAX_ATTEMPTS + 1):
             began = time.perf_counter()
             try:
                 response = await getattr(self.stubs[index], method)(request, timeout=CALL_TIMEOUT)
             except grpc.aio.AioRpcError as error:
-                if error.code() != grpc.StatusCode.UNAVAILABLE or attempt == MAX_ATTEMPTS:
+                if error.code() not in RETRYABLE or attempt == MAX_ATTEMPTS:
                     raise
                 stats.retries += 1
+                self.resting_until[self.targets[index]] = time.monotonic() + COOLDOWN_SECONDS
                 index = self._other(index)
                 await asyncio.sleep(0.005 * attempt)
                 continue
