@@ -8,6 +8,7 @@ import random
 import re
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import grpc
 from api_helpers import call_code, random_act, random_start
@@ -168,12 +169,20 @@ def test_one_json_line_per_call_and_no_secrets(live_server: Launch) -> None:
         assert update.state.hex()[:32] not in text
 
 
-def test_a_port_in_use_is_refused(live_server: Launch) -> None:
+def test_a_port_in_use_is_refused(live_server: Launch, tmp_path: Path) -> None:
     first = live_server(metrics=False)
+    scratch = tmp_path / "scratch"  # TMPDIR of the refused servers: left empty
+    scratch.mkdir()
     for workers in (1, 2):
-        second = live_server(workers=workers, args=["--port", str(first.port)], wait=False)
+        second = live_server(
+            workers=workers,
+            args=["--port", str(first.port)],
+            env={"TMPDIR": str(scratch)},
+            wait=False,
+        )
         assert second.wait(60) == 2
         assert "cannot listen on 127.0.0.1:" in "\n".join(second.stderr)
+        assert not list(scratch.iterdir())
     assert first.health(SERVICE) == health_pb2.HealthCheckResponse.SERVING
 
 

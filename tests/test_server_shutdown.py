@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import shutil
 import signal
 import threading
 import time
@@ -123,3 +124,6 @@ def test_workers_exit_when_the_supervisor_is_killed(live_server: Launch) -> None
     _wait_until(lambda: all(_gone(pid) for pid in workers), "the orphaned workers to exit")
     server.wait(60)  # read what they printed to the end
     assert sum(e.get("event") == "worker stopped" for e in server.logs()) == 2
+    # nobody was left to delete the metrics directory: the test does
+    serving = next(e for e in server.logs() if e.get("event") == "serving")
+    shutil.rmtree(serving["metrics_dir"], ignore_errors=True)

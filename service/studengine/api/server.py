@@ -354,8 +354,8 @@ class Supervisor:
 
 
 def run_workers(config: ServerConfig, keys: Keys) -> int:
+    reserved, port = _reserve_port(config)  # first: a busy port leaves nothing behind
     made_dir = _prepare_multiprocess_dir(make=True)
-    reserved, port = _reserve_port(config)
     config = replace(config, port=port)
     stop = _stop_event()
     http = None
