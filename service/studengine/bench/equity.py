@@ -62,7 +62,7 @@ def ours(samples: int, backend: str, rounds: int) -> None:
 
 def eval7_holdem(iterations: int, rounds: int) -> None:
     try:
-        import eval7  # type: ignore[import-untyped]
+        import eval7
     except ImportError:
         print("    (eval7 not installed)")
         return

@@ -97,7 +97,7 @@ def single_call_entries(
     twin = _twin.evaluate
     entries["studengine twin"] = (lambda: [twin(h) for h in few], len(few))
     try:
-        from phevaluator import _pheval  # type: ignore[import-untyped]
+        from phevaluator import _pheval
 
         fn = getattr(_pheval, f"evaluate_{size}cards")
         tuples = [tuple(h) for h in hands]  # phevaluator's card ids are rank * 4 + suit too
@@ -106,7 +106,7 @@ def single_call_entries(
         print("  (phevaluator not installed)")
     texts = [[format_card(c) for c in h] for h in hands]
     try:
-        import eval7  # type: ignore[import-untyped]
+        import eval7
 
         e7 = [[eval7.Card(t) for t in h] for h in texts]
         e7_eval = eval7.evaluate
@@ -114,7 +114,7 @@ def single_call_entries(
     except ImportError:
         print("  (eval7 not installed)")
     try:
-        from treys import Card as TreysCard  # type: ignore[import-untyped]
+        from treys import Card as TreysCard
         from treys import Evaluator as TreysEvaluator
 
         # the function treys' public evaluate(hand, board) dispatches to, without the
