@@ -110,7 +110,12 @@ def build_parser() -> argparse.ArgumentParser:
         default=d.threads,
         help=f"handler threads per worker (default {d.threads})",
     )
-    add("--key-file", default=None, help="file of sealing keys, one 'kid:base64key' per line")
+    add(
+        "--key-file",
+        default=None,
+        help="file of sealing keys, one 'kid:base64key' per line, the first seals (without "
+        "it: STUD_SEALING_KEYS, the same specs comma-separated; make one with stud-keygen)",
+    )
     add(
         "--dev",
         action=argparse.BooleanOptionalAction,
