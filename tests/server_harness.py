@@ -18,8 +18,7 @@ import sys
 import threading
 import time
 import urllib.request
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -195,12 +194,3 @@ def launch(
             server.stop()
             raise
     return server
-
-
-@contextmanager
-def launched(tmp: Path, **kwargs: Any) -> Iterator[LiveServer]:
-    server = launch(tmp, **kwargs)
-    try:
-        yield server
-    finally:
-        server.stop()
