@@ -15,6 +15,14 @@ if TYPE_CHECKING:
 
 FOLD = LegalAction(ActionType.FOLD)
 CHECK = LegalAction(ActionType.CHECK)
+CHECK_ONLY = (CHECK,)
+CALL = ActionType.CALL
+_new = tuple.__new__
+
+
+def _legal(kind: ActionType, to: int) -> LegalAction:
+    """``LegalAction(kind, to)`` without the named tuple's Python-level ``__new__``."""
+    return _new(LegalAction, (kind, to))
 
 
 def full_bet(hand: Hand) -> int:
@@ -61,37 +69,51 @@ def legal_actions(hand: Hand) -> tuple[LegalAction, ...]:
     seat = hand.to_act
     if seat is None:
         return ()
-    table = hand.table
     bet = hand.round_bets[seat]
     all_in_to = bet + hand.stacks[seat]
-
-    if hand.bring_in_due:  # R-BRING-IN-CHOICE, R-SHORT-BRING-IN, R-ANTE-ALL-IN-LOW
-        actions = [FOLD] if hand.opener_may_fold else []
-        actions.append(LegalAction(ActionType.BRING_IN, min(table.bring_in, all_in_to)))
-        if all_in_to > table.bring_in and others_can_answer(hand, seat):
-            actions.append(LegalAction(ActionType.COMPLETE, min(table.small_bet, all_in_to)))
-        return tuple(actions)
+    if hand.bring_in_due:
+        return bring_in_choices(hand, seat, all_in_to)
 
     level = hand.level
     if level > bet:
         answers: tuple[LegalAction, ...] = (
             FOLD,
-            LegalAction(ActionType.CALL, level if level < all_in_to else all_in_to),
+            _legal(CALL, level if level < all_in_to else all_in_to),
         )
     else:
-        answers = (CHECK,)
+        answers = CHECK_ONLY
     if (
         hand.acted[seat]  # R-HALF-BET: a short all-in reopens nothing for those who acted
         or all_in_to <= level
-        or is_capped(hand)
+        or (not hand.uncapped and hand.bets >= hand.table.max_bets)  # is_capped(hand)
         or not others_can_answer(hand, seat)
     ):
         return answers
     kind = raise_type(hand)
-    targets = [hand.full_level + size for size in bet_sizes(hand)]
-    if targets[-1] > all_in_to:  # R-TABLE-STAKES: offered at the all-in total instead
+    if hand.open_pair and not hand.big_made:  # R-OPEN-PAIR: two sizes
+        return answers + raise_choices(kind, hand.full_level, bet_sizes(hand), all_in_to)
+    to = hand.full_level + full_bet(hand)
+    return (*answers, _legal(kind, to if to < all_in_to else all_in_to))  # R-TABLE-STAKES
+
+
+def bring_in_choices(hand: Hand, seat: int, all_in_to: int) -> tuple[LegalAction, ...]:
+    """R-BRING-IN-CHOICE, R-SHORT-BRING-IN, R-ANTE-ALL-IN-LOW: the opener's choices."""
+    table = hand.table
+    actions = [FOLD] if hand.opener_may_fold else []
+    actions.append(_legal(ActionType.BRING_IN, min(table.bring_in, all_in_to)))
+    if all_in_to > table.bring_in and others_can_answer(hand, seat):
+        actions.append(_legal(ActionType.COMPLETE, min(table.small_bet, all_in_to)))
+    return tuple(actions)
+
+
+def raise_choices(
+    kind: ActionType, full_level: int, sizes: tuple[int, ...], all_in_to: int
+) -> tuple[LegalAction, ...]:
+    """A bet or raise of each size; R-TABLE-STAKES: offered at the all-in total instead."""
+    targets = [full_level + size for size in sizes]
+    if targets[-1] > all_in_to:
         targets = sorted({min(to, all_in_to) for to in targets})
-    return answers + tuple(LegalAction(kind, to) for to in targets)
+    return tuple(_legal(kind, to) for to in targets)
 
 
 def needs_to_act(hand: Hand, seat: int) -> bool:

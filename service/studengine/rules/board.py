@@ -4,7 +4,7 @@ R-FIRST-TO-ACT, R-SHOWDOWN-ORDER).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import cache
 
 
@@ -46,7 +46,8 @@ def has_open_pair(up_cards: Sequence[int]) -> bool:
 
 def clockwise_from(start: int, players: int) -> list[int]:
     """Seats starting at ``start`` and going clockwise round the table."""
-    return [(start + i) % players for i in range(players)]
+    start %= players
+    return [*range(start, players), *range(start)]
 
 
 def lowest_up_card(up_card_by_seat: dict[int, int]) -> int:
@@ -54,12 +55,15 @@ def lowest_up_card(up_card_by_seat: dict[int, int]) -> int:
     return min(up_card_by_seat, key=up_card_by_seat.__getitem__)
 
 
-def best_board(seats_from_dealers_left: Sequence[int], boards: Sequence[Sequence[int]]) -> int:
-    """The seat with the best board; ties go to the one nearest the dealer's left."""
+def best_board(
+    seats_from_dealers_left: Sequence[int], board_of: Callable[[int], Sequence[int]]
+) -> int:
+    """The seat with the best board (``board_of(seat)``, its up cards); ties go to the
+    one nearest the dealer's left."""
     best_seat = seats_from_dealers_left[0]
-    best = board_strength(boards[best_seat])
+    best = board_strength(board_of(best_seat))
     for seat in seats_from_dealers_left[1:]:
-        strength = board_strength(boards[seat])
+        strength = board_strength(board_of(seat))
         if strength > best:
             best_seat, best = seat, strength
     return best_seat

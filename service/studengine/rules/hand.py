@@ -33,6 +33,7 @@ from studengine.rules.validation import validate_deck, validate_players, validat
 from studengine.rules.variants import VARIANTS, VariantSpec
 
 FOLD, CHECK, BRING_IN = ActionType.FOLD, ActionType.CHECK, ActionType.BRING_IN
+_new = tuple.__new__  # makes an event without its named tuple's Python-level __new__
 
 
 @dataclass
@@ -95,11 +96,19 @@ class Hand:
 
     def up_cards(self, seat: int) -> list[int]:
         cards = self.cards[seat]
-        return [cards[i] for i in self.spec.up_positions if i < len(cards)]
+        spec = self.spec
+        dealt = len(cards)
+        if dealt > spec.cards_per_player:
+            return [cards[i] for i in spec.up_positions if i < dealt]
+        return [cards[i] for i in spec.up_positions_of[dealt]]
 
     def down_cards(self, seat: int) -> list[int]:
         cards = self.cards[seat]
-        return [cards[i] for i in self.spec.down_positions if i < len(cards)]
+        spec = self.spec
+        dealt = len(cards)
+        if dealt > spec.cards_per_player:
+            return [cards[i] for i in spec.down_positions if i < dealt]
+        return [cards[i] for i in spec.down_positions_of[dealt]]
 
     def copy(self) -> Hand:
         return copy.deepcopy(self)
@@ -156,34 +165,43 @@ class Hand:
     def _choose(
         self, seat: int, action: ActionType, to: int | None
     ) -> tuple[LegalAction | None, str | None]:
-        problem = self._turn_problem(seat)
-        if problem:
-            return None, problem
-        options = [a for a in self.legal_actions() if a.type is action]
-        if not options:
-            return None, f"{action.value} is not allowed now"
-        if to is None:
-            return options[0], None
-        for option in options:
-            if option.to == to or (option.to is None and to == self.round_bets[seat]):
+        """The legal action asked for, or None and why not (R-ACTIONS)."""
+        if seat != self.to_act or self.over:
+            return None, self._turn_problem(seat) or "not allowed"
+        legal = self.legal_actions()
+        for option in legal:  # the first of its type, or the one at ``to``
+            if option.type is action and (
+                to is None or option.to == to or (option.to is None and to == self.round_bets[seat])
+            ):
                 return option, None
+        return None, self._refusal(seat, action, to, legal)
+
+    def _refusal(
+        self, seat: int, action: ActionType, to: int | None, legal: tuple[LegalAction, ...]
+    ) -> str:
+        """Why ``action`` (at ``to``) is not among the ``legal`` choices."""
+        options = [a for a in legal if a.type is action]
+        if not options:
+            return f"{action.value} is not allowed now"
         amounts = " or ".join(str(o.to) for o in options)
-        return None, f"{action.value} to {to} is not allowed; {action.value} is to {amounts}"
+        return f"{action.value} to {to} is not allowed; {action.value} is to {amounts}"
 
     # ---- applying an action --------------------------------------------------------
 
     def _apply(self, seat: int, action: LegalAction, *, timeout: bool) -> list[Event]:
+        """Put a legal action into effect, then pass the turn on or end the round."""
         self.__dict__.pop("_legal", None)
-        kind = action.type
+        kind, to = action
+        stacks, round_bets = self.stacks, self.round_bets
         moved = 0
         if kind is FOLD:
             self.folded[seat] = True
         elif kind is not CHECK:
-            assert action.to is not None
-            moved = action.to - self.round_bets[seat]
-            self.stacks[seat] -= moved
+            assert to is not None
+            moved = to - round_bets[seat]
+            stacks[seat] -= moved
             self.committed[seat] += moved
-            self.round_bets[seat] = action.to
+            round_bets[seat] = to
         self.acted[seat] = True
         if self.first_actor is None:
             self.first_actor = seat
@@ -191,13 +209,14 @@ class Hand:
         if kind is BRING_IN:
             self.bring_in_due = False
             self.level = self.table.bring_in  # a short bring-in is still called in full
-        elif action.to is not None and action.to > self.level:  # COMPLETE, BET or RAISE
-            self._raise_to(seat, action.to)
+        elif to is not None and to > self.level:  # COMPLETE, BET or RAISE
+            self._raise_to(seat, to)
         events: list[Event] = [
-            ActionTaken(seat, kind, self.round_bets[seat], moved, self.stacks[seat] == 0, timeout)
+            _new(ActionTaken, (seat, kind, round_bets[seat], moved, stacks[seat] == 0, timeout))
         ]
-        self._check_heads_up()
-        if self.folded.count(False) == 1:
+        if self.table.uncapped_heads_up:
+            self._check_heads_up()
+        if kind is FOLD and self.folded.count(False) == 1:  # R-ROUND-END: one player left
             self.to_act = None
             events.extend(settle(self))
             return events
@@ -218,10 +237,12 @@ class Hand:
                 self.big_made = True
             self.full_level = to
             self.bets += 1
-            for other in range(self.players):
-                if other != seat:
-                    self.acted[other] = False
-        self.level = max(self.level, to)
+            acted = self.acted
+            mine = acted[seat]
+            acted[:] = [False] * len(acted)  # everyone else must answer it
+            acted[seat] = mine
+        if to > self.level:
+            self.level = to
 
     def _check_heads_up(self) -> None:
         """R-CAP option: a round that becomes heads-up before its cap has no cap."""
@@ -232,31 +253,37 @@ class Hand:
     # ---- streets ------------------------------------------------------------------
 
     def _post_antes(self) -> list[Event]:
+        """R-ANTE: everyone antes, from the dealer's left; a short stack antes all it has."""
         events: list[Event] = []
-        if self.table.ante == 0:
+        ante = self.table.ante
+        if ante == 0:
             return events
-        for seat in clockwise_from(self.button + 1, self.players):
-            amount = min(self.table.ante, self.stacks[seat])
-            self.stacks[seat] -= amount
-            self.committed[seat] += amount
-            events.append(AntePosted(seat, amount, self.stacks[seat] == 0))
+        stacks, committed = self.stacks, self.committed
+        for seat in clockwise_from(self.button + 1, len(stacks)):
+            stack = stacks[seat]
+            amount = ante if ante < stack else stack
+            stacks[seat] = stack - amount
+            committed[seat] += amount
+            events.append(_new(AntePosted, (seat, amount, amount == stack)))
         return events
 
     def _deal_street(self) -> list[Event]:
         """R-DEAL-ORDER: one card at a time from the dealer's left, to players still in."""
         events: list[Event] = []
-        street, deck, cards = self.street, self.deck, self.cards
-        order = [s for s in clockwise_from(self.button + 1, self.players) if not self.folded[s]]
+        street, deck, cards, folded = self.street, self.deck, self.cards, self.folded
+        order = [s for s in clockwise_from(self.button + 1, len(folded)) if not folded[s]]
+        count = len(order)
         for face_up in self.spec.streets[street].cards:
-            if len(deck) - self.dealt < len(order):  # R-COMMUNITY-CARD
-                self.community = deck[self.dealt]
-                self.dealt += 1
-                events.append(CardDealt(None, self.community, True, street))
+            dealt = self.dealt
+            if len(deck) - dealt < count:  # R-COMMUNITY-CARD
+                self.community = deck[dealt]
+                self.dealt = dealt + 1
+                events.append(CardDealt(None, deck[dealt], True, street))
                 continue
-            for seat, card in zip(order, deck[self.dealt : self.dealt + len(order)], strict=True):
+            for seat, card in zip(order, deck[dealt : dealt + count], strict=True):
                 cards[seat].append(card)
-                events.append(CardDealt(seat, card, face_up, street))
-            self.dealt += len(order)
+                events.append(_new(CardDealt, (seat, card, face_up, street)))
+            self.dealt = dealt + count
         return events
 
     def _begin_round(self) -> list[Event]:
@@ -289,7 +316,7 @@ class Hand:
             first = low
         else:  # R-FIRST-TO-ACT
             from_left = [s for s in clockwise_from(self.button + 1, players) if not folded[s]]
-            first = best_board(from_left, [self.up_cards(s) for s in range(players)])
+            first = best_board(from_left, self.up_cards)
         if stacks[first] == 0:
             first = next(s for s in clockwise_from(first, players) if stacks[s] and not folded[s])
         self.to_act = first

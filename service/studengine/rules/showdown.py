@@ -36,7 +36,7 @@ def first_to_show(hand: Hand, live: list[int]) -> int:
                 if not hand.folded[seat]:
                     return seat
     from_left = [s for s in clockwise_from(hand.button + 1, len(hand.stacks)) if s in live]
-    return best_board(from_left, [hand.up_cards(s) for s in range(len(hand.stacks))])
+    return best_board(from_left, hand.up_cards)
 
 
 def settle(hand: Hand) -> list[Event]:

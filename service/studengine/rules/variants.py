@@ -41,6 +41,20 @@ class VariantSpec:
         return tuple(i for i, up in enumerate(self.face_up) if not up)
 
     @cached_property
+    def up_positions_of(self) -> tuple[tuple[int, ...], ...]:
+        """The face-up positions among a player's first ``n`` cards, indexed by ``n``."""
+        return tuple(
+            tuple(i for i in self.up_positions if i < n) for n in range(self.cards_per_player + 1)
+        )
+
+    @cached_property
+    def down_positions_of(self) -> tuple[tuple[int, ...], ...]:
+        """The face-down positions among a player's first ``n`` cards, indexed by ``n``."""
+        return tuple(
+            tuple(i for i in self.down_positions if i < n) for n in range(self.cards_per_player + 1)
+        )
+
+    @cached_property
     def big_bet_streets(self) -> tuple[bool, ...]:
         return tuple(street.big_bet for street in self.streets)
 
