@@ -31,9 +31,10 @@ from studengine.api.views import (
     ACTION_FROM_PB,
     ODD_CHIP_FROM_PB,
     VARIANT_FROM_PB,
+    add_legal,
     build_view,
-    build_views,
     cards_text,
+    fill_views,
     legal_to_pb,
     result_to_pb,
 )
@@ -157,8 +158,9 @@ class Handlers:
         )
         _bind(hand_id=record.hand_id.hex(), seq=0)
         metrics.hand_started(variant.value)
-        update = self._update(record, events)
-        return pb.StartHandResponse(hand=update)
+        response = pb.StartHandResponse()
+        self._update(record, events, response.hand)
+        return response
 
     # ---- Act ----------------------------------------------------------------------
 
@@ -200,7 +202,9 @@ class Handlers:
         _bind(seq=record.seq)
         if hand.over:
             metrics.hand_finished(hand.variant.value)
-        return pb.ActResponse(hand=self._update(record, events))
+        response = pb.ActResponse()
+        self._update(record, events, response.hand)
+        return response
 
     @staticmethod
     def _smallest(hand: Hand, action: object) -> int | None:
@@ -236,27 +240,24 @@ class Handlers:
 
     # ---- the shared response ------------------------------------------------------
 
-    def _update(self, record: HandRecord, events: Sequence[Event]) -> pb.HandUpdate:
+    def _update(self, record: HandRecord, events: Sequence[Event], update: pb.HandUpdate) -> None:
+        """Fill ``update`` in place (a message passed to a parent's constructor or
+        ``CopyFrom`` would be copied, which costs a parse)."""
         hand = record.hand
         sealed = self.sealer.seal(record)
         metrics.state_size(len(sealed))
-        spectator, seat_views = build_views(hand, record.player_ids, events)
-        update = pb.HandUpdate(
-            hand_id=record.hand_id.hex(),
-            seq=record.seq,
-            state=sealed,
-            spectator=spectator,
-            seats=seat_views,
-            legal_actions=legal_to_pb(hand.legal_actions()),
-            deck_commitment=deck_commitment(record.hand_id, record.salt, hand.deck),
-            over=hand.over,
-        )
+        update.hand_id = record.hand_id.hex()
+        update.seq = record.seq
+        update.state = sealed
+        add_legal(update.legal_actions, hand.legal_actions())
+        update.deck_commitment = deck_commitment(record.hand_id, record.salt, hand.deck)
+        update.over = hand.over
+        fill_views(update, hand, record.player_ids, events)
         if hand.to_act is not None:
             update.to_act = hand.to_act
         if hand.result is not None:
             update.result.CopyFrom(result_to_pb(hand.result))
             update.reveal.CopyFrom(pb.Reveal(salt=record.salt.hex(), deck=cards_text(hand.deck)))
-        return update
 
     # ---- Evaluate and Equity ------------------------------------------------------
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from operator import le
+from typing import Literal
 
 from google.protobuf.message import DecodeError
 
@@ -23,6 +25,7 @@ HAND_ID_BYTES = 16
 SALT_BYTES = 32
 MAX_PLAYER_ID = 64
 
+FULL_DECK_LIST = list(range(DECK_SIZE))
 VARIANT_CODES = {Variant.FIVE_CARD_STUD: 1, Variant.SEVEN_CARD_STUD: 2}
 ODD_CHIP_CODES = {OddChip.LEFT_OF_DEALER: 1, OddChip.HIGH_CARD_BY_SUIT: 2}
 VARIANT_BY_CODE = {code: v for v, code in VARIANT_CODES.items()}
@@ -191,77 +194,100 @@ def _decode_result(msg: state_pb2.EngineResult, players: int) -> HandResult:
     )
 
 
+_TABLES: dict[bytes, Table] = {}  # a few distinct tables serve many calls
+_MAX_TABLES = 256
+
+
+def _decode_table(msg: state_pb2.EngineTable) -> Table:
+    """The table, checked; tables are immutable, so each distinct one is made once."""
+    key = msg.SerializeToString(deterministic=True)
+    table = _TABLES.get(key)
+    if table is not None:
+        return table
+    odd_chip = ODD_CHIP_BY_CODE.get(msg.odd_chip)
+    _check(odd_chip is not None, "odd chip")
+    assert odd_chip is not None
+    _check(msg.ante >= 0 and 0 < msg.bring_in < msg.small_bet <= msg.big_bet, "stakes")
+    _check(msg.max_bets >= 1, "max bets")
+    table = Table(
+        ante=msg.ante,
+        bring_in=msg.bring_in,
+        small_bet=msg.small_bet,
+        big_bet=msg.big_bet,
+        max_bets=msg.max_bets,
+        uncapped_heads_up=msg.uncapped_heads_up,
+        open_pair_big_bet=msg.open_pair_big_bet,
+        odd_chip=odd_chip,
+    )
+    if len(_TABLES) >= _MAX_TABLES:
+        _TABLES.clear()
+    _TABLES[key] = table
+    return table
+
+
+OptionalSeat = Literal["to_act", "first_actor", "last_aggressor"]
+
+
+def _optional_seat(msg: state_pb2.EngineHand, name: OptionalSeat, players: int) -> int | None:
+    if not msg.HasField(name):
+        return None
+    return _seat(getattr(msg, name), players, name)
+
+
 def decode_hand(msg: state_pb2.EngineHand) -> Hand:
+    """The engine's Hand, with every invariant checked in bulk (C-level min/max/sorted)."""
     variant = VARIANT_BY_CODE.get(msg.variant)
     _check(variant is not None, "variant")
     assert variant is not None
     spec = VARIANTS[variant]
-    odd_chip = ODD_CHIP_BY_CODE.get(msg.table.odd_chip)
-    _check(odd_chip is not None, "odd chip")
-    assert odd_chip is not None
-    t = msg.table
-    _check(t.ante >= 0 and 0 < t.bring_in < t.small_bet <= t.big_bet, "stakes")
-    _check(t.max_bets >= 1, "max bets")
-    table = Table(
-        ante=t.ante,
-        bring_in=t.bring_in,
-        small_bet=t.small_bet,
-        big_bet=t.big_bet,
-        max_bets=t.max_bets,
-        uncapped_heads_up=t.uncapped_heads_up,
-        open_pair_big_bet=t.open_pair_big_bet,
-        odd_chip=odd_chip,
-    )
-    players = len(msg.starting_stacks)
+    table = _decode_table(msg.table)
+    starting_stacks = list(msg.starting_stacks)
+    stacks = list(msg.stacks)
+    committed = list(msg.committed)
+    round_bets = list(msg.round_bets)
+    raw_cards = list(msg.cards)
+    folded = list(msg.folded)
+    acted = list(msg.acted)
+    players = len(starting_stacks)
     _check(spec.min_players <= players <= spec.max_players, "players")
-    for name in ("stacks", "committed", "round_bets", "cards", "folded", "acted"):
-        _check(len(getattr(msg, name)) == players, f"{name} length")
-    _check(all(s > 0 for s in msg.starting_stacks), "starting stacks")
-    stacks = _chips(msg.stacks, "stacks")
-    committed = _chips(msg.committed, "committed")
-    round_bets = _chips(msg.round_bets, "round bets")
-    _check(sum(stacks) + sum(committed) == sum(msg.starting_stacks), "chips not conserved")
-    _check(all(r <= c for r, c in zip(round_bets, committed, strict=True)), "round bets")
-    deck = list(msg.deck)
-    _check(sorted(deck) == list(range(DECK_SIZE)), "deck is not a permutation")
-    _check(msg.dealt <= DECK_SIZE, "dealt")
-    cards = [_cards(c, "cards") for c in msg.cards]
-    _check(all(len(c) <= spec.cards_per_player for c in cards), "too many cards")
+    lengths = {len(stacks), len(committed), len(round_bets), len(raw_cards), len(folded)}
+    _check(lengths == {players} and len(acted) == players, "seat list lengths")
+    _check(min(starting_stacks) > 0, "starting stacks")
+    _check(min(stacks) >= 0 and min(committed) >= 0 and min(round_bets) >= 0, "negative amount")
+    _check(sum(stacks) + sum(committed) == sum(starting_stacks), "chips not conserved")
+    _check(all(map(le, round_bets, committed)), "round bets")
+    raw_deck = msg.deck
+    _check(sorted(raw_deck) == FULL_DECK_LIST, "deck is not a permutation")
+    dealt = msg.dealt
+    _check(dealt <= DECK_SIZE, "dealt")
+    held = b"".join(raw_cards)
+    _check(max(map(len, raw_cards)) <= spec.cards_per_player, "too many cards")
     community = msg.community if msg.HasField("community") else None
-    dealt_cards = [c for seat_cards in cards for c in seat_cards]
-    if community is not None:
-        dealt_cards.append(community)
-    _check(sorted(dealt_cards) == sorted(deck[: msg.dealt]), "dealt cards")
+    in_play = list(held) if community is None else [*held, community]
+    # every card held is in the deck (so in range) and they are exactly the dealt ones
+    _check(sorted(in_play) == sorted(raw_deck[:dealt]), "dealt cards")
     _check(msg.street < len(spec.streets), "street")
     _check(msg.level >= 0 and msg.full_level >= 0, "levels")
     over = msg.over
     _check(over == msg.HasField("result"), "result")
-    to_act = _seat(msg.to_act, players, "to act") if msg.HasField("to_act") else None
+    to_act = _optional_seat(msg, "to_act", players)
     _check(not (over and to_act is not None), "to act after the end")
-    first_actor = (
-        _seat(msg.first_actor, players, "first actor") if msg.HasField("first_actor") else None
-    )
-    last_aggressor = (
-        _seat(msg.last_aggressor, players, "last aggressor")
-        if msg.HasField("last_aggressor")
-        else None
-    )
     if to_act is not None:
-        _check(not msg.folded[to_act] and stacks[to_act] > 0, "to act cannot act")
+        _check(not folded[to_act] and stacks[to_act] > 0, "to act cannot act")
     return Hand(
         variant=variant,
         table=table,
         button=_seat(msg.button, players, "button"),
-        starting_stacks=list(msg.starting_stacks),
-        deck=deck,
-        dealt=msg.dealt,
+        starting_stacks=starting_stacks,
+        deck=list(raw_deck),
+        dealt=dealt,
         stacks=stacks,
         committed=committed,
         round_bets=round_bets,
-        cards=cards,
+        cards=[list(c) for c in raw_cards],
         community=community,
-        folded=list(msg.folded),
-        acted=list(msg.acted),
+        folded=folded,
+        acted=acted,
         street=msg.street,
         to_act=to_act,
         level=msg.level,
@@ -272,8 +298,8 @@ def decode_hand(msg: state_pb2.EngineHand) -> Hand:
         big_made=msg.big_made,
         bring_in_due=msg.bring_in_due,
         opener_may_fold=msg.opener_may_fold,
-        first_actor=first_actor,
-        last_aggressor=last_aggressor,
+        first_actor=_optional_seat(msg, "first_actor", players),
+        last_aggressor=_optional_seat(msg, "last_aggressor", players),
         round_held=msg.round_held,
         over=over,
         result=_decode_result(msg.result, players) if over else None,
@@ -292,13 +318,15 @@ def decode(data: bytes) -> HandRecord:
     _check(len(msg.salt) == SALT_BYTES, "salt")
     _check(msg.HasField("hand"), "no hand")
     hand = decode_hand(msg.hand)
-    _check(len(msg.player_ids) == len(hand.stacks), "player ids")
-    _check(all(0 < len(p) <= MAX_PLAYER_ID for p in msg.player_ids), "player id length")
+    player_ids = list(msg.player_ids)
+    _check(len(player_ids) == len(hand.stacks), "player ids")
+    id_lengths = [len(p) for p in player_ids]
+    _check(min(id_lengths) > 0 and max(id_lengths) <= MAX_PLAYER_ID, "player id length")
     return HandRecord(
         hand_id=msg.hand_id,
         seq=msg.seq,
         test_deck=msg.test_deck,
         salt=msg.salt,
-        player_ids=list(msg.player_ids),
+        player_ids=player_ids,
         hand=hand,
     )
