@@ -164,12 +164,13 @@ class Handlers:
 
     # ---- Act ----------------------------------------------------------------------
 
-    def _open(self, state: bytes) -> HandRecord:
+    def _open(self, state: bytes, **context: object) -> HandRecord:
+        """The opened state; binds its hand id and seq (and ``context``) for the log line."""
         try:
             record = self.sealer.open(state)
         except SealedStateInvalid:
             raise bad_state() from None
-        _bind(hand_id=record.hand_id.hex(), seq=record.seq)
+        _bind(hand_id=record.hand_id.hex(), seq=record.seq, **context)
         return record
 
     def act(self, request: pb.ActRequest) -> pb.ActResponse:
@@ -177,24 +178,24 @@ class Handlers:
         action = ACTION_FROM_PB.get(request.action)
         if action is None and not timeout:
             raise bad_request("action", f"unknown action {request.action}")
-        record = self._open(request.state)
+        seat = request.seat
+        label = "TIMEOUT" if timeout else str(action and action.value)
+        record = self._open(request.state, seat=seat, action=label)
         hand = record.hand
-        _bind(seat=request.seat, action="TIMEOUT" if timeout else str(action and action.value))
         if request.HasField("expected_seq") and request.expected_seq != record.seq:
             raise stale_seq(request.expected_seq, record.seq)
-        if not 0 <= request.seat < hand.players:
+        if not 0 <= seat < hand.players:
             raise bad_request("seat", f"must be a seat from 0 to {hand.players - 1}")
         try:
             if timeout:
-                events = hand.timeout(request.seat)
+                events = hand.timeout(seat)
                 done = events[0]
                 kind = getattr(done, "type", None)
                 label = kind.value if kind is not None else "TIMEOUT"
             else:
                 assert action is not None
                 to = request.to if request.HasField("to") else self._smallest(hand, action)
-                events = hand.act(request.seat, action, to)
-                label = action.value
+                events = hand.act(seat, action, to)
         except IllegalAction as error:
             raise illegal_action(error) from None
         metrics.action_taken(hand.variant.value, label)

@@ -221,9 +221,13 @@ def _varint(value: int) -> bytes:
     return bytes(out)
 
 
+_ONE_BYTE = tuple(bytes([n]) for n in range(0x80))
+
+
 def _record(tag: bytes, payload: bytes) -> bytes:
     """A serialized message as one element of a repeated message field."""
-    return tag + _varint(len(payload)) + payload
+    size = len(payload)
+    return tag + (_ONE_BYTE[size] if size < 0x80 else _varint(size)) + payload
 
 
 def _card_strings(field: str) -> tuple[bytes, ...]:
@@ -249,9 +253,11 @@ class _Pieces:
     def __init__(self, hand: Hand, player_ids: Sequence[str], events: Sequence[Event]) -> None:
         self.hand = hand
         self.revealed = revealed = revealed_seats(hand)
-        middle = pb.View(
-            button=hand.button, street=hand.street, street_name=hand.street_name, pot=hand.pot
-        )
+        middle = pb.View()
+        middle.button = hand.button
+        middle.street = hand.street
+        middle.street_name = hand.street_name
+        middle.pot = hand.pot
         self.head = _game_fields(hand.variant, hand.table) + middle.SerializeToString()
         tail = pb.View()  # fields 9 and 10, after the seats
         if hand.community is not None:
@@ -260,29 +266,39 @@ class _Pieces:
             tail.to_act = hand.to_act
         self.tail = tail.SerializeToString()
         face_up = hand.spec.face_up
-        self.bases: list[bytes] = []
-        self.seats: list[bytes] = []
+        self.bases: list[bytes] = []  # each seat's fields but its cards and down cards
+        self.seats: list[bytes] = []  # each seat's record as the spectator sees it
         for seat, cards in enumerate(hand.cards):
-            ups, downs = _positions(hand, len(cards))
+            ups, downs = _positions(face_up, len(cards))
             folded = hand.folded[seat]
             stack = hand.stacks[seat]
-            base = pb.SeatInfo(
-                seat=seat,
-                player_id=player_ids[seat],
-                stack=stack,
-                committed=hand.committed[seat],
-                round_bet=hand.round_bets[seat],
-                folded=folded,
-                all_in=not folded and stack == 0,
-                down_card_count=len(downs),
-                revealed=seat in revealed,
-            ).SerializeToString() + b"".join([_UP_CARDS[cards[i]] for i in ups])
+            shown = seat in revealed
+            # set field by field, the defaults (False) skipped: cheaper than keywords
+            info = pb.SeatInfo()
+            info.seat = seat
+            info.player_id = player_ids[seat]
+            info.stack = stack
+            info.committed = hand.committed[seat]
+            info.round_bet = hand.round_bets[seat]
+            if folded:
+                info.folded = True
+            elif stack == 0:
+                info.all_in = True
+            info.down_card_count = len(downs)
+            if shown:
+                info.revealed = True
+            base = info.SerializeToString() + b"".join([_UP_CARDS[cards[i]] for i in ups])
             self.bases.append(base)
-            if seat in revealed:
-                self.seats.append(self._own_seat(seat))
+            if shown:
+                base += _all_cards(cards, downs)
             else:
-                hidden = [_CARDS[c] if face_up[i] else _HIDDEN_CARD for i, c in enumerate(cards)]
-                self.seats.append(_record(_SEATS_TAG, base + b"".join(hidden)))
+                base += b"".join(
+                    [
+                        _CARDS[c] if up else _HIDDEN_CARD
+                        for c, up in zip(cards, face_up, strict=False)
+                    ]
+                )
+            self.seats.append(_record(_SEATS_TAG, base))
         self.events = [
             _record(_EVENTS_TAG, event_to_pb(e, None).SerializeToString()) for e in events
         ]
@@ -293,15 +309,6 @@ class _Pieces:
             if isinstance(e, CardDealt) and e.seat is not None and not e.face_up
         ]
 
-    def _own_seat(self, seat: int) -> bytes:
-        """A seat's record with all its cards shown (to its player, or after a showdown)."""
-        cards = self.hand.cards[seat]
-        _, downs = _positions(self.hand, len(cards))
-        shown = b"".join([_CARDS[c] for c in cards]) + b"".join(
-            [_DOWN_CARDS[cards[i]] for i in downs]
-        )
-        return _record(_SEATS_TAG, self.bases[seat] + shown)
-
     def spectator(self) -> bytes:
         return self.head + b"".join(self.seats) + self.tail + b"".join(self.events)
 
@@ -309,16 +316,23 @@ class _Pieces:
         """The view of ``viewer``: the spectator's with its own down cards shown."""
         seats = self.seats
         if viewer not in self.revealed:
-            seats = list(seats)
-            seats[viewer] = self._own_seat(viewer)
+            cards = self.hand.cards[viewer]
+            _, downs = _positions(self.hand.spec.face_up, len(cards))
+            seats = seats.copy()
+            seats[viewer] = _record(_SEATS_TAG, self.bases[viewer] + _all_cards(cards, downs))
         events = self.events
         if self.private:
             mine = [p for p in self.private if p[1] == viewer]
             if mine:
-                events = list(events)
+                events = events.copy()
                 for index, seat, card, street in mine:
                     events[index] = _own_card_dealt(seat, card, street)
-        return _VIEWER_SEAT[viewer] + self.head + b"".join(seats) + self.tail + b"".join(events)
+        return b"".join((_VIEWER_SEAT[viewer], self.head, *seats, self.tail, *events))
+
+
+def _all_cards(cards: Sequence[int], downs: Sequence[int]) -> bytes:
+    """SeatInfo's cards and down_cards with every card shown."""
+    return b"".join([_CARDS[c] for c in cards] + [_DOWN_CARDS[cards[i]] for i in downs])
 
 
 def _own_card_dealt(seat: int, card: int, street: int) -> bytes:
@@ -344,20 +358,19 @@ def _game_fields(variant: Variant, table: Table) -> bytes:
     return found
 
 
-def _positions(hand: Hand, count: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+def _positions(face_up: tuple[bool, ...], count: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """The up and the down positions among a seat's first ``count`` cards."""
-    key = (hand.variant, count)
+    key = (face_up, count)
     found = _POSITIONS.get(key)
     if found is None:
-        face_up = hand.spec.face_up[:count]
         found = _POSITIONS[key] = (
-            tuple(i for i, up in enumerate(face_up) if up),
-            tuple(i for i, up in enumerate(face_up) if not up),
+            tuple(i for i, up in enumerate(face_up[:count]) if up),
+            tuple(i for i, up in enumerate(face_up[:count]) if not up),
         )
     return found
 
 
-_POSITIONS: dict[tuple[Variant, int], tuple[tuple[int, ...], tuple[int, ...]]] = {}
+_POSITIONS: dict[tuple[tuple[bool, ...], int], tuple[tuple[int, ...], tuple[int, ...]]] = {}
 
 
 def result_to_pb(result: HandResult) -> pb.HandResult:

@@ -26,6 +26,7 @@ SALT_BYTES = 32
 MAX_PLAYER_ID = 64
 
 FULL_DECK_LIST = list(range(DECK_SIZE))
+_MAX_TABLES = 256  # bound on the caches of distinct tables
 VARIANT_CODES = {Variant.FIVE_CARD_STUD: 1, Variant.SEVEN_CARD_STUD: 2}
 ODD_CHIP_CODES = {OddChip.LEFT_OF_DEALER: 1, OddChip.HIGH_CARD_BY_SUIT: 2}
 VARIANT_BY_CODE = {code: v for v, code in VARIANT_CODES.items()}
@@ -52,41 +53,58 @@ class HandRecord:
 
 
 def encode_hand(hand: Hand) -> state_pb2.EngineHand:
-    t = hand.table
-    msg = state_pb2.EngineHand(
-        variant=VARIANT_CODES[hand.variant],
-        table=state_pb2.EngineTable(
-            ante=t.ante,
-            bring_in=t.bring_in,
-            small_bet=t.small_bet,
-            big_bet=t.big_bet,
-            max_bets=t.max_bets,
-            uncapped_heads_up=t.uncapped_heads_up,
-            open_pair_big_bet=t.open_pair_big_bet,
-            odd_chip=ODD_CHIP_CODES[t.odd_chip],
-        ),
-        button=hand.button,
-        starting_stacks=hand.starting_stacks,
-        deck=bytes(hand.deck),
-        dealt=hand.dealt,
-        stacks=hand.stacks,
-        committed=hand.committed,
-        round_bets=hand.round_bets,
-        cards=[bytes(c) for c in hand.cards],
-        folded=hand.folded,
-        acted=hand.acted,
-        street=hand.street,
-        level=hand.level,
-        full_level=hand.full_level,
-        bets=hand.bets,
-        uncapped=hand.uncapped,
-        open_pair=hand.open_pair,
-        big_made=hand.big_made,
-        bring_in_due=hand.bring_in_due,
-        opener_may_fold=hand.opener_may_fold,
-        round_held=hand.round_held,
-        over=hand.over,
+    msg = state_pb2.EngineHand(variant=VARIANT_CODES[hand.variant])
+    msg.table.CopyFrom(_table_pb(hand.table))
+    msg.MergeFrom(_play_fields(hand))
+    return msg
+
+
+def _table_pb(t: Table) -> state_pb2.EngineTable:
+    return state_pb2.EngineTable(
+        ante=t.ante,
+        bring_in=t.bring_in,
+        small_bet=t.small_bet,
+        big_bet=t.big_bet,
+        max_bets=t.max_bets,
+        uncapped_heads_up=t.uncapped_heads_up,
+        open_pair_big_bet=t.open_pair_big_bet,
+        odd_chip=ODD_CHIP_CODES[t.odd_chip],
     )
+
+
+def _play_fields(hand: Hand) -> state_pb2.EngineHand:
+    """EngineHand's fields after the variant and the table (field numbers 3 and up).
+
+    Set field by field, the False flags skipped: cheaper than keyword arguments."""
+    msg = state_pb2.EngineHand()
+    msg.button = hand.button
+    msg.starting_stacks.extend(hand.starting_stacks)
+    msg.deck = bytes(hand.deck)
+    msg.dealt = hand.dealt
+    msg.stacks.extend(hand.stacks)
+    msg.committed.extend(hand.committed)
+    msg.round_bets.extend(hand.round_bets)
+    msg.cards.extend([bytes(c) for c in hand.cards])
+    msg.folded.extend(hand.folded)
+    msg.acted.extend(hand.acted)
+    msg.street = hand.street
+    msg.level = hand.level
+    msg.full_level = hand.full_level
+    msg.bets = hand.bets
+    if hand.uncapped:
+        msg.uncapped = True
+    if hand.open_pair:
+        msg.open_pair = True
+    if hand.big_made:
+        msg.big_made = True
+    if hand.bring_in_due:
+        msg.bring_in_due = True
+    if hand.opener_may_fold:
+        msg.opener_may_fold = True
+    if hand.round_held:
+        msg.round_held = True
+    if hand.over:
+        msg.over = True
     if hand.community is not None:
         msg.community = hand.community
     if hand.to_act is not None:
@@ -96,33 +114,54 @@ def encode_hand(hand: Hand) -> state_pb2.EngineHand:
     if hand.last_aggressor is not None:
         msg.last_aggressor = hand.last_aggressor
     if hand.result is not None:
-        r = hand.result
-        msg.result.CopyFrom(
-            state_pb2.EngineResult(
-                pots=[
-                    state_pb2.EnginePot(
-                        amount=p.amount, eligible=p.eligible, winners=p.winners, shares=p.shares
-                    )
-                    for p in r.pots
-                ],
-                stacks=r.stacks,
-                shown=[
-                    state_pb2.EngineShownHand(
-                        seat=s.seat,
-                        cards=bytes(s.cards),
-                        best_five=bytes(s.best_five),
-                        rank=s.rank,
-                        description=s.description,
-                    )
-                    for s in r.shown
-                ],
-                uncalled=[state_pb2.EngineUncalled(seat=s, amount=a) for s, a in r.uncalled],
-            )
-        )
+        _fill_result(msg.result, hand.result)
     return msg
 
 
+def _fill_result(msg: state_pb2.EngineResult, r: HandResult) -> None:
+    for p in r.pots:
+        msg.pots.add(amount=p.amount, eligible=p.eligible, winners=p.winners, shares=p.shares)
+    msg.stacks.extend(r.stacks)
+    for s in r.shown:
+        msg.shown.add(
+            seat=s.seat,
+            cards=bytes(s.cards),
+            best_five=bytes(s.best_five),
+            rank=s.rank,
+            description=s.description,
+        )
+    for seat, amount in r.uncalled:
+        msg.uncalled.add(seat=seat, amount=amount)
+
+
+_HAND_TAG = bytes([state_pb2.HandState.DESCRIPTOR.fields_by_name["hand"].number << 3 | 2])
+_GAME_FIELDS: dict[tuple[Variant, Table], bytes] = {}
+
+
+def _game_fields(variant: Variant, table: Table) -> bytes:
+    """EngineHand's variant and table, serialized (a few distinct ones serve many calls)."""
+    key = (variant, table)
+    found = _GAME_FIELDS.get(key)
+    if found is None:
+        if len(_GAME_FIELDS) >= _MAX_TABLES:
+            _GAME_FIELDS.clear()
+        msg = state_pb2.EngineHand(variant=VARIANT_CODES[variant], table=_table_pb(table))
+        found = _GAME_FIELDS[key] = msg.SerializeToString()
+    return found
+
+
+def _varint(value: int) -> bytes:
+    out = bytearray()
+    while value > 0x7F:
+        out.append(value & 0x7F | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
 def encode(record: HandRecord) -> bytes:
+    """The state's bytes: exactly ``HandState.SerializeToString(deterministic=True)``,
+    assembled from serialized parts in field-number order (the game fields cached)."""
     msg = state_pb2.HandState(
         format_version=FORMAT_VERSION,
         hand_id=record.hand_id,
@@ -130,9 +169,10 @@ def encode(record: HandRecord) -> bytes:
         test_deck=record.test_deck,
         salt=record.salt,
         player_ids=record.player_ids,
-        hand=encode_hand(record.hand),
     )
-    return msg.SerializeToString(deterministic=True)
+    hand = record.hand
+    body = _game_fields(hand.variant, hand.table) + _play_fields(hand).SerializeToString()
+    return msg.SerializeToString() + _HAND_TAG + _varint(len(body)) + body
 
 
 # ---- decoding ----------------------------------------------------------------------
@@ -195,7 +235,6 @@ def _decode_result(msg: state_pb2.EngineResult, players: int) -> HandResult:
 
 
 _TABLES: dict[bytes, Table] = {}  # a few distinct tables serve many calls
-_MAX_TABLES = 256
 
 
 def _decode_table(msg: state_pb2.EngineTable) -> Table:
