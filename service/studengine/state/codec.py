@@ -288,31 +288,47 @@ def decode_hand(msg: state_pb2.EngineHand) -> Hand:
     folded = list(msg.folded)
     acted = list(msg.acted)
     players = len(starting_stacks)
-    _check(spec.min_players <= players <= spec.max_players, "players")
-    lengths = {len(stacks), len(committed), len(round_bets), len(raw_cards), len(folded)}
-    _check(lengths == {players} and len(acted) == players, "seat list lengths")
-    _check(min(starting_stacks) > 0, "starting stacks")
-    _check(min(stacks) >= 0 and min(committed) >= 0 and min(round_bets) >= 0, "negative amount")
-    _check(sum(stacks) + sum(committed) == sum(starting_stacks), "chips not conserved")
-    _check(all(map(le, round_bets, committed)), "round bets")
     raw_deck = msg.deck
-    _check(sorted(raw_deck) == FULL_DECK_LIST, "deck is not a permutation")
     dealt = msg.dealt
-    _check(dealt <= DECK_SIZE, "dealt")
-    held = b"".join(raw_cards)
-    _check(max(map(len, raw_cards)) <= spec.cards_per_player, "too many cards")
+    _check(
+        spec.min_players <= players <= spec.max_players
+        and len(stacks) == len(committed) == len(round_bets) == players
+        and len(raw_cards) == len(folded) == len(acted) == players,
+        "players or seat list lengths",
+    )
+    _check(
+        min(starting_stacks) > 0
+        and min(stacks) >= 0
+        and min(committed) >= 0
+        and min(round_bets) >= 0
+        and sum(stacks) + sum(committed) == sum(starting_stacks)
+        and all(map(le, round_bets, committed)),
+        "chips (negative, not conserved, or round bets above committed)",
+    )
     community = msg.community if msg.HasField("community") else None
-    in_play = list(held) if community is None else [*held, community]
-    # every card held is in the deck (so in range) and they are exactly the dealt ones
-    _check(sorted(in_play) == sorted(raw_deck[:dealt]), "dealt cards")
-    _check(msg.street < len(spec.streets), "street")
-    _check(msg.level >= 0 and msg.full_level >= 0, "levels")
+    in_play = [*b"".join(raw_cards)]
+    if community is not None:
+        in_play.append(community)
+    # every card in play is in the deck (so in range) and they are exactly the dealt ones
+    _check(
+        sorted(raw_deck) == FULL_DECK_LIST
+        and dealt <= DECK_SIZE
+        and max(map(len, raw_cards)) <= spec.cards_per_player
+        and sorted(in_play) == sorted(raw_deck[:dealt]),
+        "deck or cards",
+    )
+    street = msg.street
     over = msg.over
-    _check(over == msg.HasField("result"), "result")
+    _check(
+        street < len(spec.streets)
+        and msg.level >= 0
+        and msg.full_level >= 0
+        and over == msg.HasField("result"),
+        "street, levels or result",
+    )
     to_act = _optional_seat(msg, "to_act", players)
-    _check(not (over and to_act is not None), "to act after the end")
     if to_act is not None:
-        _check(not folded[to_act] and stacks[to_act] > 0, "to act cannot act")
+        _check(not over and not folded[to_act] and stacks[to_act] > 0, "to act cannot act")
     return Hand(
         variant=variant,
         table=table,
@@ -327,7 +343,7 @@ def decode_hand(msg: state_pb2.EngineHand) -> Hand:
         community=community,
         folded=folded,
         acted=acted,
-        street=msg.street,
+        street=street,
         to_act=to_act,
         level=msg.level,
         full_level=msg.full_level,
