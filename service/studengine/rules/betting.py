@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 FOLD = LegalAction(ActionType.FOLD)
 CHECK = LegalAction(ActionType.CHECK)
 CHECK_ONLY = (CHECK,)
-CALL = ActionType.CALL
+CALL, BET, COMPLETE, RAISE = ActionType.CALL, ActionType.BET, ActionType.COMPLETE, ActionType.RAISE
 _new = tuple.__new__
 
 
@@ -65,7 +65,10 @@ def raise_type(hand: Hand) -> ActionType:
 
 
 def legal_actions(hand: Hand) -> tuple[LegalAction, ...]:
-    """The exact choices of the player to act, with their ``to`` amounts."""
+    """The exact choices of the player to act, with their ``to`` amounts.
+
+    The hot path of every action: the helpers above are inlined here.
+    """
     seat = hand.to_act
     if seat is None:
         return ()
@@ -75,25 +78,30 @@ def legal_actions(hand: Hand) -> tuple[LegalAction, ...]:
         return bring_in_choices(hand, seat, all_in_to)
 
     level = hand.level
-    if level > bet:
-        answers: tuple[LegalAction, ...] = (
-            FOLD,
-            _legal(CALL, level if level < all_in_to else all_in_to),
-        )
-    else:
-        answers = CHECK_ONLY
+    if level <= bet:
+        call = None
+    elif level < all_in_to:
+        call = _new(LegalAction, (CALL, level))
+    else:  # R-TABLE-STAKES: calling puts the player all in, and no raise is left
+        return (FOLD, _new(LegalAction, (CALL, all_in_to)))
+    table = hand.table
     if (
         hand.acted[seat]  # R-HALF-BET: a short all-in reopens nothing for those who acted
-        or all_in_to <= level
-        or (not hand.uncapped and hand.bets >= hand.table.max_bets)  # is_capped(hand)
+        or (hand.bets >= table.max_bets and not hand.uncapped)  # R-CAP: is_capped(hand)
         or not others_can_answer(hand, seat)
     ):
-        return answers
-    kind = raise_type(hand)
-    if hand.open_pair and not hand.big_made:  # R-OPEN-PAIR: two sizes
-        return answers + raise_choices(kind, hand.full_level, bet_sizes(hand), all_in_to)
-    to = hand.full_level + full_bet(hand)
-    return (*answers, _legal(kind, to if to < all_in_to else all_in_to))  # R-TABLE-STAKES
+        return CHECK_ONLY if call is None else (FOLD, call)
+    # raise_type(hand): BET into nothing, COMPLETE a bring-in or short bet, else RAISE
+    kind = RAISE if hand.bets else (BET if level == 0 else COMPLETE)
+    if hand.open_pair and not hand.big_made:  # R-OPEN-PAIR: small or big, bet_sizes(hand)
+        sizes = (table.small_bet, table.big_bet)
+        raises = raise_choices(kind, hand.full_level, sizes, all_in_to)
+        return (CHECK, *raises) if call is None else (FOLD, call, *raises)
+    # full_bet(hand): on the open-pair round a big bet or raise has been made by now
+    big = hand.open_pair or hand.spec.big_bet_streets[hand.street]
+    to = hand.full_level + (table.big_bet if big else table.small_bet)
+    offer = _new(LegalAction, (kind, to if to < all_in_to else all_in_to))
+    return (CHECK, offer) if call is None else (FOLD, call, offer)
 
 
 def bring_in_choices(hand: Hand, seat: int, all_in_to: int) -> tuple[LegalAction, ...]:

@@ -60,10 +60,5 @@ def best_board(
 ) -> int:
     """The seat with the best board (``board_of(seat)``, its up cards); ties go to the
     one nearest the dealer's left."""
-    best_seat = seats_from_dealers_left[0]
-    best = board_strength(board_of(best_seat))
-    for seat in seats_from_dealers_left[1:]:
-        strength = board_strength(board_of(seat))
-        if strength > best:
-            best_seat, best = seat, strength
-    return best_seat
+    # max() keeps the first of equal boards: the one nearest the dealer's left
+    return max(seats_from_dealers_left, key=lambda seat: board_strength(board_of(seat)))

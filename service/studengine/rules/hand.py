@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 from studengine.rules import betting
 from studengine.rules.board import best_board, clockwise_from, has_open_pair, lowest_up_card
@@ -69,13 +70,11 @@ class Hand:
 
     # ---- what the hand looks like --------------------------------------------------
 
-    @property
+    @cached_property
     def spec(self) -> VariantSpec:
-        # Memoised outside the dataclass fields, which alone are the state.
-        spec: VariantSpec | None = self.__dict__.get("_spec")
-        if spec is None:
-            spec = self.__dict__["_spec"] = VARIANTS[self.variant]
-        return spec
+        # Memoised in the instance dict, outside the dataclass fields (which alone are
+        # the state); later reads are plain attribute loads.
+        return VARIANTS[self.variant]
 
     @property
     def players(self) -> int:
@@ -168,7 +167,7 @@ class Hand:
         """The legal action asked for, or None and why not (R-ACTIONS)."""
         if seat != self.to_act or self.over:
             return None, self._turn_problem(seat) or "not allowed"
-        legal = self.legal_actions()
+        legal = self.__dict__.get("_legal") or self.legal_actions()
         for option in legal:  # the first of its type, or the one at ``to``
             if option.type is action and (
                 to is None or option.to == to or (option.to is None and to == self.round_bets[seat])
