@@ -117,8 +117,14 @@ def _gone(pid: int) -> bool:
 
 def test_workers_exit_when_the_supervisor_is_killed(live_server: Launch) -> None:
     server = live_server(workers=2)
-    workers = {e["pid"] for e in server.logs() if e.get("event") == "worker serving"}
-    assert len(workers) == 2 and server.proc.pid not in workers
+
+    def serving_workers() -> set[int]:
+        return {e["pid"] for e in server.logs() if e.get("event") == "worker serving"}
+
+    # health answers once one worker serves; the other's log line may still be on its way
+    _wait_until(lambda: len(serving_workers()) == 2, "both workers to log 'worker serving'")
+    workers = serving_workers()
+    assert server.proc.pid not in workers
     server.proc.kill()  # SIGKILL: no chance to forward anything
     server.wait(60)
     _wait_until(lambda: all(_gone(pid) for pid in workers), "the orphaned workers to exit")
