@@ -265,11 +265,12 @@ class _Pieces:
         if hand.to_act is not None:
             tail.to_act = hand.to_act
         self.tail = tail.SerializeToString()
-        face_up = hand.spec.face_up
+        spec = hand.spec
+        face_up = spec.face_up
         self.bases: list[bytes] = []  # each seat's fields but its cards and down cards
         self.seats: list[bytes] = []  # each seat's record as the spectator sees it
         for seat, cards in enumerate(hand.cards):
-            ups, downs = _positions(face_up, len(cards))
+            ups, downs = spec.up_positions_of[len(cards)], spec.down_positions_of[len(cards)]
             folded = hand.folded[seat]
             stack = hand.stacks[seat]
             shown = seat in revealed
@@ -317,7 +318,7 @@ class _Pieces:
         seats = self.seats
         if viewer not in self.revealed:
             cards = self.hand.cards[viewer]
-            _, downs = _positions(self.hand.spec.face_up, len(cards))
+            downs = self.hand.spec.down_positions_of[len(cards)]
             seats = seats.copy()
             seats[viewer] = _record(_SEATS_TAG, self.bases[viewer] + _all_cards(cards, downs))
         events = self.events
@@ -356,21 +357,6 @@ def _game_fields(variant: Variant, table: Table) -> bytes:
         view = pb.View(variant=VARIANT_TO_PB[variant], table=table_to_pb(table))
         found = _GAME_FIELDS[key] = view.SerializeToString()
     return found
-
-
-def _positions(face_up: tuple[bool, ...], count: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """The up and the down positions among a seat's first ``count`` cards."""
-    key = (face_up, count)
-    found = _POSITIONS.get(key)
-    if found is None:
-        found = _POSITIONS[key] = (
-            tuple(i for i, up in enumerate(face_up[:count]) if up),
-            tuple(i for i, up in enumerate(face_up[:count]) if not up),
-        )
-    return found
-
-
-_POSITIONS: dict[tuple[tuple[bool, ...], int], tuple[tuple[int, ...], tuple[int, ...]]] = {}
 
 
 def result_to_pb(result: HandResult) -> pb.HandResult:

@@ -36,13 +36,6 @@ def full_bet(hand: Hand) -> int:
     return table.small_bet
 
 
-def bet_sizes(hand: Hand) -> tuple[int, ...]:
-    """The sizes a bet or raise may take now: two on an open-pair round (R-OPEN-PAIR)."""
-    if hand.open_pair and not hand.big_made:
-        return (hand.table.small_bet, hand.table.big_bet)
-    return (full_bet(hand),)
-
-
 def others_can_answer(hand: Hand, seat: int) -> bool:
     """Whether another player still in the hand could put in more chips (R-ACTIONS)."""
     stacks, folded = hand.stacks, hand.folded
@@ -57,17 +50,10 @@ def is_capped(hand: Hand) -> bool:
     return not hand.uncapped and hand.bets >= hand.table.max_bets
 
 
-def raise_type(hand: Hand) -> ActionType:
-    """BET into nothing, COMPLETE a bring-in or a short all-in bet, RAISE a full bet."""
-    if hand.bets > 0:
-        return ActionType.RAISE
-    return ActionType.BET if hand.level == 0 else ActionType.COMPLETE
-
-
 def legal_actions(hand: Hand) -> tuple[LegalAction, ...]:
     """The exact choices of the player to act, with their ``to`` amounts.
 
-    The hot path of every action: the helpers above are inlined here.
+    The hot path of every action, so the cap and full-bet tests are written out here.
     """
     seat = hand.to_act
     if seat is None:
@@ -81,26 +67,26 @@ def legal_actions(hand: Hand) -> tuple[LegalAction, ...]:
     if level <= bet:
         call = None
     elif level < all_in_to:
-        call = _new(LegalAction, (CALL, level))
+        call = _legal(CALL, level)
     else:  # R-TABLE-STAKES: calling puts the player all in, and no raise is left
-        return (FOLD, _new(LegalAction, (CALL, all_in_to)))
+        return (FOLD, _legal(CALL, all_in_to))
     table = hand.table
     if (
         hand.acted[seat]  # R-HALF-BET: a short all-in reopens nothing for those who acted
-        or (hand.bets >= table.max_bets and not hand.uncapped)  # R-CAP: is_capped(hand)
+        or (hand.bets >= table.max_bets and not hand.uncapped)  # R-CAP
         or not others_can_answer(hand, seat)
     ):
         return CHECK_ONLY if call is None else (FOLD, call)
-    # raise_type(hand): BET into nothing, COMPLETE a bring-in or short bet, else RAISE
+    # BET into nothing, COMPLETE a bring-in or a short all-in bet, RAISE a full bet
     kind = RAISE if hand.bets else (BET if level == 0 else COMPLETE)
-    if hand.open_pair and not hand.big_made:  # R-OPEN-PAIR: small or big, bet_sizes(hand)
+    if hand.open_pair and not hand.big_made:  # R-OPEN-PAIR: small or big
         sizes = (table.small_bet, table.big_bet)
         raises = raise_choices(kind, hand.full_level, sizes, all_in_to)
         return (CHECK, *raises) if call is None else (FOLD, call, *raises)
-    # full_bet(hand): on the open-pair round a big bet or raise has been made by now
+    # the full bet (R-HALF-BET); on the open-pair round a big bet or raise was made by now
     big = hand.open_pair or hand.spec.big_bet_streets[hand.street]
     to = hand.full_level + (table.big_bet if big else table.small_bet)
-    offer = _new(LegalAction, (kind, to if to < all_in_to else all_in_to))
+    offer = _legal(kind, to if to < all_in_to else all_in_to)
     return (CHECK, offer) if call is None else (FOLD, call, offer)
 
 
@@ -124,15 +110,6 @@ def raise_choices(
     return tuple(_legal(kind, to) for to in targets)
 
 
-def needs_to_act(hand: Hand, seat: int) -> bool:
-    """R-ROUND-END: still in, not all-in, and either not yet acted or owing chips."""
-    return (
-        not hand.folded[seat]
-        and hand.stacks[seat] > 0
-        and (not hand.acted[seat] or hand.round_bets[seat] < hand.level)
-    )
-
-
 def next_to_act(hand: Hand, after: int) -> int | None:
     """The next player clockwise after ``after`` who must act, or None: the round is over."""
     players = len(hand.stacks)
@@ -146,5 +123,5 @@ def next_to_act(hand: Hand, after: int) -> int | None:
     for step in range(1, players + 1):
         seat = (after + step) % players
         if not folded[seat] and stacks[seat] > 0 and (not acted[seat] or bets[seat] < level):
-            return seat  # needs_to_act(hand, seat), inlined on the hot path
+            return seat  # R-ROUND-END: still in, not all-in, yet to act or owing chips
     return None

@@ -95,19 +95,11 @@ class Hand:
 
     def up_cards(self, seat: int) -> list[int]:
         cards = self.cards[seat]
-        spec = self.spec
-        dealt = len(cards)
-        if dealt > spec.cards_per_player:
-            return [cards[i] for i in spec.up_positions if i < dealt]
-        return [cards[i] for i in spec.up_positions_of[dealt]]
+        return [cards[i] for i in self.spec.up_positions_of[len(cards)]]
 
     def down_cards(self, seat: int) -> list[int]:
         cards = self.cards[seat]
-        spec = self.spec
-        dealt = len(cards)
-        if dealt > spec.cards_per_player:
-            return [cards[i] for i in spec.down_positions if i < dealt]
-        return [cards[i] for i in spec.down_positions_of[dealt]]
+        return [cards[i] for i in self.spec.down_positions_of[len(cards)]]
 
     def copy(self) -> Hand:
         return copy.deepcopy(self)
