@@ -58,7 +58,11 @@ def test_the_api_as_it_is_passes_lint_and_breaking(tmp_path: Path) -> None:
     ("old", "new", "complaint"),
     [
         ("int64 bring_in = 2;", "int64 bring_in = 12;", 'field "2" with name "bring_in"'),
-        ("  rpc Equity(EquityRequest) returns (EquityResponse);\n", "", 'RPC "Equity" on service "StudEngineService" was deleted'),
+        (
+            "  rpc Equity(EquityRequest) returns (EquityResponse);\n",
+            "",
+            'RPC "Equity" on service "StudEngineService" was deleted',
+        ),
         ("string hand_id = 1;", "string hand = 1;", 'changed name from "hand_id" to "hand"'),
     ],
     ids=["field-number", "rpc-removed", "field-renamed"],
