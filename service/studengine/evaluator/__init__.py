@@ -183,8 +183,8 @@ def best_five(cards: Sequence[int]) -> tuple[int, ...]:
 
 
 _LOW_NAMES = "A23456789TJQK"  # by ace-to-five rank, ace lowest
-_LOW_TITLES = ("", "One Pair, ", "Two Pair, ", "Three of a Kind, ", "Full House, ")
-_LOW_TITLES += ("Four of a Kind, ",)
+_LOW_TITLES: tuple[str, ...] = ("", "One Pair, ", "Two Pair, ", "Three of a Kind, ")
+_LOW_TITLES += ("Full House, ", "Four of a Kind, ")
 # how many times each deciding rank of a low's badness is held, by its category
 _LOW_SHAPES = ((1, 1, 1, 1, 1), (2, 1, 1, 1), (2, 2, 1), (3, 1, 1), (3, 2), (4, 1))
 _valid_lows: frozenset[int] | None = None

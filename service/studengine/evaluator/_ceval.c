@@ -334,9 +334,9 @@ static PyMethodDef methods[] = {
     {"count_categories_7", py_count_categories_7, METH_NOARGS,
      "count_categories_7() -> list[int]: category counts over all 7-card hands."},
     {"equity_exact", (PyCFunction)(void (*)(void))py_equity_exact, METH_FASTCALL,
-     "equity_exact(known, draws, deck, board, start, stop) -> (wins, ties, deals)."},
+     "equity_exact(known, draws, deck, board, showdown, start, stop) -> counts, deals."},
     {"equity_mc", (PyCFunction)(void (*)(void))py_equity_mc, METH_FASTCALL,
-     "equity_mc(known, draws, deck, board, samples, state) -> (wins, ties, deals, state)."},
+     "equity_mc(known, draws, deck, board, showdown, samples, state) -> counts, deals, state."},
     {NULL, NULL, 0, NULL},
 };
 
