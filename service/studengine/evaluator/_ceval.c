@@ -207,6 +207,27 @@ static PyObject *bad_hand(const uint8_t *h, int n, Py_ssize_t index)
     return bad("hand %zd: invalid", index);
 }
 
+/* The batch loops: the index of the first invalid hand, or -1. */
+static Py_ssize_t high_batch(const uint8_t *in, int n, Py_ssize_t count, int32_t *out)
+{
+    for (Py_ssize_t i = 0; i < count; i++) {
+        uint32_t v = se_eval_bytes(in + i * n, n);
+        if (!v) return i;
+        out[i] = (int32_t)v;
+    }
+    return -1;
+}
+
+static Py_ssize_t low_batch(const uint8_t *in, int n, Py_ssize_t count, int32_t *out, int eight)
+{
+    for (Py_ssize_t i = 0; i < count; i++) {
+        uint32_t s[4], sc;
+        if (!se_read_bytes(in + i * n, n, s, &sc)) return i;
+        out[i] = (int32_t)(eight ? se_low8_masks(s) : se_low_masks(s));
+    }
+    return -1;
+}
+
 static PyObject *many_hands(PyObject *const *args, Py_ssize_t nargs, int ranking,
                             const char *name)
 {
@@ -233,17 +254,11 @@ static PyObject *many_hands(PyObject *const *args, Py_ssize_t nargs, int ranking
     }
     int32_t *out = (int32_t *)PyBytes_AS_STRING(raw);
     const uint8_t *in = (const uint8_t *)view.buf;
-    Py_ssize_t failed = -1;
+    Py_ssize_t failed;
     int n = (int)hs;
     Py_BEGIN_ALLOW_THREADS
-    for (Py_ssize_t i = 0; i < count; i++) {
-        uint32_t s[4], sc;
-        if (!se_read_bytes(in + i * n, n, s, &sc)) {
-            failed = i;
-            break;
-        }
-        out[i] = (int32_t)rank_masks(ranking, s, sc);
-    }
+    failed = ranking == RANK_HIGH ? high_batch(in, n, count, out)
+                                  : low_batch(in, n, count, out, ranking == RANK_LOW8);
     Py_END_ALLOW_THREADS
     PyObject *result = NULL;
     if (failed >= 0)
