@@ -66,6 +66,8 @@ def test_missing_extension_falls_back_to_twin_with_one_warning(
     assert len(record) == 1
     assert fallback.BACKEND == "python"
     assert fallback.evaluate is _twin.evaluate
+    assert fallback.evaluate_low is _twin.evaluate_low
+    assert fallback.evaluate_low8_many is _twin.evaluate_low8_many
     assert fallback.evaluate(parse_cards("As Ks Qs Js Ts")) == ev(_twin, "Ah Kh Qh Jh Th")
     monkeypatch.setenv("STUDENGINE_EVALUATOR", "python")
     with warnings.catch_warnings():
@@ -211,25 +213,24 @@ def test_evaluate_mask_rejects_bad_masks(backend: Any, mask: object) -> None:
         backend.evaluate_mask(mask)
 
 
-@pytest.mark.parametrize(
-    ("buffer", "hand_size"),
-    [
-        (bytes(range(7)), 5),  # length not a multiple
-        (bytes(range(6)), 7),
-        (bytes(range(8)), 4),  # hand size out of 5..7
-        (bytes(range(8)), 8),
-        (bytes(range(10)), 0),
-        (bytes(range(10)), "5"),
-        (bytes([0, 1, 2, 3, 4, 0, 1, 2, 3, 3]), 5),  # duplicate in the second hand
-        (bytes([0, 1, 2, 3, 52]), 5),  # out of range
-        (bytes([0, 1, 2, 3, 255, 5, 6]), 7),
-        ([0, 1, 2, 3, 4], 5),  # not a buffer
-        ("abcde", 5),
-        (array.array("i", [0, 1, 2, 3, 4]), 5),  # items wider than a byte
-        (memoryview(bytes(range(20)))[::2], 5),  # not contiguous
-    ],
-    ids=stable_id,
-)
+BAD_BATCHES: list[tuple[object, object]] = [
+    (bytes(range(7)), 5),  # length not a multiple
+    (bytes(range(6)), 7),
+    (bytes(range(8)), 4),  # hand size out of 5..7
+    (bytes(range(8)), 8),
+    (bytes(range(10)), 0),
+    (bytes(range(10)), "5"),
+    (bytes([0, 1, 2, 3, 4, 0, 1, 2, 3, 3]), 5),  # duplicate in the second hand
+    (bytes([0, 1, 2, 3, 52]), 5),  # out of range
+    (bytes([0, 1, 2, 3, 255, 5, 6]), 7),
+    ([0, 1, 2, 3, 4], 5),  # not a buffer
+    ("abcde", 5),
+    (array.array("i", [0, 1, 2, 3, 4]), 5),  # items wider than a byte
+    (memoryview(bytes(range(20)))[::2], 5),  # not contiguous
+]
+
+
+@pytest.mark.parametrize(("buffer", "hand_size"), BAD_BATCHES, ids=stable_id)
 def test_evaluate_many_rejects_bad_input(backend: Any, buffer: object, hand_size: object) -> None:
     with pytest.raises(ValueError):
         backend.evaluate_many(buffer, hand_size)

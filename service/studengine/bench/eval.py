@@ -6,7 +6,9 @@
     per second from Python: our C extension, our pure-Python twin, and the fastest entry
     point of phevaluator, eval7, treys and pokerkit; then our batch call and a plain C
     loop (our core compiled with gcc into a small program) over the same hands;
-(c) equity showdowns per second (studengine.bench.equity).
+(c) equity showdowns per second (studengine.bench.equity);
+(d) the lows, ace-to-five and eight-or-better, next to PokerKit's low hand classes
+    (studengine.bench.eval_low).
 
 phevaluator, eval7, treys and pokerkit are the ``bench`` extra (``pip install -e
 '.[bench]'``); a missing one is reported and skipped.
@@ -247,6 +249,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         part_a()
     part_b(args.hands, args.slow_hands, args.rounds)
     equity_bench.run()
+    from studengine.bench import eval_low  # it imports this module's helpers
+
+    eval_low.run(args.hands, args.slow_hands, args.rounds)
     print(f"bench-eval done in {time.perf_counter() - started:.0f} s")
 
 
