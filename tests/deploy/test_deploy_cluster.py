@@ -10,8 +10,8 @@ import subprocess
 import sys
 
 import pytest
-from conftest import require_tool
-from deploy_support import DEPLOY, PROMETHEUS_HINT, require_server
+from support.deploy_support import DEPLOY, PROMETHEUS_HINT, require_server
+from support.paths import require_tool
 
 
 @pytest.mark.slow

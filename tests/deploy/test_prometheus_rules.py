@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import require_tool
-from deploy_support import K8S, PROM, PROMETHEUS_HINT, find, kustomize, run
+from support.deploy_support import K8S, PROM, PROMETHEUS_HINT, find, kustomize, run
+from support.paths import require_tool
 
 
 def _promtool() -> str:

@@ -8,7 +8,6 @@ import os
 import random
 from collections.abc import Callable
 from concurrent import futures
-from pathlib import Path
 
 import grpc
 from google.protobuf.descriptor import FieldDescriptor
@@ -16,8 +15,6 @@ from google.protobuf.message import Message
 from studengine.cards import format_card
 from studengine.gen.stud.v1 import stud_engine_pb2 as pb
 from studengine.state.sealing import KeyRing
-
-REPO = Path(__file__).resolve().parent.parent
 
 
 def new_key(kid: str) -> tuple[str, bytes]:

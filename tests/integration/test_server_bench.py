@@ -6,7 +6,7 @@ import re
 import subprocess
 import sys
 
-from server_harness import server_env
+from support.server_harness import server_env
 
 
 def test_bench_rpc_prints_every_figure() -> None:

@@ -11,11 +11,11 @@ from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
-from api_helpers import random_start
 from prometheus_client.parser import text_string_to_metric_families
-from server_harness import LiveServer
 from studengine.gen.stud.v1 import stud_engine_pb2 as pb
 from studengine.gen.stud.v1 import stud_engine_pb2_grpc as pb_grpc
+from support.api_helpers import random_start
+from support.server_harness import LiveServer
 
 Launch = Callable[..., LiveServer]
 SERVICE = "stud.v1.StudEngineService"

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pexpect
 import pytest
-from conftest import REPO
-from server_harness import LiveServer
+from support.paths import REPO
+from support.server_harness import LiveServer
 
 STUD_PLAY = str(Path(sys.executable).parent / "stud-play")
 PROMPT = r"Your move: (.*?)\(q quits\) > "

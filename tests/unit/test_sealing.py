@@ -11,7 +11,6 @@ import sys
 
 import grpc
 import pytest
-from api_helpers import new_key, spec_of, table_7s
 from studengine.api.errors import ApiError
 from studengine.api.handlers import Handlers
 from studengine.gen.stud.v1 import stud_engine_pb2 as pb
@@ -28,6 +27,7 @@ from studengine.state.sealing import (
     KeyRing,
     SealedStateInvalid,
 )
+from support.api_helpers import new_key, spec_of, table_7s
 
 PLAYERS = [pb.Player(id=f"player-{i}", stack=500) for i in range(3)]
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from stud_helpers import FIVE, SEVEN, TABLE_7S, check_down, conserved, legal, new_hand, play
 from studengine.cards import parse_cards
 from studengine.rules.board import board_strength
 from studengine.rules.hand import Hand
@@ -14,6 +13,7 @@ from studengine.rules.types import (
     StreetStarted,
     Table,
 )
+from support.stud_helpers import FIVE, SEVEN, TABLE_7S, check_down, conserved, legal, new_hand, play
 
 THREE_7S = ["2c 3c Ac Kd", "2d 3d 5c 5d", "2h 3h Qh Jh"]  # seat 1 low (5c), then a pair
 

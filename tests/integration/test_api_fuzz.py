@@ -8,13 +8,13 @@ from collections.abc import Callable
 
 import grpc
 import pytest
-from api_helpers import random_start, table_7s
 from grpc_health.v1 import health_pb2
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from server_harness import LiveServer
 from studengine.gen.stud.v1 import stud_engine_pb2 as pb
 from studengine.gen.stud.v1 import stud_engine_pb2_grpc as pb_grpc
+from support.api_helpers import random_start, table_7s
+from support.server_harness import LiveServer
 
 ALLOWED = {
     grpc.StatusCode.OK,

@@ -9,8 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import IN_CI, REPO
 from studengine.gen.stud.v1 import stud_engine_pb2 as pb
+from support.paths import IN_CI, REPO
 
 BUF = REPO / "proto" / "node_modules" / ".bin" / "buf"
 

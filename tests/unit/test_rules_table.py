@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
-from stud_helpers import FIVE, SEVEN, TABLE_5S, TABLE_7S, check_down, legal, new_hand, play
 from studengine.cards import FULL_DECK, parse_cards, shuffled_deck
 from studengine.rules.hand import start_hand
 from studengine.rules.types import (
@@ -16,6 +15,7 @@ from studengine.rules.types import (
     StreetStarted,
     Table,
 )
+from support.stud_helpers import FIVE, SEVEN, TABLE_5S, TABLE_7S, check_down, legal, new_hand, play
 
 
 @pytest.mark.parametrize(

@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 import yaml
-from conftest import IN_CI, REPO, require_tool
+
+from support.paths import IN_CI, REPO, require_tool
 
 DEPLOY = REPO / "deploy"
 K8S = DEPLOY / "k8s"

@@ -13,8 +13,8 @@ import subprocess
 import sys
 import tomllib
 
-from conftest import REPO
-from deploy_support import DEPLOY, localcluster, require_server, run, venv_tool
+from support.deploy_support import DEPLOY, localcluster, require_server, run, venv_tool
+from support.paths import REPO
 
 DOCKERFILE = DEPLOY / "docker" / "Dockerfile"
 

@@ -9,8 +9,8 @@ import subprocess
 from collections.abc import Callable
 
 import pytest
-from conftest import IN_CI, REPO, require_tool
-from server_harness import LiveServer
+from support.paths import IN_CI, REPO, require_tool
+from support.server_harness import LiveServer
 
 NODE_DIR = REPO / "clients" / "node"
 
@@ -57,7 +57,7 @@ def test_node_client_plays_hands_with_chips_conserved(
 
 def test_node_client_reports_a_dead_target() -> None:
     node = node_client()
-    from server_harness import free_port
+    from support.server_harness import free_port
 
     proc = subprocess.run(
         [node, "play.js", "--target", f"127.0.0.1:{free_port()}"],

@@ -13,10 +13,10 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-from conftest import IN_CI
 from studengine import evaluator
 from studengine.cards import parse_cards
 from studengine.evaluator import Category, _twin
+from support.paths import IN_CI
 
 
 def c_extension() -> ModuleType:

@@ -12,9 +12,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from conftest import REPO
-from server_harness import LiveServer, free_port
 from studengine.clients.load import percentile
+from support.paths import REPO
+from support.server_harness import LiveServer, free_port
 
 STUD_LOAD = str(Path(sys.executable).parent / "stud-load")
 FIELDS = {

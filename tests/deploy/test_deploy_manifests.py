@@ -8,7 +8,7 @@ from typing import Any
 import jsonschema
 import pytest
 import yaml
-from deploy_support import K8S, OVERLAYS, find, kustomize, kustomize_text, run, venv_tool
+from support.deploy_support import K8S, OVERLAYS, find, kustomize, kustomize_text, run, venv_tool
 
 # The Prometheus Operator CRDs are not in kubernetes-validate's schemas: these are the
 # parts of their published OpenAPI schemas (monitoring.coreos.com/v1) this project uses,

@@ -11,11 +11,11 @@ from collections.abc import Callable
 
 import grpc
 import pytest
-from api_helpers import call_code
 from grpc_health.v1 import health_pb2, health_pb2_grpc
-from server_harness import LiveServer
 from studengine.gen.stud.v1 import stud_engine_pb2 as pb
 from studengine.gen.stud.v1 import stud_engine_pb2_grpc as pb_grpc
+from support.api_helpers import call_code
+from support.server_harness import LiveServer
 
 Launch = Callable[..., LiveServer]
 IN_FLIGHT = 20

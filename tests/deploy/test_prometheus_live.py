@@ -10,8 +10,8 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-from conftest import require_tool
-from deploy_support import PROMETHEUS_HINT, dashboard_queries, localcluster, require_server
+from support.deploy_support import PROMETHEUS_HINT, dashboard_queries, localcluster, require_server
+from support.paths import require_tool
 
 GAME = 'grpc_service="stud.v1.StudEngineService"'
 WAIT_SECONDS = 60.0
