@@ -10,14 +10,13 @@ import subprocess
 import sys
 
 import pytest
-from support.deploy_support import DEPLOY, PROMETHEUS_HINT, require_server
+from support.deploy_support import DEPLOY, PROMETHEUS_HINT
 from support.paths import require_tool
 
 
 @pytest.mark.slow
 def test_make_cluster_runs_bounded_and_cleans_up() -> None:
     require_tool("prometheus", PROMETHEUS_HINT)
-    require_server()
     env = {**os.environ, "LOAD_SECONDS": "3", "CLUSTER_SECONDS": "0", "CLUSTER_REPLICAS": "3"}
     out = subprocess.run(
         [sys.executable, "-W", "ignore", str(DEPLOY / "local" / "cluster.py")],

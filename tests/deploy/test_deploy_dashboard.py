@@ -14,7 +14,6 @@ from support.deploy_support import (
     dashboard_queries,
     localcluster,
     metric_names,
-    require_server,
 )
 
 BOARD = DEPLOY / "grafana" / "stud-engine.json"
@@ -23,7 +22,6 @@ BOARD = DEPLOY / "grafana" / "stud-engine.json"
 @pytest.fixture(scope="module")
 def scraped() -> dict[str, set[frozenset[tuple[str, str]]]]:
     """Sample name -> label sets, scraped from a 2-worker server after real calls."""
-    require_server()
     lc = localcluster()
     with lc.replicas(1, lc.new_key_spec(), workers=2) as (replica,):
         played = lc.play_hands(replica.target, 4, bad_states=2)

@@ -13,7 +13,7 @@ import subprocess
 import sys
 import tomllib
 
-from support.deploy_support import DEPLOY, localcluster, require_server, run, venv_tool
+from support.deploy_support import DEPLOY, localcluster, run, venv_tool
 from support.paths import REPO
 
 DOCKERFILE = DEPLOY / "docker" / "Dockerfile"
@@ -116,7 +116,6 @@ def _probe(port: int) -> subprocess.CompletedProcess[bytes]:
 
 
 def test_healthcheck_probes_a_live_server() -> None:
-    require_server()
     lc = localcluster()
     with lc.replicas(1, lc.new_key_spec(), workers=1) as (replica,):
         ok = _probe(replica.port)

@@ -24,7 +24,7 @@ from collections import Counter
 from typing import Any
 
 import pytest
-from support.deploy_support import driver, localcluster, require_server, venv_tool
+from support.deploy_support import driver, localcluster, venv_tool
 
 LOAD_SECONDS = 7.0
 STRIKE_AFTER = 2.5
@@ -36,7 +36,6 @@ def _victim_codes(victim: Any) -> Counter[str]:
 
 
 def _stud_load_drill(sig: int) -> tuple[dict[str, Any], Any]:
-    require_server()
     stud_load = venv_tool("stud-load", "pip install -e . (the clients' load generator)")
     lc = localcluster()
     with lc.replicas(3, lc.new_key_spec(), workers=1) as replicas:
@@ -84,7 +83,6 @@ def test_sigterm_under_stud_load_drains() -> None:
 
 @pytest.mark.slow
 def test_sigterm_under_round_robin_fails_no_call() -> None:
-    require_server()
     lc = localcluster()
     load_driver = driver()
     with lc.replicas(3, lc.new_key_spec(), workers=1) as replicas:

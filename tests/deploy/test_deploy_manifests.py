@@ -267,7 +267,7 @@ def test_services_select_the_pods_and_the_monitor_one_service(overlay: str) -> N
 def test_container_env_is_a_valid_server_configuration(overlay: str) -> None:
     """Every STUD_* variable the manifests set is a real stud-server setting with a value
     the server's own parser accepts."""
-    config = pytest.importorskip("studengine.api.config")
+    config = pytest.importorskip("studengine.server.config")
     container = _container(kustomize(overlay))
     env = {k: v for k, v in _env(container).items() if isinstance(v, str)}
     env["STUD_SEALING_KEYS"] = "k1:" + "A" * 43 + "="

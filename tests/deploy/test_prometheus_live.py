@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-from support.deploy_support import PROMETHEUS_HINT, dashboard_queries, localcluster, require_server
+from support.deploy_support import PROMETHEUS_HINT, dashboard_queries, localcluster
 from support.paths import require_tool
 
 GAME = 'grpc_service="stud.v1.StudEngineService"'
@@ -33,7 +33,6 @@ def _until(check: Callable[[], Any], what: str, timeout: float = WAIT_SECONDS) -
 def stack() -> Iterator[tuple[Any, Any, Any]]:
     """(server replica, Prometheus, calls made) with the calls already made."""
     require_tool("prometheus", PROMETHEUS_HINT)
-    require_server()
     lc = localcluster()
     with contextlib.ExitStack() as stack:
         (replica,) = stack.enter_context(lc.replicas(1, lc.new_key_spec(), workers=2))

@@ -111,7 +111,7 @@ def test_rules_name_real_codes_reasons_and_the_job() -> None:
     text = (PROM / "alerts.yml").read_text()
     codes = {c for group in re.findall(r'grpc_code=~"([^"]+)"', text) for c in group.split("|")}
     assert codes and codes <= {c.name for c in grpc.StatusCode}
-    metrics = pytest.importorskip("studengine.api.metrics")
+    metrics = pytest.importorskip("studengine.server.metrics")
     documented = set(re.findall(r"\b[a-z_]+\b", metrics.rejected.__doc__ or ""))
     reasons = {r for group in re.findall(r'reason=~?"([^"]+)"', text) for r in group.split("|")}
     assert reasons and reasons <= documented, reasons - documented

@@ -8,10 +8,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import pytest
 import yaml
 
-from support.paths import IN_CI, REPO, require_tool
+from support.paths import REPO, require_tool
 
 DEPLOY = REPO / "deploy"
 K8S = DEPLOY / "k8s"
@@ -79,15 +78,6 @@ def driver() -> Any:
     import driver as module
 
     return module
-
-
-def require_server() -> None:
-    """The server lands with the API work; until then live deploy tests skip (never in CI)."""
-    if not (REPO / "service" / "studengine" / "api" / "server.py").exists():
-        message = "studengine.api.server is not there yet"
-        if IN_CI:
-            pytest.fail(message)
-        pytest.skip(message)
 
 
 def dashboard_queries() -> list[tuple[str, str]]:

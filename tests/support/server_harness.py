@@ -26,7 +26,7 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 STARTUP_SECONDS = 60.0
-SERVER_CMD = [sys.executable, "-m", "studengine.api.server"]
+SERVER_CMD = [sys.executable, "-m", "studengine.server"]
 
 
 def free_port() -> int:

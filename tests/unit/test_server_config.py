@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 import structlog
-from studengine.api.config import ServerConfig, parse_config
-from studengine.api.logging import LineWriter, configure_logging
-from studengine.api.server import ConfigError, load_keys, server_options
+from studengine.server.config import ServerConfig, parse_config
+from studengine.server.logging import LineWriter, configure_logging
+from studengine.server.supervisor import ConfigError, load_keys, server_options
 from studengine.state.keys import new_key_spec, parse_key_spec
 
 

@@ -15,8 +15,8 @@ from google.protobuf import any_pb2
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
-from studengine.api import metrics
 from studengine.rules.types import IllegalAction, InvalidHand
+from studengine.server import metrics
 from studengine.state.sealing import INVALID_MESSAGE
 
 

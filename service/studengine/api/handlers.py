@@ -17,7 +17,6 @@ import grpc
 import structlog
 
 from studengine import cards as cardlib
-from studengine.api import metrics
 from studengine.api.errors import (
     ApiError,
     bad_request,
@@ -41,6 +40,7 @@ from studengine.api.views import (
 from studengine.gen.stud.v1 import stud_engine_pb2 as pb
 from studengine.rules.hand import Hand, start_hand
 from studengine.rules.types import Event, IllegalAction, InvalidHand, Table, Variant
+from studengine.server import metrics
 from studengine.state.codec import HAND_ID_BYTES, MAX_PLAYER_ID, SALT_BYTES, HandRecord
 from studengine.state.sealing import KeyRing, SealedStateInvalid, Sealer
 

@@ -34,8 +34,8 @@ from typing import Any
 import grpc
 from google.protobuf.wrappers_pb2 import BytesValue
 
-from studengine.api.config import ServerConfig
 from studengine.gen.stud.v1 import stud_engine_pb2 as pb
+from studengine.server.config import ServerConfig
 
 ECHO_METHOD = "/bench.v1.EchoService/Echo"
 ACT_METHOD = "/stud.v1.StudEngineService/Act"
@@ -74,8 +74,8 @@ def serve_echo(kind: str, response_bytes: int, config: ServerConfig) -> None:
 
     ``kind``: ``sync`` (the stud-server's own settings and interceptor), ``sync-bare`` (no
     interceptor), ``aio-bare`` (grpc.aio, no interceptor)."""
-    from studengine.api.logging import configure_logging
-    from studengine.api.server import build_grpc_server, server_options
+    from studengine.server.logging import configure_logging
+    from studengine.server.supervisor import build_grpc_server, server_options
 
     configure_logging(config.log_level)
     response = BytesValue.FromString(bytes_value_of_size(response_bytes))
@@ -375,7 +375,7 @@ def run(options: argparse.Namespace) -> None:
     with tempfile.TemporaryDirectory(prefix="bench-rpc-") as tmp:
         logs = Path(tmp)
         try:
-            cmd = [sys.executable, "-m", "studengine.api.server"]
+            cmd = [sys.executable, "-m", "studengine.server"]
             stud = ServerProcess([*cmd, "--port", "0", "--metrics-port", "0"], env, logs, "stud")
             servers.append(stud)
             stud.wait_ready()

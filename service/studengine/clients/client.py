@@ -119,7 +119,7 @@ class DevServer:
         cmd = [
             sys.executable,
             "-m",
-            "studengine.api.server",
+            "studengine.server",
             "--dev",
             "--host",
             "127.0.0.1",

@@ -19,7 +19,7 @@ from typing import Any
 import grpc
 import structlog
 
-from studengine.api import metrics
+from studengine.server import metrics
 
 _log = structlog.get_logger("studengine.rpc")
 _clear_context: Callable[[], None] = structlog.contextvars.clear_contextvars

@@ -35,8 +35,8 @@ from typing import TYPE_CHECKING, Any
 
 import structlog
 
-from studengine.api.config import ConfigError, ServerConfig, parse_config
-from studengine.api.logging import configure_logging
+from studengine.server.config import ConfigError, ServerConfig, parse_config
+from studengine.server.logging import configure_logging
 
 if TYPE_CHECKING:
     import grpc
@@ -106,7 +106,7 @@ def build_grpc_server(config: ServerConfig, reuse_port: bool = False) -> grpc.Se
     """
     import grpc
 
-    from studengine.api.interceptors import ObservingInterceptor
+    from studengine.server.interceptors import ObservingInterceptor
 
     return grpc.server(
         futures.ThreadPoolExecutor(max_workers=config.threads, thread_name_prefix="rpc"),
@@ -193,7 +193,7 @@ def _wait(stop: threading.Event) -> None:
 def _serve_metrics(config: ServerConfig) -> Any:
     if not config.metrics_port:
         return None
-    from studengine.api import metrics
+    from studengine.server import metrics
 
     try:
         http = metrics.serve(config.host, config.metrics_port)
@@ -318,7 +318,7 @@ class Supervisor:
 
     def watch(self, stop: threading.Event) -> None:
         """Until a signal: restart any worker that exited (after a short pause)."""
-        from studengine.api import metrics
+        from studengine.server import metrics
 
         while not stop.wait(0.5):
             for index, proc in list(self.workers.items()):
@@ -332,7 +332,7 @@ class Supervisor:
 
     def stop_all(self) -> int:
         """SIGTERM every worker, wait for them to drain; 0 if all exited cleanly."""
-        from studengine.api import metrics
+        from studengine.server import metrics
 
         for proc in self.workers.values():
             if proc.exitcode is None and proc.pid is not None:
