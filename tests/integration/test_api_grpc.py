@@ -16,8 +16,8 @@ import grpc
 import pytest
 from grpc_status import rpc_status
 from studengine.api.errors import field_violations
-from studengine.api.remote_conformance import RemoteDriver
 from studengine.conformance import play_vector
+from studengine.conformance.remote import RemoteDriver
 from studengine.gen.stud.v1 import stud_engine_pb2 as pb
 from studengine.gen.stud.v1 import stud_engine_pb2_grpc as pb_grpc
 from studengine.state.sealing import INVALID_MESSAGE, KeyRing

@@ -11,7 +11,7 @@ from typing import Any
 
 import grpc
 
-from studengine.conformance import ActionRefused, Snapshot
+from studengine.conformance.runner import ActionRefused, Snapshot
 from studengine.gen.stud.v1 import stud_engine_pb2 as pb
 from studengine.gen.stud.v1 import stud_engine_pb2_grpc as pb_grpc
 

@@ -170,7 +170,7 @@ def vector_files(paths: Iterable[str | Path]) -> list[Path]:
 def make_driver(target: str | None) -> Driver:
     if target is None:
         return LocalDriver()
-    from studengine.api.remote_conformance import RemoteDriver
+    from studengine.conformance.remote import RemoteDriver
 
     driver: Driver = RemoteDriver(target)
     return driver
@@ -199,6 +199,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 if __name__ == "__main__":
     # Run the importable module's main, not this __main__ copy: drivers raise the
     # importable module's ActionRefused.
-    from studengine.conformance import main as module_main
+    from studengine.conformance.runner import main as module_main
 
     sys.exit(module_main())
