@@ -28,7 +28,7 @@ from support.server_harness import LiveServer
 
 VECTORS = sorted(CONFORMANCE_DIR.glob("*.json"))
 PLAYERS = [pb.Player(id=f"player-{i}", stack=500) for i in range(3)]
-# the console script (``python -m studengine.conformance`` would load the module twice)
+# the console script, as a user runs it
 COMMAND = [str(Path(sys.executable).parent / "stud-conformance")]
 DECK = ["Ac", "3c", "9s", "Kd", "3d", "9d", "Qh", "2d", "7c"]
 

@@ -1,10 +1,10 @@
 """The conformance runner: scripted hands (``../shared/conformance/*.json``) played
 in-process or against a live server (``stud-conformance``)."""
 
+from studengine.conformance.local import LocalDriver
 from studengine.conformance.runner import (
     ActionRefused,
     Driver,
-    LocalDriver,
     Snapshot,
     play_vector,
     vector_files,

@@ -1,23 +1,16 @@
-"""The conformance runner: plays scripted hands (``../shared/conformance/*.json``) and
-reports the first difference of each failing one.
+"""The conformance runner: plays a scripted hand (``../shared/conformance/*.json``)
+through a ``Driver`` and reports the first difference from what the vector expects.
 
-``stud-conformance DIR_OR_FILE...`` plays them against the engine in-process;
-``--target HOST:PORT`` plays them against a live server through the public API.
+Drivers: ``local.LocalDriver`` (the engine in this process) and ``remote.RemoteDriver``
+(a live server through the public API); ``__main__`` is the ``stud-conformance`` command.
 """
 
 from __future__ import annotations
 
-import argparse
-import json
-import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
-
-from studengine.cards import parse_cards
-from studengine.rules.hand import Hand, start_hand
-from studengine.rules.types import ActionType, IllegalAction, OddChip, Table, Variant
 
 
 @dataclass
@@ -38,59 +31,11 @@ class ActionRefused(Exception):
 
 
 class Driver(Protocol):
+    """Plays one vector: starts its hand, then applies its actions one by one."""
+
     def start(self, vector: dict[str, Any]) -> Snapshot: ...
 
     def act(self, seat: int, action: str, to: int | None) -> Snapshot: ...
-
-
-def table_from_vector(vector: dict[str, Any]) -> Table:
-    t = vector["table"]
-    return Table(
-        ante=t["ante"],
-        bring_in=t["bring_in"],
-        small_bet=t["small_bet"],
-        big_bet=t["big_bet"],
-        max_bets=t.get("max_bets", 4),
-        uncapped_heads_up=t.get("uncapped_heads_up", False),
-        open_pair_big_bet=t.get("open_pair_big_bet", True),
-        odd_chip=OddChip(t.get("odd_chip", "LEFT_OF_DEALER")),
-    )
-
-
-def snapshot_of(hand: Hand) -> Snapshot:
-    result = hand.result
-    return Snapshot(
-        to_act=hand.to_act,
-        legal=[(a.type.value, a.to) for a in hand.legal_actions()],
-        pot=hand.pot,
-        stacks=list(hand.stacks),
-        over=hand.is_over,
-        pots=[] if result is None else [(p.amount, sorted(p.winners)) for p in result.pots],
-        revealed=[] if result is None else list(result.revealed),
-    )
-
-
-class LocalDriver:
-    """Plays a vector against the engine in this process."""
-
-    hand: Hand
-
-    def start(self, vector: dict[str, Any]) -> Snapshot:
-        self.hand, _ = start_hand(
-            Variant(vector["variant"]),
-            table_from_vector(vector),
-            vector["stacks"],
-            vector["button"],
-            parse_cards(vector.get("deck", [])),
-        )
-        return snapshot_of(self.hand)
-
-    def act(self, seat: int, action: str, to: int | None) -> Snapshot:
-        try:
-            self.hand.act(seat, ActionType(action), to)
-        except IllegalAction as refusal:
-            raise ActionRefused(str(refusal)) from None
-        return snapshot_of(self.hand)
 
 
 def _legal_of(expected: Iterable[Sequence[Any]]) -> list[tuple[str, int | None]]:
@@ -165,40 +110,3 @@ def vector_files(paths: Iterable[str | Path]) -> list[Path]:
     for path in map(Path, paths):
         found.extend(sorted(path.glob("*.json")) if path.is_dir() else [path])
     return found
-
-
-def make_driver(target: str | None) -> Driver:
-    if target is None:
-        return LocalDriver()
-    from studengine.conformance.remote import RemoteDriver
-
-    driver: Driver = RemoteDriver(target)
-    return driver
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="stud-conformance", description="Play conformance vectors and report differences."
-    )
-    parser.add_argument("paths", nargs="+", help="vector files or directories of them")
-    parser.add_argument("--target", help="HOST:PORT of a live server (test decks allowed)")
-    args = parser.parse_args(argv)
-    passed = failed = 0
-    for path in vector_files(args.paths):
-        vector = json.loads(path.read_text())
-        difference = play_vector(vector, make_driver(args.target))
-        if difference is None:
-            passed += 1
-        else:
-            failed += 1
-            print(f"FAIL {vector.get('name', path.stem)}: {difference}")
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed or not passed else 0
-
-
-if __name__ == "__main__":
-    # Run the importable module's main, not this __main__ copy: drivers raise the
-    # importable module's ActionRefused.
-    from studengine.conformance.runner import main as module_main
-
-    sys.exit(module_main())
