@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 PY     := $(BIN)/python
 STAMP  := $(VENV)/.installed
 SHARED ?= ../shared
-GEN    := service/studengine/gen/__init__.py
+GEN    := proto/python/stud_api/__init__.py service/studengine/state/_gen/__init__.py
 PROTOS := $(shell find proto -name '*.proto' -not -path '*/node_modules/*')
 BUF    := proto/node_modules/.bin/buf
 
@@ -18,16 +18,16 @@ BUF    := proto/node_modules/.bin/buf
 all: test
 
 # ---- set-up -----------------------------------------------------------------------
-$(STAMP): pyproject.toml setup.py $(wildcard service/studengine/evaluator/*.[ch])
+$(STAMP): pyproject.toml setup.py proto/python/pyproject.toml $(wildcard service/studengine/evaluator/*.[ch])
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[dev]'
+	$(BIN)/pip install -q -e ./proto/python -e '.[dev]'
 	touch $@
 
 venv: $(STAMP)
 
 # generated protobuf / gRPC code (gitignored): proto/generate.py is the one generator
-$(GEN): $(STAMP) $(PROTOS) proto/generate.py
+$(GEN) &: $(STAMP) $(PROTOS) proto/generate.py
 	$(PY) proto/generate.py
 
 gen: $(GEN)

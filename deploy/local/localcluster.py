@@ -350,8 +350,8 @@ def play_hands(target: str, hands: int, *, bad_states: int = 0, seven: bool = Tr
     legal, else checks or takes the first legal move) and send ``bad_states`` Act calls
     with a state that cannot open. Counts every StartHand/Act call made."""
     import grpc
-    from studengine.gen.stud.v1 import stud_engine_pb2 as pb
-    from studengine.gen.stud.v1 import stud_engine_pb2_grpc as pb_grpc
+    from stud_api.stud.v1 import stud_engine_pb2 as pb
+    from stud_api.stud.v1 import stud_engine_pb2_grpc as pb_grpc
 
     count = CallCount()
     variant = pb.VARIANT_SEVEN_CARD_STUD if seven else pb.VARIANT_FIVE_CARD_STUD

@@ -11,8 +11,8 @@ import pytest
 from grpc_health.v1 import health_pb2
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from studengine.gen.stud.v1 import stud_engine_pb2 as pb
-from studengine.gen.stud.v1 import stud_engine_pb2_grpc as pb_grpc
+from stud_api.stud.v1 import stud_engine_pb2 as pb
+from stud_api.stud.v1 import stud_engine_pb2_grpc as pb_grpc
 from support.api_helpers import random_start, table_7s
 from support.server_harness import LiveServer
 

@@ -15,11 +15,11 @@ from pathlib import Path
 import grpc
 import pytest
 from grpc_status import rpc_status
+from stud_api.stud.v1 import stud_engine_pb2 as pb
+from stud_api.stud.v1 import stud_engine_pb2_grpc as pb_grpc
 from studengine.api.errors import field_violations
 from studengine.conformance import play_vector
 from studengine.conformance.remote import RemoteDriver
-from studengine.gen.stud.v1 import stud_engine_pb2 as pb
-from studengine.gen.stud.v1 import stud_engine_pb2_grpc as pb_grpc
 from studengine.state.sealing import INVALID_MESSAGE, KeyRing
 from support.api_helpers import call_code, new_key, spec_of, table_7s
 from support.known_failures import check_command_output, vector_params

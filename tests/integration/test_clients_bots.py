@@ -8,6 +8,8 @@ import random
 from collections.abc import Callable
 
 import grpc
+from stud_api.stud.v1 import stud_engine_pb2 as pb
+from stud_api.stud.v1 import stud_engine_pb2_grpc as pb_grpc
 from studengine.clients.bots import (
     Bot,
     EquityBot,
@@ -18,8 +20,6 @@ from studengine.clients.bots import (
 )
 from studengine.clients.client import chips_conserved, default_table
 from studengine.clients.table import action_options
-from studengine.gen.stud.v1 import stud_engine_pb2 as pb
-from studengine.gen.stud.v1 import stud_engine_pb2_grpc as pb_grpc
 from support.server_harness import LiveServer
 
 AGGRESSIVE = {pb.ACTION_TYPE_BET, pb.ACTION_TYPE_RAISE, pb.ACTION_TYPE_COMPLETE}

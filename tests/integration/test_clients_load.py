@@ -114,9 +114,9 @@ def test_resync_rereads_the_state_after_aborted(live_server: Callable[..., LiveS
     import asyncio
 
     import grpc
+    from stud_api.stud.v1 import stud_engine_pb2 as pb
     from studengine.clients.client import default_table
     from studengine.clients.load import Pool, Position, Stats, resync
-    from studengine.gen.stud.v1 import stud_engine_pb2 as pb
 
     server = live_server()
 

@@ -128,8 +128,8 @@ def test_hand_after_hand_button_moves_and_busted_bots_are_replaced(
     """The table itself (no terminal) with short stacks: the button moves every hand, a bot
     that busts is replaced by a fresh one, and the game ends when you bust or after --hands."""
     import grpc
+    from stud_api.stud.v1 import stud_engine_pb2_grpc as pb_grpc
     from studengine.clients.table import Game, build_parser
-    from studengine.gen.stud.v1 import stud_engine_pb2_grpc as pb_grpc
 
     server = live_server()
     args = build_parser().parse_args(

@@ -12,8 +12,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from prometheus_client.parser import text_string_to_metric_families
-from studengine.gen.stud.v1 import stud_engine_pb2 as pb
-from studengine.gen.stud.v1 import stud_engine_pb2_grpc as pb_grpc
+from stud_api.stud.v1 import stud_engine_pb2 as pb
+from stud_api.stud.v1 import stud_engine_pb2_grpc as pb_grpc
 from support.api_helpers import random_start
 from support.server_harness import LiveServer
 

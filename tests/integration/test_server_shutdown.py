@@ -12,8 +12,8 @@ from collections.abc import Callable
 import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
-from studengine.gen.stud.v1 import stud_engine_pb2 as pb
-from studengine.gen.stud.v1 import stud_engine_pb2_grpc as pb_grpc
+from stud_api.stud.v1 import stud_engine_pb2 as pb
+from stud_api.stud.v1 import stud_engine_pb2_grpc as pb_grpc
 from support.api_helpers import call_code
 from support.server_harness import LiveServer
 

@@ -12,8 +12,8 @@ from concurrent import futures
 import grpc
 from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
+from stud_api.stud.v1 import stud_engine_pb2 as pb
 from studengine.cards import format_card
-from studengine.gen.stud.v1 import stud_engine_pb2 as pb
 from studengine.state.sealing import KeyRing
 
 

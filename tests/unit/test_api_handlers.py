@@ -8,10 +8,10 @@ import random
 
 import grpc
 import pytest
+from stud_api.stud.v1 import stud_engine_pb2 as pb
 from studengine.api.errors import ApiError, field_violations, to_status
 from studengine.api.handlers import MAX_EVALUATE_BATCH, Handlers
 from studengine.cards import parse_cards
-from studengine.gen.stud.v1 import stud_engine_pb2 as pb
 from studengine.state.sealing import KeyRing
 from support.api_helpers import new_key, random_act, random_start, table_5s, table_7s
 

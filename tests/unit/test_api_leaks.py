@@ -8,9 +8,9 @@ import random
 from collections.abc import Callable
 
 import pytest
+from stud_api.stud.v1 import stud_engine_pb2 as pb
+from stud_api.stud.v1 import stud_engine_pb2_grpc as pb_grpc
 from studengine.api.handlers import Handlers
-from studengine.gen.stud.v1 import stud_engine_pb2 as pb
-from studengine.gen.stud.v1 import stud_engine_pb2_grpc as pb_grpc
 from studengine.state.sealing import KeyRing
 from support.api_helpers import cards_in, new_key, random_act, random_start, start_inprocess
 

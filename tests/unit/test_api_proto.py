@@ -1,5 +1,5 @@
-"""The protos: buf lint (STANDARD) is clean, and proto/generate.py writes a package whose
-imports are package-relative (``studengine.gen.stud...``)."""
+"""The protos: buf lint (STANDARD) is clean, and proto/generate.py writes the public API
+(``stud_api``) and the internal state schema (``studengine.state._gen``) apart."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from studengine.gen.stud.v1 import stud_engine_pb2 as pb
+from stud_api.stud.v1 import stud_engine_pb2 as pb
 from support.paths import IN_CI, REPO
 
 BUF = REPO / "proto" / "node_modules" / ".bin" / "buf"
@@ -27,20 +27,35 @@ def test_buf_lint_is_clean() -> None:
     assert done.returncode == 0, done.stdout + done.stderr
 
 
-def test_generate_writes_a_package_with_relative_imports(tmp_path: Path) -> None:
-    out = tmp_path / "gen"
+def test_generate_writes_packages_with_their_own_imports(tmp_path: Path) -> None:
+    """The public API goes to ``stud_api``, the internal state schema to the server's own
+    ``studengine.state._gen``; protoc's absolute ``stud.`` imports are rewritten."""
+    api, internal = tmp_path / "stud_api", tmp_path / "_gen"
     subprocess.run(
-        [sys.executable, str(REPO / "proto" / "generate.py"), "--out", str(out)],
+        [
+            sys.executable,
+            str(REPO / "proto" / "generate.py"),
+            "--api-out",
+            str(api),
+            "--internal-out",
+            str(internal),
+        ],
         check=True,
         capture_output=True,
         timeout=120,
     )
-    grpc_module = (out / "stud" / "v1" / "stud_engine_pb2_grpc.py").read_text()
-    assert "from studengine.gen.stud.v1 import stud_engine_pb2" in grpc_module
-    for path in out.rglob("*.py*"):
+    grpc_module = (api / "stud" / "v1" / "stud_engine_pb2_grpc.py").read_text()
+    assert "from stud_api.stud.v1 import stud_engine_pb2" in grpc_module
+    assert not (api / "stud" / "internal").exists()
+    assert not (internal / "stud" / "v1").exists()
+    assert (internal / "stud" / "internal" / "v1" / "state_pb2.py").exists()
+    for path in [*api.rglob("*.py*"), *internal.rglob("*.py*")]:
         assert not re.search(r"^\s*(from|import) stud\.", path.read_text(), re.MULTILINE), path
-    for package in ("", "stud", "stud/v1", "stud/internal", "stud/internal/v1"):
-        assert (out / package / "__init__.py").exists()
+    for package in ("", "stud", "stud/v1"):
+        assert (api / package / "__init__.py").exists()
+    for package in ("", "stud", "stud/internal", "stud/internal/v1"):
+        assert (internal / package / "__init__.py").exists()
+    assert (api / "py.typed").exists()
 
 
 def test_the_service_and_its_methods() -> None:

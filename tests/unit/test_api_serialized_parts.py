@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import random
 
+from stud_api.stud.v1 import stud_engine_pb2 as pb
 from studengine.api.views import (
     VARIANT_TO_PB,
     build_view,
@@ -16,10 +17,9 @@ from studengine.api.views import (
     table_to_pb,
 )
 from studengine.cards import format_card
-from studengine.gen.stud.internal.v1 import state_pb2
-from studengine.gen.stud.v1 import stud_engine_pb2 as pb
 from studengine.rules.hand import Hand, start_hand
 from studengine.rules.types import CardDealt, Event, Table, Variant
+from studengine.state._gen.stud.internal.v1 import state_pb2
 from studengine.state.codec import FORMAT_VERSION, HandRecord, decode, encode, encode_hand
 
 

@@ -11,9 +11,9 @@ import sys
 
 import grpc
 import pytest
+from stud_api.stud.v1 import stud_engine_pb2 as pb
 from studengine.api.errors import ApiError
 from studengine.api.handlers import Handlers
-from studengine.gen.stud.v1 import stud_engine_pb2 as pb
 from studengine.state.keys import (
     KeySpecError,
     keys_from_env_value,
@@ -203,7 +203,7 @@ def test_new_key_spec_and_keygen_cli() -> None:
 def test_authentic_envelopes_with_bad_contents_are_refused_uniformly() -> None:
     """Sealed under the server's own key, but not a good state: bad protobuf, another
     format version, broken invariants. Same answer as any other bad state."""
-    from studengine.gen.stud.internal.v1 import state_pb2
+    from studengine.state._gen.stud.internal.v1 import state_pb2
 
     key = new_key("k1")
     ring = KeyRing([key])

@@ -9,9 +9,9 @@ import random
 
 import pytest
 from studengine.cards import shuffled_deck
-from studengine.gen.stud.internal.v1 import state_pb2
 from studengine.rules.hand import Hand, start_hand
 from studengine.rules.types import OddChip, Table, Variant
+from studengine.state._gen.stud.internal.v1 import state_pb2
 from studengine.state.codec import (
     FORMAT_VERSION,
     HandRecord,

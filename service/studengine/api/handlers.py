@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 
 import grpc
 import structlog
+from stud_api.stud.v1 import stud_engine_pb2 as pb
 
 from studengine import cards as cardlib
 from studengine.api.errors import (
@@ -37,7 +38,6 @@ from studengine.api.views import (
     legal_to_pb,
     result_to_pb,
 )
-from studengine.gen.stud.v1 import stud_engine_pb2 as pb
 from studengine.rules.hand import Hand, start_hand
 from studengine.rules.types import Event, IllegalAction, InvalidHand, Table, Variant
 from studengine.server import metrics

@@ -15,11 +15,11 @@ from typing import Any, TypeVar
 
 import grpc
 from google.protobuf.message import Message
+from stud_api.stud.v1 import stud_engine_pb2 as pb
+from stud_api.stud.v1 import stud_engine_pb2_grpc as pb_grpc
 
 from studengine.api.errors import ApiError, bad_request, to_status
 from studengine.api.handlers import Handlers
-from studengine.gen.stud.v1 import stud_engine_pb2 as pb
-from studengine.gen.stud.v1 import stud_engine_pb2_grpc as pb_grpc
 from studengine.state.sealing import KeyRing
 
 Req = TypeVar("Req")

@@ -12,9 +12,9 @@ from collections.abc import Sequence
 
 from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.internal.containers import RepeatedCompositeFieldContainer
+from stud_api.stud.v1 import stud_engine_pb2 as pb
 
 from studengine.cards import DECK_SIZE, format_card
-from studengine.gen.stud.v1 import stud_engine_pb2 as pb
 from studengine.rules.hand import Hand
 from studengine.rules.types import (
     ActionTaken,

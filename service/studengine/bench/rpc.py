@@ -33,8 +33,8 @@ from typing import Any
 
 import grpc
 from google.protobuf.wrappers_pb2 import BytesValue
+from stud_api.stud.v1 import stud_engine_pb2 as pb
 
-from studengine.gen.stud.v1 import stud_engine_pb2 as pb
 from studengine.server.config import ServerConfig
 
 ECHO_METHOD = "/bench.v1.EchoService/Echo"

@@ -15,8 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import grpc
-
-from studengine.gen.stud.v1 import stud_engine_pb2 as pb
+from stud_api.stud.v1 import stud_engine_pb2 as pb
 
 BOT_KINDS = ("random", "station", "equity")
 RANKS = "23456789TJQKA"

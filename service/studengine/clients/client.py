@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from studengine.gen.stud.v1 import stud_engine_pb2 as pb
+from stud_api.stud.v1 import stud_engine_pb2 as pb
 
 VARIANTS: dict[str, pb.Variant.ValueType] = {
     "five": pb.VARIANT_FIVE_CARD_STUD,

@@ -37,6 +37,8 @@ from typing import Any
 
 import grpc
 import grpc.aio
+from stud_api.stud.v1 import stud_engine_pb2 as pb
+from stud_api.stud.v1 import stud_engine_pb2_grpc as pb_grpc
 
 from studengine.clients.bots import (
     BOT_KINDS,
@@ -54,8 +56,6 @@ from studengine.clients.client import (
     default_table,
     parse_targets,
 )
-from studengine.gen.stud.v1 import stud_engine_pb2 as pb
-from studengine.gen.stud.v1 import stud_engine_pb2_grpc as pb_grpc
 
 MAX_SECONDS = 3600.0  # the hard cap on any run
 GRACE_SECONDS = 15.0  # after the deadline, hands in flight may take this long to finish

@@ -14,6 +14,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import grpc
+from stud_api.stud.v1 import stud_engine_pb2 as pb
+from stud_api.stud.v1 import stud_engine_pb2_grpc as pb_grpc
 
 from studengine.clients.bots import (
     BOT_KINDS,
@@ -34,8 +36,6 @@ from studengine.clients.client import (
     default_table,
     describe_action,
 )
-from studengine.gen.stud.v1 import stud_engine_pb2 as pb
-from studengine.gen.stud.v1 import stud_engine_pb2_grpc as pb_grpc
 
 BOT_NAMES = ("Ada", "Bix", "Cal", "Dot", "Eli", "Fay", "Gus", "Hal", "Ivy", "Jo")
 HERO = "you"

@@ -15,10 +15,10 @@ from typing import Literal
 from google.protobuf.message import DecodeError
 
 from studengine.cards import DECK_SIZE
-from studengine.gen.stud.internal.v1 import state_pb2
 from studengine.rules.hand import Hand
 from studengine.rules.types import HandResult, OddChip, Pot, ShownHand, Table, Variant
 from studengine.rules.variants import VARIANTS
+from studengine.state._gen.stud.internal.v1 import state_pb2
 
 FORMAT_VERSION = 1
 HAND_ID_BYTES = 16
