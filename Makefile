@@ -18,10 +18,11 @@ BUF    := proto/node_modules/.bin/buf
 all: test
 
 # ---- set-up -----------------------------------------------------------------------
-$(STAMP): pyproject.toml setup.py proto/python/pyproject.toml $(wildcard service/studengine/evaluator/*.[ch])
+$(STAMP): pyproject.toml setup.py proto/python/pyproject.toml clients/python/pyproject.toml \
+          $(wildcard service/studengine/evaluator/*.[ch])
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e ./proto/python -e '.[dev]'
+	$(BIN)/pip install -q -e ./proto/python -e '.[dev]' -e ./clients/python
 	touch $@
 
 venv: $(STAMP)

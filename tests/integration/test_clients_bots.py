@@ -10,7 +10,7 @@ from collections.abc import Callable
 import grpc
 from stud_api.stud.v1 import stud_engine_pb2 as pb
 from stud_api.stud.v1 import stud_engine_pb2_grpc as pb_grpc
-from studengine.clients.bots import (
+from studclients.bots import (
     Bot,
     EquityBot,
     act_request,
@@ -18,8 +18,8 @@ from studengine.clients.bots import (
     make_bot,
     strength_sync,
 )
-from studengine.clients.client import chips_conserved, default_table
-from studengine.clients.table import action_options
+from studclients.client import chips_conserved, default_table
+from studclients.play import action_options
 from support.server_harness import LiveServer
 
 AGGRESSIVE = {pb.ACTION_TYPE_BET, pb.ACTION_TYPE_RAISE, pb.ACTION_TYPE_COMPLETE}

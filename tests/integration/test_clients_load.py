@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from studengine.clients.load import percentile
+from studclients.load import percentile
 from support.paths import REPO
 from support.server_harness import LiveServer, free_port
 
@@ -115,8 +115,8 @@ def test_resync_rereads_the_state_after_aborted(live_server: Callable[..., LiveS
 
     import grpc
     from stud_api.stud.v1 import stud_engine_pb2 as pb
-    from studengine.clients.client import default_table
-    from studengine.clients.load import Pool, Position, Stats, resync
+    from studclients.client import default_table
+    from studclients.load import Pool, Position, Stats, resync
 
     server = live_server()
 

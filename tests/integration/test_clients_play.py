@@ -129,7 +129,7 @@ def test_hand_after_hand_button_moves_and_busted_bots_are_replaced(
     that busts is replaced by a fresh one, and the game ends when you bust or after --hands."""
     import grpc
     from stud_api.stud.v1 import stud_engine_pb2_grpc as pb_grpc
-    from studengine.clients.table import Game, build_parser
+    from studclients.play import Game, build_parser
 
     server = live_server()
     args = build_parser().parse_args(

@@ -17,7 +17,7 @@ import grpc
 from stud_api.stud.v1 import stud_engine_pb2 as pb
 from stud_api.stud.v1 import stud_engine_pb2_grpc as pb_grpc
 
-from studengine.clients.bots import (
+from studclients.bots import (
     BOT_KINDS,
     Bot,
     Decision,
@@ -25,7 +25,7 @@ from studengine.clients.bots import (
     make_bot,
     strength_sync,
 )
-from studengine.clients.client import (
+from studclients.client import (
     CALL_TIMEOUT,
     CHANNEL_OPTIONS,
     MAX_PLAYERS,

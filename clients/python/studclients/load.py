@@ -40,14 +40,14 @@ import grpc.aio
 from stud_api.stud.v1 import stud_engine_pb2 as pb
 from stud_api.stud.v1 import stud_engine_pb2_grpc as pb_grpc
 
-from studengine.clients.bots import (
+from studclients.bots import (
     BOT_KINDS,
     EQUITY_FALLBACK_CODES,
     Bot,
     EquityBot,
     make_bot,
 )
-from studengine.clients.client import (
+from studclients.client import (
     CALL_TIMEOUT,
     CHANNEL_OPTIONS,
     MAX_PLAYERS,
