@@ -1,5 +1,6 @@
-"""Real ``stud-server`` subprocesses for tests: free 127.0.0.1 ports, a temp key file,
-JSON log capture, waiting for health, stopping at teardown.
+"""Real ``stud-server`` subprocesses for tests: free 127.0.0.1 ports, a temp key file, the
+JSON log lines, waiting for health, stopping at teardown. The process itself and its log
+reading are ``studclients.devserver.ServerProcess``, the one shared launcher.
 
 Use through the ``live_server`` fixture in ``conftest.py``::
 
@@ -9,13 +10,7 @@ Use through the ``live_server`` fixture in ``conftest.py``::
 
 from __future__ import annotations
 
-import json
-import os
-import signal
 import socket
-import subprocess
-import sys
-import threading
 import time
 import urllib.request
 from collections.abc import Sequence
@@ -24,9 +19,9 @@ from typing import Any
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
+from studclients.devserver import STARTUP_SECONDS, ServerProcess, server_env
 
-STARTUP_SECONDS = 60.0
-SERVER_CMD = [sys.executable, "-m", "studengine.server"]
+__all__ = ["STARTUP_SECONDS", "LiveServer", "free_port", "launch", "new_key_spec", "server_env"]
 
 
 def free_port() -> int:
@@ -42,73 +37,10 @@ def new_key_spec(kid: str = "test-key") -> str:
     return make(kid)
 
 
-class LiveServer:
-    """A running ``stud-server`` process and what it printed (stdout: JSON log lines)."""
+class LiveServer(ServerProcess):
+    """A running ``stud-server`` process, what it printed, and ways to talk to it."""
 
-    def __init__(self, args: Sequence[str], env: dict[str, str]) -> None:
-        self.args = list(args)
-        self.proc = subprocess.Popen(
-            args,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            env=env,
-            start_new_session=True,  # a Ctrl-C in the test runner does not reach it
-        )
-        self.lines: list[str] = []
-        self.stderr: list[str] = []
-        self._changed = threading.Condition()
-        self._readers = [
-            threading.Thread(target=self._read, args=(self.proc.stdout, self.lines), daemon=True),
-            threading.Thread(target=self._read, args=(self.proc.stderr, self.stderr), daemon=True),
-        ]
-        for reader in self._readers:
-            reader.start()
-        self.port = 0
-        self.metrics_port: int | None = None
-
-    def _read(self, stream: Any, into: list[str]) -> None:
-        for line in stream:
-            with self._changed:
-                into.append(line.rstrip("\n"))
-                self._changed.notify_all()
-        with self._changed:
-            self._changed.notify_all()
-
-    # ---- what it said -----------------------------------------------------------------
-    def logs(self) -> list[dict[str, Any]]:
-        """Every JSON log line so far (non-JSON lines are left out)."""
-        out = []
-        for line in list(self.lines):
-            try:
-                out.append(json.loads(line))
-            except ValueError:
-                continue
-        return out
-
-    def output(self) -> str:
-        return "\n".join([*self.lines, *self.stderr])
-
-    def wait_for_log(self, event: str, timeout: float = STARTUP_SECONDS) -> dict[str, Any]:
-        deadline = time.monotonic() + timeout
-        with self._changed:
-            while True:
-                for entry in self.logs():
-                    if entry.get("event") == event:
-                        return entry
-                if self.proc.poll() is not None and not any(r.is_alive() for r in self._readers):
-                    raise RuntimeError(
-                        f"stud-server exited {self.proc.returncode}:\n{self.output()}"
-                    )
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    raise TimeoutError(f"no {event!r} log line from stud-server:\n{self.output()}")
-                self._changed.wait(min(left, 0.5))
-
-    # ---- talking to it ----------------------------------------------------------------
-    @property
-    def target(self) -> str:
-        return f"127.0.0.1:{self.port}"
+    metrics_port: int | None = None
 
     def channel(self, **options: Any) -> grpc.Channel:
         """A new channel (a new connection: with several workers, each may land elsewhere)."""
@@ -128,34 +60,6 @@ class LiveServer:
         with urllib.request.urlopen(url, timeout=10) as response:
             return str(response.read().decode())
 
-    # ---- stopping it --------------------------------------------------------------------
-    def signal(self, sig: int = signal.SIGTERM) -> None:
-        if self.proc.poll() is None:
-            self.proc.send_signal(sig)
-
-    def wait(self, timeout: float = 60.0) -> int:
-        code = self.proc.wait(timeout)
-        for reader in self._readers:
-            reader.join(5)
-        return code
-
-    def stop(self) -> int:
-        """SIGTERM and wait; kill the whole session if it hangs."""
-        self.signal(signal.SIGTERM)
-        try:
-            return self.wait(60)
-        except subprocess.TimeoutExpired:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-            return self.wait(10)
-
-
-def server_env(extra: dict[str, str] | None = None) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("STUD_")}
-    env.pop("PROMETHEUS_MULTIPROC_DIR", None)
-    env["PYTHONUNBUFFERED"] = "1"
-    env.update(extra or {})
-    return env
-
 
 def launch(
     tmp: Path,
@@ -170,7 +74,7 @@ def launch(
 ) -> LiveServer:
     """Start ``stud-server`` on 127.0.0.1 (a port it picks); with ``wait``, return once it
     serves and answers health checks. ``key_specs=[]`` starts it with no key at all."""
-    cmd = [*SERVER_CMD, "--host", "127.0.0.1", "--port", "0", "--workers", str(workers)]
+    cmd = ["--host", "127.0.0.1", "--port", "0", "--workers", str(workers)]
     if key_specs is None:
         key_specs = [new_key_spec()]
     if key_specs:
@@ -183,11 +87,11 @@ def launch(
     if allow_test_decks:
         cmd.append("--allow-test-decks")
     cmd += list(args)
-    server = LiveServer(cmd, server_env(env))
+    server = LiveServer(cmd, env=server_env(env))
     server.metrics_port = metrics_port or None
     if wait:
         try:
-            server.port = int(server.wait_for_log("serving")["port"])
+            server.wait_serving()
             if server.health() != health_pb2.HealthCheckResponse.SERVING:
                 raise RuntimeError(f"stud-server is not SERVING:\n{server.output()}")
         except BaseException:

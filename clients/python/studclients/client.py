@@ -1,18 +1,9 @@
-"""Helpers shared by the sample clients: variants and default stakes, action names, a
-``stud-server --dev`` started for a session, target parsing and the chip check."""
+"""Helpers shared by the sample clients: variants and default stakes, action names,
+target parsing and the chip check (``devserver`` starts a server for a session)."""
 
 from __future__ import annotations
 
-import json
-import os
-import signal
-import subprocess
-import sys
-import threading
-import time
 from collections.abc import Sequence
-from dataclasses import dataclass
-from pathlib import Path
 
 from stud_api.stud.v1 import stud_engine_pb2 as pb
 
@@ -96,114 +87,6 @@ def parse_targets(text: str) -> list[str]:
 CHANNEL_OPTIONS: list[tuple[str, int]] = [("grpc.use_local_subchannel_pool", 1)]
 
 
-@dataclass
-class DevServer:
-    """A ``stud-server --dev`` subprocess on a free 127.0.0.1 port for one session.
-
-    It runs in its own session so a Ctrl-C at the terminal reaches only the client, which
-    then stops the server itself (SIGTERM, then SIGKILL if it hangs)."""
-
-    proc: subprocess.Popen[str]
-    port: int
-
-    @property
-    def target(self) -> str:
-        return f"127.0.0.1:{self.port}"
-
-    @property
-    def pid(self) -> int:
-        return self.proc.pid
-
-    @classmethod
-    def start(cls, workers: int = 1, timeout: float = 60.0) -> DevServer:
-        cmd = [
-            sys.executable,
-            "-m",
-            "studengine.server",
-            "--dev",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            "0",
-            "--metrics-port",
-            "0",
-            "--workers",
-            str(workers),
-        ]
-        env = {k: v for k, v in os.environ.items() if not k.startswith("STUD_")}
-        env["PYTHONUNBUFFERED"] = "1"
-        proc = subprocess.Popen(
-            cmd,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            stdin=subprocess.DEVNULL,
-            text=True,
-            env=env,
-            start_new_session=True,
-        )
-        found: list[int] = []
-        ready = threading.Event()
-
-        def read() -> None:
-            assert proc.stdout is not None
-            for line in proc.stdout:  # keep draining: the server logs one line per call
-                if not found:
-                    try:
-                        entry = json.loads(line)
-                    except ValueError:
-                        continue
-                    if isinstance(entry, dict) and entry.get("event") == "serving":
-                        found.append(int(entry["port"]))
-                        ready.set()
-            ready.set()
-
-        threading.Thread(target=read, daemon=True, name="stud-server-log").start()
-        deadline = time.monotonic() + timeout
-        while not ready.wait(0.1):
-            if time.monotonic() > deadline:
-                break
-        server = cls(proc, found[0] if found else 0)
-        if not found:
-            server.stop()
-            raise RuntimeError(f"stud-server did not start (exit code {proc.poll()})")
-        return server
-
-    def cpu_seconds(self) -> float | None:
-        """CPU time (user + system) used so far by the server and its worker processes,
-        from /proc (Linux); None where /proc is not there."""
-        proc = Path("/proc")
-        if not (proc / str(self.pid) / "stat").exists():
-            return None
-        parents: dict[int, int] = {}
-        times: dict[int, float] = {}
-        tick = os.sysconf("SC_CLK_TCK")
-        for entry in proc.iterdir():
-            if not entry.name.isdigit():
-                continue
-            try:
-                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue  # gone meanwhile
-            parents[int(entry.name)] = int(fields[1])
-            times[int(entry.name)] = (int(fields[11]) + int(fields[12])) / tick
-        total, todo = 0.0, [self.pid]
-        while todo:
-            pid = todo.pop()
-            total += times.get(pid, 0.0)
-            todo += [child for child, parent in parents.items() if parent == pid]
-        return total
-
-    def stop(self, timeout: float = 20.0) -> int:
-        """SIGTERM and wait (kill the session if it hangs); the exit code."""
-        if self.proc.poll() is None:
-            try:
-                self.proc.send_signal(signal.SIGTERM)
-                return self.proc.wait(timeout)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-        return self.proc.wait()
-
-
 __all__ = [
     "ACTION_WORDS",
     "CALL_TIMEOUT",
@@ -211,7 +94,6 @@ __all__ = [
     "MAX_PLAYERS",
     "VARIANTS",
     "VARIANT_NAMES",
-    "DevServer",
     "chips_conserved",
     "default_table",
     "describe_action",

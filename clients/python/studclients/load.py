@@ -52,10 +52,10 @@ from studclients.client import (
     CHANNEL_OPTIONS,
     MAX_PLAYERS,
     VARIANTS,
-    DevServer,
     default_table,
     parse_targets,
 )
+from studclients.devserver import ServerProcess, start_dev_server
 
 MAX_SECONDS = 3600.0  # the hard cap on any run
 GRACE_SECONDS = 15.0  # after the deadline, hands in flight may take this long to finish
@@ -465,7 +465,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     for kind in args.bots.split(","):
         if kind.strip() not in BOT_KINDS:
             parser.error(f"--bots: unknown bot {kind!r} (choose from {', '.join(BOT_KINDS)})")
-    server: DevServer | None = None
+    server: ServerProcess | None = None
     try:
         if args.targets:
             try:
@@ -473,7 +473,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             except ValueError as error:
                 parser.error(str(error))
         else:
-            server = DevServer.start(workers=args.server_workers)
+            server = start_dev_server(workers=args.server_workers)
             targets = [server.target]
             print(f"stud-load: started stud-server --dev on {server.target}", file=sys.stderr)
         server_cpu = server.cpu_seconds() if server is not None else None

@@ -31,11 +31,11 @@ from studclients.client import (
     MAX_PLAYERS,
     VARIANT_NAMES,
     VARIANTS,
-    DevServer,
     chips_conserved,
     default_table,
     describe_action,
 )
+from studclients.devserver import ServerProcess, start_dev_server
 
 BOT_NAMES = ("Ada", "Bix", "Cal", "Dot", "Eli", "Fay", "Gus", "Hal", "Ivy", "Jo")
 HERO = "you"
@@ -380,12 +380,12 @@ def main(argv: Sequence[str] | None = None) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    server: DevServer | None = None
+    server: ServerProcess | None = None
     code = 0
     try:
         target = args.target
         if target is None:
-            server = DevServer.start()
+            server = start_dev_server()
             target = server.target
             print(f"Started stud-server --dev (pid {server.pid}) on {target} for this session.")
         with grpc.insecure_channel(target, options=CHANNEL_OPTIONS) as channel:
