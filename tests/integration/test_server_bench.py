@@ -6,17 +6,19 @@ import re
 import subprocess
 import sys
 
+from support.paths import REPO
 from support.server_harness import server_env
 
 
 def test_bench_rpc_prints_every_figure() -> None:
-    cmd = [sys.executable, "-m", "studengine.bench.rpc", "--calls", "100", "--warmup", "10"]
+    cmd = [sys.executable, "-m", "benchmarks.rpc", "--calls", "100", "--warmup", "10"]
     out = subprocess.run(
         [*cmd, "--rounds", "1", "--hands", "3", "--concurrency", "4"],
         capture_output=True,
         text=True,
         timeout=300,
         env=server_env(),
+        cwd=REPO,
         check=True,
     ).stdout
     number = r"\s+[\d.]+"

@@ -10,14 +10,13 @@ per second, p50/p99 latency, the server process's CPU time per call (from
 ``grpc.aio``, to show what the interceptor costs and why the server uses sync gRPC.
 Finally it prints the sealed state's size for 2 and 8 players in both games.
 
-``python -m studengine.bench.rpc --serve-echo ...`` is the echo server process itself.
+``python -m benchmarks.rpc --serve-echo ...`` is the echo server process itself.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
 import random
 import statistics
@@ -34,7 +33,7 @@ from typing import Any
 import grpc
 from google.protobuf.wrappers_pb2 import BytesValue
 from stud_api.stud.v1 import stud_engine_pb2 as pb
-
+from studclients.devserver import serving_port
 from studengine.server.config import ServerConfig
 
 ECHO_METHOD = "/bench.v1.EchoService/Echo"
@@ -75,7 +74,7 @@ def serve_echo(kind: str, response_bytes: int, config: ServerConfig) -> None:
     ``kind``: ``sync`` (the stud-server's own settings and interceptor), ``sync-bare`` (no
     interceptor), ``aio-bare`` (grpc.aio, no interceptor)."""
     from studengine.server.logging import configure_logging
-    from studengine.server.supervisor import build_grpc_server, server_options
+    from studengine.server.worker import build_grpc_server, server_options
 
     configure_logging(config.log_level)
     response = BytesValue.FromString(bytes_value_of_size(response_bytes))
@@ -142,8 +141,9 @@ class ServerProcess:
                 if line.startswith("PORT "):
                     self.port = int(line.split()[1])
                     return
-                if '"serving"' in line and json.loads(line).get("event") == "serving":
-                    self.port = int(json.loads(line)["port"])
+                port = serving_port(line)
+                if port:
+                    self.port = port
                     return
             time.sleep(0.05)
         raise RuntimeError(f"{self.log_path.name}: no port:\n{self.log_path.read_text()}")
@@ -369,6 +369,8 @@ def run(options: argparse.Namespace) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("STUD_")}
     env.pop("PROMETHEUS_MULTIPROC_DIR", None)
     env["STUD_SEALING_KEYS"] = new_key_spec("bench")  # in the environment, not argv
+    root = str(Path(__file__).resolve().parents[1])  # the echo servers run -m benchmarks.rpc
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [root, env.get("PYTHONPATH")]))
     per_round = max(1, options.calls // options.rounds)
     load = (per_round, options.concurrency, options.warmup)
     servers: list[ServerProcess] = []
@@ -383,7 +385,7 @@ def run(options: argparse.Namespace) -> None:
             requests, request_bytes, response_bytes = record(target, options.hands, rng)
             sizes = state_sizes(target, rng)
             for kind, _ in ECHO_KINDS:
-                cmd = [sys.executable, "-m", "studengine.bench.rpc", "--serve-echo", kind]
+                cmd = [sys.executable, "-m", "benchmarks.rpc", "--serve-echo", kind]
                 cmd += ["--response-bytes", str(response_bytes)]
                 servers.append(ServerProcess(cmd, env, logs, f"echo-{kind}"))
                 servers[-1].wait_ready()

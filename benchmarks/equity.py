@@ -4,7 +4,7 @@ Ours: Seven Card Stud Monte Carlo through ``stud_equity`` (C loops, and the Pyth
 on fewer samples). Next to it, in the same run, eval7's hold'em Monte Carlo
 (``py_hand_vs_range_monte_carlo``, one hand against a one-hand range): also one
 showdown of two seven-card hands per sample. Run alone: ``python -m
-studengine.bench.equity``.
+benchmarks.equity``.
 """
 
 from __future__ import annotations

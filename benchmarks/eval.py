@@ -6,10 +6,10 @@
     per second from Python: our C extension, our pure-Python twin, and the fastest entry
     point of phevaluator, eval7, treys and pokerkit; then our batch call and a plain C
     loop (our core compiled with gcc into a small program) over the same hands;
-(c) equity showdowns per second (studengine.bench.equity).
+(c) equity showdowns per second (benchmarks.equity).
 
-phevaluator, eval7, treys and pokerkit are the ``bench`` extra (``pip install -e
-'.[bench]'``); a missing one is reported and skipped.
+phevaluator, eval7, treys and pokerkit are in benchmarks/requirements.txt (``make
+bench-eval`` installs them into .venv-bench); a missing one is reported and skipped.
 """
 
 from __future__ import annotations
@@ -25,9 +25,10 @@ from pathlib import Path
 from typing import Any
 
 from studengine import evaluator
-from studengine.bench import equity as equity_bench
 from studengine.cards import format_card
 from studengine.evaluator import Category, _twin
+
+from benchmarks import equity as equity_bench
 
 SEVEN_CARD_COUNTS: tuple[int, ...] = (23_294_460, 58_627_800, 31_433_400, 6_461_620)
 SEVEN_CARD_COUNTS += (6_180_020, 4_047_644, 3_473_184, 224_848, 41_584)

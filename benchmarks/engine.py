@@ -3,7 +3,8 @@
 Both engines play the same kind of hands in the same run: fixed-limit stud, ante 5,
 bring-in 10, bets 20/40, stacks 1,000, every decision chosen uniformly at random among
 the legal ones (a fresh shuffle per hand, the showdown evaluated). PokerKit is a
-benchmark-only extra (``pip install -e '.[bench]'``).
+benchmark-only dependency (benchmarks/requirements.txt: ``make bench-engine`` installs
+it into .venv-bench).
 """
 
 from __future__ import annotations
@@ -120,7 +121,9 @@ def main() -> None:
         have_pokerkit = True
     except ImportError:
         have_pokerkit = False
-        print("PokerKit is not installed (pip install -e '.[bench]'): ours only")
+        print(
+            "PokerKit is not installed (make bench-engine installs it into .venv-bench): ours only"
+        )
 
     print(
         f"{'game':<18}{'players':>8}{'ours hands/s':>14}{'acts/hand':>11}"
