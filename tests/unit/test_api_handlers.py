@@ -341,40 +341,90 @@ def test_equity_refuses_when_no_time_is_left(handlers: Handlers) -> None:
     assert handlers.equity(request, 30.0).samples > 0
 
 
-def sample(name: str, **labels: str) -> float:
-    from prometheus_client import REGISTRY
+class Recorder:
+    """An ``Observer`` that keeps what it was told."""
 
-    return REGISTRY.get_sample_value(name, labels) or 0.0
+    def __init__(self) -> None:
+        self.calls: list[tuple[object, ...]] = []
+
+    def hand_started(self, variant: str) -> None:
+        self.calls.append(("hand_started", variant))
+
+    def hand_finished(self, variant: str) -> None:
+        self.calls.append(("hand_finished", variant))
+
+    def action_taken(self, variant: str, action: str) -> None:
+        self.calls.append(("action_taken", variant, action))
+
+    def rejected(self, reason: str) -> None:
+        self.calls.append(("rejected", reason))
+
+    def state_size(self, nbytes: int) -> None:
+        self.calls.append(("state_size", nbytes))
 
 
-def test_metrics_and_log_context(handlers: Handlers) -> None:
+def test_observer_hears_hands_actions_and_sizes_and_log_context() -> None:
     import structlog
 
-    started = sample("stud_hands_started_total", variant="SEVEN_CARD_STUD")
-    finished = sample("stud_hands_finished_total", variant="SEVEN_CARD_STUD")
-    folds = sample("stud_actions_total", variant="SEVEN_CARD_STUD", action="FOLD")
-    bad = sample("stud_rejections_total", reason="bad_state")
-    stale = sample("stud_rejections_total", reason="stale_seq")
-    sizes = sample("stud_state_bytes_count")
+    recorder = Recorder()
+    handlers = Handlers(KeyRing([new_key("k1")]), allow_test_decks=True, observer=recorder)
     structlog.contextvars.clear_contextvars()
     update = start(handlers)
     update = act(handlers, update, 1, "BRING_IN")
     context = structlog.contextvars.get_contextvars()
     assert context == {"hand_id": update.hand_id, "seq": 1, "seat": 1, "action": "BRING_IN"}
     update = act(handlers, update, 2, "FOLD")
-    update = act(handlers, update, 0, "FOLD")
+    last = act(handlers, update, 0, "FOLD")
     refused(handlers.get_view, pb.GetViewRequest(state=b"nonsense"))
-    refused(
-        handlers.act,
-        pb.ActRequest(state=update.state, seat=0, action=pb.ACTION_TYPE_FOLD, expected_seq=1),
-    )
     structlog.contextvars.clear_contextvars()
-    assert sample("stud_hands_started_total", variant="SEVEN_CARD_STUD") == started + 1
-    assert sample("stud_hands_finished_total", variant="SEVEN_CARD_STUD") == finished + 1
-    assert sample("stud_actions_total", variant="SEVEN_CARD_STUD", action="FOLD") == folds + 2
-    assert sample("stud_rejections_total", reason="bad_state") == bad + 1
-    assert sample("stud_rejections_total", reason="stale_seq") == stale + 1
-    assert sample("stud_state_bytes_count") == sizes + 4
+    sizes = [("state_size", len(u.state)) for u in (update, last)]
+    seven = "SEVEN_CARD_STUD"
+    assert recorder.calls[0] == ("hand_started", seven)
+    assert recorder.calls[-5:] == [
+        ("action_taken", seven, "FOLD"),
+        sizes[0],
+        ("action_taken", seven, "FOLD"),
+        ("hand_finished", seven),
+        sizes[1],
+    ]
+    assert [c[0] for c in recorder.calls].count("state_size") == 4
+    # refusals are the servicer's to report (the next test)
+    assert not [c for c in recorder.calls if c[0] == "rejected"]
+
+
+def test_refusals_are_reported_by_reason_by_the_servicer() -> None:
+    """A refusal becomes its status in the servicer, which reports its reason once."""
+    from studengine.api.servicer import StudEngineServicer
+
+    class Aborted(Exception):
+        pass
+
+    class Context:
+        def abort_with_status(self, status: grpc.Status) -> None:
+            self.status = status
+            raise Aborted
+
+    recorder = Recorder()
+    servicer = StudEngineServicer(KeyRing([new_key("k1")]), True, recorder)
+    context = Context()
+    with pytest.raises(Aborted):
+        servicer.GetView(pb.GetViewRequest(state=b"nonsense"), context)  # type: ignore[arg-type]
+    assert context.status.code is grpc.StatusCode.INVALID_ARGUMENT
+    request = pb.StartHandRequest(
+        variant=pb.VARIANT_SEVEN_CARD_STUD,
+        table=table_7s(),
+        players=[pb.Player(id=f"player-{i}", stack=500) for i in range(3)],
+        button=2,
+    )
+    update = servicer.StartHand(request, context).hand  # type: ignore[arg-type]
+    stale = pb.ActRequest(state=update.state, seat=1, action=pb.ACTION_TYPE_FOLD, expected_seq=3)
+    with pytest.raises(Aborted):
+        servicer.Act(stale, context)  # type: ignore[arg-type]
+    assert context.status.code is grpc.StatusCode.ABORTED
+    assert [c for c in recorder.calls if c[0] == "rejected"] == [
+        ("rejected", "bad_state"),
+        ("rejected", "stale_seq"),
+    ]
 
 
 def test_get_view_of_a_finished_hand_reveals_the_deal(handlers: Handlers) -> None:

@@ -27,6 +27,7 @@ from studengine.api.errors import (
     limit,
     stale_seq,
 )
+from studengine.api.observer import Observer, Unobserved
 from studengine.api.views import (
     ACTION_FROM_PB,
     ODD_CHIP_FROM_PB,
@@ -40,7 +41,6 @@ from studengine.api.views import (
 )
 from studengine.rules.hand import Hand, start_hand
 from studengine.rules.types import Event, IllegalAction, InvalidHand, Table, Variant
-from studengine.server import metrics
 from studengine.state.codec import HAND_ID_BYTES, MAX_PLAYER_ID, SALT_BYTES, HandRecord
 from studengine.state.sealing import KeyRing, SealedStateInvalid, Sealer
 
@@ -85,8 +85,10 @@ class Handlers:
         keyring: KeyRing,
         allow_test_decks: bool,
         shuffle: Callable[[], list[int]] = cardlib.shuffled_deck,
+        observer: Observer | None = None,
     ) -> None:
         self.sealer = Sealer(keyring, allow_test_decks)
+        self.observer: Observer = observer or Unobserved()
         self.allow_test_decks = allow_test_decks
         self._shuffle = shuffle
 
@@ -157,7 +159,7 @@ class Handlers:
             hand=hand,
         )
         _bind(hand_id=record.hand_id.hex(), seq=0)
-        metrics.hand_started(variant.value)
+        self.observer.hand_started(variant.value)
         response = pb.StartHandResponse()
         self._update(record, events, response.hand)
         return response
@@ -198,11 +200,11 @@ class Handlers:
                 events = hand.act(seat, action, to)
         except IllegalAction as error:
             raise illegal_action(error) from None
-        metrics.action_taken(hand.variant.value, label)
+        self.observer.action_taken(hand.variant.value, label)
         record.seq += 1
         _bind(seq=record.seq)
         if hand.over:
-            metrics.hand_finished(hand.variant.value)
+            self.observer.hand_finished(hand.variant.value)
         response = pb.ActResponse()
         self._update(record, events, response.hand)
         return response
@@ -246,7 +248,7 @@ class Handlers:
         ``CopyFrom`` would be copied, which costs a parse)."""
         hand = record.hand
         sealed = self.sealer.seal(record)
-        metrics.state_size(len(sealed))
+        self.observer.state_size(len(sealed))
         update.hand_id = record.hand_id.hex()
         update.seq = record.seq
         update.state = sealed

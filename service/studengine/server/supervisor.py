@@ -1,196 +1,44 @@
-"""stud-server: start-up, worker processes and graceful shutdown.
+"""The supervisor of ``stud-server --workers N``: it starts N worker processes that bind
+the same port with SO_REUSEPORT (the kernel spreads connections over them), serves their
+summed metrics (prometheus_client multiprocess mode), restarts a worker that dies, and
+forwards SIGTERM/SIGINT to them; then they drain and it exits.
 
-One worker (the default) serves in this process. With ``--workers N`` this process is a
-supervisor: it starts N worker processes that bind the same port with SO_REUSEPORT (the
-kernel spreads connections over them), serves their summed metrics (prometheus_client
-multiprocess mode), restarts a worker that dies, and forwards SIGTERM/SIGINT to them.
-
-Shutdown (SIGTERM or SIGINT): health goes NOT_SERVING, the server stops taking calls, calls
-in flight finish (at most ``--grace-seconds``), then the process exits 0.
-
-Nothing here imports gRPC or the metrics at module level: the supervisor never starts
-gRPC (spawned workers do), and PROMETHEUS_MULTIPROC_DIR must be set before any metric exists.
+This module imports no gRPC (a lint contract keeps it so): the worker's entry point is
+handed in (``worker.worker_main``), and the spawned processes start gRPC themselves. The
+metrics module is imported only after PROMETHEUS_MULTIPROC_DIR is set.
 """
 
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import multiprocessing
 import os
 import queue
-import secrets
 import shutil
 import signal
 import socket
-import sys
 import tempfile
 import threading
 import time
-from collections.abc import Sequence
-from concurrent import futures
-from dataclasses import dataclass, replace
+from collections.abc import Callable
+from dataclasses import replace
 from multiprocessing.process import BaseProcess
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import structlog
 
-from studengine.server.config import ConfigError, ServerConfig, parse_config
-from studengine.server.logging import configure_logging
+from studengine.server.config import ConfigError, ServerConfig
+from studengine.server.signals import stop_event
 
-if TYPE_CHECKING:
-    import grpc
-    from grpc_health.v1.health import HealthServicer
-
-    from studengine.state.sealing import KeyRing
-
-SERVICE_NAME = "stud.v1.StudEngineService"
 EXIT_CONFIG = 2
 _log = structlog.get_logger("studengine.server")
 
 Keys = list[tuple[str, bytes]]
+#: A worker process's entry: (config, keys, index, ready queue, supervisor pid).
+WorkerMain = Callable[[ServerConfig, Keys, int, Any, int], None]
 
 
-# ---- configuration that needs checking before anything starts ---------------------------
-
-
-def load_keys(config: ServerConfig) -> tuple[Keys, bool]:
-    """The sealing keys (first seals) and whether they are an ephemeral dev key."""
-    from studengine.state.keys import (
-        KeySpecError,
-        keys_from_env_value,
-        keys_from_file,
-        new_key_spec,
-        parse_key_spec,
-    )
-
-    try:
-        if config.key_file:
-            return keys_from_file(config.key_file), False
-        if config.sealing_keys:
-            return keys_from_env_value(config.sealing_keys), False
-    except OSError as exc:
-        raise ConfigError(f"cannot read --key-file {config.key_file}: {exc.strerror}") from None
-    except KeySpecError as exc:
-        where = "--key-file" if config.key_file else "STUD_SEALING_KEYS"
-        raise ConfigError(f"bad sealing key in {where}: {exc}") from None
-    if config.dev:
-        return [parse_key_spec(new_key_spec(f"dev-{secrets.token_hex(4)}"))], True
-    raise ConfigError(
-        "no sealing key configured: pass --key-file PATH or set STUD_SEALING_KEYS "
-        "(make a key with `stud-keygen`), or use --dev for an ephemeral development key"
-    )
-
-
-# ---- one gRPC server ----------------------------------------------------------------------
-
-
-def server_options(config: ServerConfig, reuse_port: bool) -> list[tuple[str, int]]:
-    options = [
-        ("grpc.max_receive_message_length", config.max_message_bytes),
-        ("grpc.so_reuseport", int(reuse_port)),
-    ]
-    if config.max_connection_age_seconds > 0:
-        options += [
-            ("grpc.max_connection_age_ms", int(config.max_connection_age_seconds * 1000)),
-            ("grpc.max_connection_age_grace_ms", int(config.grace_seconds * 1000)),
-        ]
-    return options
-
-
-def build_grpc_server(config: ServerConfig, reuse_port: bool = False) -> grpc.Server:
-    """A sync gRPC server with the configured limits and the metrics/logging interceptor.
-
-    Sync ``grpc.server`` with a small thread pool measured cheaper in CPU per call than
-    ``grpc.aio`` here (``make bench-rpc`` prints both for the echo service).
-    """
-    import grpc
-
-    from studengine.server.interceptors import ObservingInterceptor
-
-    return grpc.server(
-        futures.ThreadPoolExecutor(max_workers=config.threads, thread_name_prefix="rpc"),
-        interceptors=[ObservingInterceptor()],
-        options=server_options(config, reuse_port),
-        maximum_concurrent_rpcs=config.max_concurrent_rpcs,
-    )
-
-
-def add_health_and_reflection(server: grpc.Server, services: Sequence[str]) -> HealthServicer:
-    """Standard health checking (SERVING for "" and each service) and server reflection."""
-    from grpc_health.v1 import health, health_pb2, health_pb2_grpc
-    from grpc_reflection.v1alpha import reflection
-
-    checker = health.HealthServicer()
-    health_pb2_grpc.add_HealthServicer_to_server(checker, server)
-    for name in ("", *services):
-        checker.set(name, health_pb2.HealthCheckResponse.SERVING)
-    names = (*services, health.SERVICE_NAME, reflection.SERVICE_NAME)
-    reflection.enable_server_reflection(names, server)
-    return checker
-
-
-def bind(server: grpc.Server, config: ServerConfig) -> int:
-    """Bind the insecure port; the port bound (useful with ``--port 0``)."""
-    try:
-        port = server.add_insecure_port(config.address)
-    except RuntimeError as exc:
-        raise ConfigError(f"cannot listen on {config.address}: {exc}") from None
-    if port == 0:
-        raise ConfigError(f"cannot listen on {config.address}")
-    return port
-
-
-@dataclass
-class RunningServer:
-    server: grpc.Server
-    health: HealthServicer
-    port: int
-
-    def shutdown(self, grace: float) -> None:
-        """NOT_SERVING, refuse new calls, let calls in flight finish within ``grace``."""
-        self.health.enter_graceful_shutdown()
-        self.server.stop(grace).wait()
-
-
-def start_server(config: ServerConfig, keyring: KeyRing, reuse_port: bool = False) -> RunningServer:
-    """Start the Stud Engine service in this process (also what tests use in-process)."""
-    from studengine.api.servicer import StudEngineServicer, add_servicer
-
-    server = build_grpc_server(config, reuse_port)
-    add_servicer(server, StudEngineServicer(keyring, config.allow_test_decks))
-    checker = add_health_and_reflection(server, [SERVICE_NAME])
-    port = bind(server, config)
-    server.start()
-    return RunningServer(server, checker, port)
-
-
-# ---- signals ------------------------------------------------------------------------------
-
-
-def _stop_event() -> threading.Event:
-    """Set by the first SIGTERM or SIGINT; later ones are ignored (shutdown is under way)."""
-    stop = threading.Event()
-
-    def on_signal(signum: int, _frame: Any) -> None:
-        if not stop.is_set():
-            _log.info("signal received", signal=signal.Signals(signum).name)
-            stop.set()
-
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(sig, on_signal)
-    return stop
-
-
-def _wait(stop: threading.Event) -> None:
-    while not stop.wait(0.5):
-        pass
-
-
-# ---- single process -----------------------------------------------------------------------
-
-
-def _serve_metrics(config: ServerConfig) -> Any:
+def serve_metrics(config: ServerConfig) -> Any:
     if not config.metrics_port:
         return None
     from studengine.server import metrics
@@ -203,54 +51,6 @@ def _serve_metrics(config: ServerConfig) -> Any:
         ) from None
     _log.info("metrics serving", metrics_port=http.server_port)
     return http
-
-
-def run_single(config: ServerConfig, keys: Keys) -> int:
-    from studengine.state.sealing import KeyRing
-
-    _prepare_multiprocess_dir(make=False)  # one process: multiprocess mode only if asked
-    stop = _stop_event()
-    http = _serve_metrics(config)
-    running = start_server(config, KeyRing(keys))
-    _log.info("serving", host=config.host, port=running.port, workers=1)
-    _wait(stop)
-    _log.info("shutting down", grace_seconds=config.grace_seconds)
-    running.shutdown(config.grace_seconds)
-    if http is not None:
-        http.shutdown()
-    _log.info("stopped")
-    return 0
-
-
-# ---- several workers ----------------------------------------------------------------------
-
-
-def _worker_main(config: ServerConfig, keys: Keys, index: int, ready: Any, parent: int) -> None:
-    """A worker process: serve on the shared port until SIGTERM, then drain and exit 0."""
-    from studengine.state.sealing import KeyRing
-
-    configure_logging(config.log_level, worker=index)
-    _exit_with_parent(parent)
-    stop = _stop_event()
-    try:
-        running = start_server(config, KeyRing(keys), reuse_port=True)
-    except ConfigError as exc:
-        _log.error("worker cannot start", error=str(exc))
-        sys.exit(EXIT_CONFIG)
-    _log.info("worker serving", port=running.port)
-    ready.put(index)
-    _wait(stop)
-    running.shutdown(config.grace_seconds)
-    _log.info("worker stopped")
-
-
-def _exit_with_parent(parent: int) -> None:
-    """Linux: SIGTERM this worker if the supervisor dies (even by SIGKILL)."""
-    with contextlib.suppress(OSError, AttributeError):
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
-    if os.getppid() != parent:  # the supervisor died before prctl took effect
-        os.kill(os.getpid(), signal.SIGTERM)
 
 
 def _reserve_port(config: ServerConfig) -> tuple[socket.socket, int]:
@@ -267,7 +67,7 @@ def _reserve_port(config: ServerConfig) -> tuple[socket.socket, int]:
     return sock, sock.getsockname()[1]
 
 
-def _prepare_multiprocess_dir(make: bool) -> str | None:
+def prepare_multiprocess_dir(make: bool) -> str | None:
     """Empty the operator's PROMETHEUS_MULTIPROC_DIR of a previous run's files; without
     one and with ``make``, point it at a new temporary directory, returned (to delete at
     exit). Must run before the metrics module is first imported."""
@@ -288,16 +88,17 @@ def _prepare_multiprocess_dir(make: bool) -> str | None:
 class Supervisor:
     """Starts the workers, restarts a dead one, and stops them all on a signal."""
 
-    def __init__(self, config: ServerConfig, keys: Keys) -> None:
+    def __init__(self, config: ServerConfig, keys: Keys, worker_main: WorkerMain) -> None:
         self.config = config
         self.keys = keys
+        self.worker_main = worker_main
         self.ctx = multiprocessing.get_context("spawn")
         self.ready = self.ctx.Queue()
         self.workers: dict[int, BaseProcess] = {}
 
     def spawn(self, index: int) -> None:
         proc = self.ctx.Process(
-            target=_worker_main,
+            target=self.worker_main,
             args=(self.config, self.keys, index, self.ready, os.getpid()),
             name=f"stud-worker-{index}",
         )
@@ -353,15 +154,15 @@ class Supervisor:
         return worst
 
 
-def run_workers(config: ServerConfig, keys: Keys) -> int:
+def run_workers(config: ServerConfig, keys: Keys, worker_main: WorkerMain) -> int:
     reserved, port = _reserve_port(config)  # first: a busy port leaves nothing behind
-    made_dir = _prepare_multiprocess_dir(make=True)
+    made_dir = prepare_multiprocess_dir(make=True)
     config = replace(config, port=port)
-    stop = _stop_event()
+    stop = stop_event()
     http = None
-    supervisor = Supervisor(config, keys)
+    supervisor = Supervisor(config, keys, worker_main)
     try:
-        http = _serve_metrics(config)
+        http = serve_metrics(config)
         if not supervisor.start_all(stop):
             if stop.is_set():
                 return supervisor.stop_all()
@@ -386,28 +187,3 @@ def run_workers(config: ServerConfig, keys: Keys) -> int:
         reserved.close()
         if made_dir:
             shutil.rmtree(made_dir, ignore_errors=True)
-
-
-# ---- entry point --------------------------------------------------------------------------
-
-
-def main(argv: Sequence[str] | None = None) -> None:
-    config = parse_config(argv)
-    configure_logging(config.log_level, worker="main" if config.workers > 1 else 0)
-    try:
-        keys, ephemeral = load_keys(config)
-        if ephemeral:
-            _log.warning(
-                "dev mode: using an ephemeral sealing key; states die with this process "
-                "and no other server can open them. Never use --dev in production."
-            )
-        code = run_single(config, keys) if config.workers == 1 else run_workers(config, keys)
-    except ConfigError as exc:
-        print(f"stud-server: error: {exc}", file=sys.stderr)
-        _log.error("cannot start", error=str(exc))
-        code = EXIT_CONFIG
-    sys.exit(code)
-
-
-if __name__ == "__main__":
-    main()
