@@ -8,14 +8,9 @@ from __future__ import annotations
 import random
 
 from stud_api.stud.v1 import stud_engine_pb2 as pb
-from studengine.api.views import (
-    VARIANT_TO_PB,
-    build_view,
-    build_views,
-    event_to_pb,
-    revealed_seats,
-    table_to_pb,
-)
+from studengine.api.conversions import VARIANT_TO_PB, table_to_pb
+from studengine.api.views import build_view, build_views, event_to_pb
+from studengine.api.visibility import revealed_seats
 from studengine.cards import format_card
 from studengine.rules.hand import Hand, start_hand
 from studengine.rules.types import CardDealt, Event, Table, Variant

@@ -18,6 +18,15 @@ import structlog
 from stud_api.stud.v1 import stud_engine_pb2 as pb
 
 from studengine import cards as cardlib
+from studengine.api.conversions import (
+    ACTION_FROM_PB,
+    ODD_CHIP_FROM_PB,
+    VARIANT_FROM_PB,
+    add_legal,
+    cards_text,
+    legal_to_pb,
+    result_to_pb,
+)
 from studengine.api.errors import (
     ApiError,
     bad_request,
@@ -28,17 +37,7 @@ from studengine.api.errors import (
     stale_seq,
 )
 from studengine.api.observer import Observer, Unobserved
-from studengine.api.views import (
-    ACTION_FROM_PB,
-    ODD_CHIP_FROM_PB,
-    VARIANT_FROM_PB,
-    add_legal,
-    build_view,
-    cards_text,
-    fill_views,
-    legal_to_pb,
-    result_to_pb,
-)
+from studengine.api.views import build_view, fill_views
 from studengine.rules.hand import Hand, start_hand
 from studengine.rules.types import Event, IllegalAction, InvalidHand, Table, Variant
 from studengine.state.codec import HAND_ID_BYTES, MAX_PLAYER_ID, SALT_BYTES, HandRecord

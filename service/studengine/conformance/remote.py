@@ -13,31 +13,18 @@ import grpc
 from stud_api.stud.v1 import stud_engine_pb2 as pb
 from stud_api.stud.v1 import stud_engine_pb2_grpc as pb_grpc
 
+from studengine.api.conversions import ACTION_FROM_PB, ACTION_TO_PB, VARIANT_TO_PB, table_to_pb
+from studengine.conformance.local import table_from_vector
 from studengine.conformance.runner import ActionRefused, Snapshot
+from studengine.rules.types import ActionType, Variant
 
 REFUSALS = (grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.INVALID_ARGUMENT)
 
 
-def table_of(vector: dict[str, Any]) -> pb.Table:
-    t = vector["table"]
-    table = pb.Table(
-        ante=t["ante"], bring_in=t["bring_in"], small_bet=t["small_bet"], big_bet=t["big_bet"]
-    )
-    if "max_bets" in t:
-        table.max_bets = t["max_bets"]
-    if "uncapped_heads_up" in t:
-        table.uncapped_heads_up = t["uncapped_heads_up"]
-    if "open_pair_big_bet" in t:
-        table.open_pair_big_bet = t["open_pair_big_bet"]
-    if "odd_chip" in t:
-        table.odd_chip = pb.OddChip.Value("ODD_CHIP_" + t["odd_chip"])
-    return table
-
-
 def start_request(vector: dict[str, Any]) -> pb.StartHandRequest:
     return pb.StartHandRequest(
-        variant=pb.Variant.Value("VARIANT_" + vector["variant"]),
-        table=table_of(vector),
+        variant=VARIANT_TO_PB[Variant(vector["variant"])],
+        table=table_to_pb(table_from_vector(vector)),
         players=[pb.Player(id=f"player-{i}", stack=s) for i, s in enumerate(vector["stacks"])],
         button=vector["button"],
         test_deck=vector.get("deck", []),
@@ -45,11 +32,10 @@ def start_request(vector: dict[str, Any]) -> pb.StartHandRequest:
 
 
 def snapshot_of(update: pb.HandUpdate) -> Snapshot:
-    prefix = len("ACTION_TYPE_")
     return Snapshot(
         to_act=update.to_act if update.HasField("to_act") else None,
         legal=[
-            (pb.ActionType.Name(a.type)[prefix:], a.to if a.HasField("to") else None)
+            (ACTION_FROM_PB[a.type].value, a.to if a.HasField("to") else None)
             for a in update.legal_actions
         ],
         pot=update.spectator.pot,
@@ -85,7 +71,7 @@ class RemoteDriver:
         request = pb.ActRequest(
             state=self.state,
             seat=seat,
-            action=pb.ActionType.Value("ACTION_TYPE_" + action),
+            action=ACTION_TO_PB[ActionType(action)],
             expected_seq=self.seq,
         )
         if to is not None:
