@@ -47,8 +47,11 @@ def test_handled_total_equals_the_calls_made(stack: tuple[Any, Any, Any]) -> Non
     assert played.calls == played.ok + played.refused and played.refused == 3
     expr = f"sum(grpc_server_handled_total{{{GAME}}})"
     _until(lambda: prom.scalar(expr) == played.calls, f"{expr} == {played.calls}")
-    # Stays there: nothing else was counted (health checks are another service).
-    time.sleep(2.5)
+    # Stays there over two more scrapes: nothing else was counted (health checks are
+    # another service).
+    scraped = f"max(timestamp(grpc_server_handled_total{{{GAME}}}))"
+    seen_at = prom.scalar(scraped)
+    _until(lambda: prom.scalar(scraped) >= seen_at + 2, "two more scrapes")
     assert prom.scalar(expr) == played.calls
     assert prom.scalar(f"sum(grpc_server_started_total{{{GAME}}})") == played.calls
     refused = f'sum(grpc_server_handled_total{{{GAME},grpc_code="INVALID_ARGUMENT"}})'

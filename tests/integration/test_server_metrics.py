@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 import random
 import signal
-import time
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
@@ -54,10 +53,12 @@ def _calls(server: LiveServer, connections: int, rng: random.Random) -> Counter[
 
 
 def _wait_for(server: LiveServer, event: str, count: int) -> None:
-    deadline = time.monotonic() + 120
-    while sum(e.get("event") == event for e in server.logs()) < count:
-        assert time.monotonic() < deadline, f"no {count} x {event!r}:\n{server.output()}"
-        time.sleep(0.05)
+    """Until the server has logged ``event`` ``count`` times (woken by each new line)."""
+    server.wait_until(
+        lambda: sum(e.get("event") == event for e in server.logs()) >= count,
+        f"{count} x {event!r}",
+        timeout=120,
+    )
 
 
 def test_two_workers_metrics_add_up(live_server: Launch) -> None:
@@ -73,9 +74,12 @@ def test_two_workers_metrics_add_up(live_server: Launch) -> None:
     hands = sum(v for _, v in _samples(server, "stud_hands_started_total"))
     assert hands == made["StartHand"]
 
-    served_by = Counter(
-        e["pid"] for e in server.logs() if e.get("event") == "rpc" and SERVICE in e["method"]
-    )
+    def game_calls() -> list[dict[str, object]]:
+        return [e for e in server.logs() if e.get("event") == "rpc" and SERVICE in e["method"]]
+
+    # log lines are written in batches: wait for every call's line before counting them
+    server.wait_until(lambda: len(game_calls()) == sum(made.values()), "a log line per call")
+    served_by = Counter(e["pid"] for e in game_calls())
     assert len(served_by) == 2, f"one worker took every connection: {served_by}"
 
     # a worker that dies is restarted, and the calls it served still count
