@@ -51,7 +51,7 @@ def test_handled_total_equals_the_calls_made(stack: tuple[Any, Any, Any]) -> Non
     # another service).
     scraped = f"max(timestamp(grpc_server_handled_total{{{GAME}}}))"
     seen_at = prom.scalar(scraped)
-    _until(lambda: prom.scalar(scraped) >= seen_at + 2, "two more scrapes")
+    _until(lambda: (prom.scalar(scraped) or 0) >= (seen_at or 0) + 2, "two more scrapes")
     assert prom.scalar(expr) == played.calls
     assert prom.scalar(f"sum(grpc_server_started_total{{{GAME}}})") == played.calls
     refused = f'sum(grpc_server_handled_total{{{GAME},grpc_code="INVALID_ARGUMENT"}})'
