@@ -86,13 +86,17 @@ def test_build_context_has_what_the_wheel_needs() -> None:
     ]
     if (REPO / "setup.py").exists():
         needed.append("setup.py")
+    needed += ["proto/python/pyproject.toml", "proto/python/setup.py"]
     for path in needed:
         assert not _ignored(path, patterns), f"{path} is left out of the build context"
     for path in (
         ".venv/bin/python",
         ".git/HEAD",
         "tests/conftest.py",
-        "service/studengine/gen/__init__.py",
+        "service/studengine/state/_gen/__init__.py",
+        "proto/python/stud_api/__init__.py",
+        "benchmarks/rpc.py",
+        "clients/python/studclients/play.py",
         "proto/node_modules/x/y.js",
         "service/studengine/__pycache__/cards.cpython-311.pyc",
     ):
