@@ -19,6 +19,28 @@ CONFORMANCE_DIR = SHARED / "conformance"
 RULEBOOK = SHARED / "rules" / "stud-rules.md"
 IN_CI = os.environ.get("CI", "").lower() == "true"
 
+# Vectors of games and options issue 12 builds (Razz, Stud Hi-Lo, rake): expected to fail
+# until then, strictly (an unexpected pass fails, so the marks go when issue 12 lands).
+ISSUE_12 = "issue 12: Razz, Seven Card Stud Hi-Lo and rake are not built yet"
+
+
+def awaits_issue_12(path: Path) -> bool:
+    return path.stem.startswith(("7r-", "7h-")) or "-rake-" in path.stem
+
+
+def vector_params(paths: list[Path]) -> list[Any]:
+    """``pytest.param`` per vector file, the issue-12 ones marked strict expected failures."""
+    return [
+        pytest.param(
+            path,
+            id=path.stem,
+            marks=[pytest.mark.xfail(strict=True, reason=ISSUE_12)]
+            if awaits_issue_12(path)
+            else [],
+        )
+        for path in paths
+    ]
+
 
 def require_tool(name: str, how_to_install: str) -> str:
     """Path of a non-Python tool; skip outside CI when missing, fail under CI=true."""
