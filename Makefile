@@ -71,6 +71,7 @@ lint: $(STAMP) $(GEN)
 	$(BIN)/ruff check service tests clients deploy
 	$(BIN)/ruff format --check service tests clients deploy
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 
 unit: $(STAMP) $(GEN) $(TOOLS_STAMP) $(NODE_CLIENT)
 	$(BIN)/pytest -q -n 2 --dist loadfile
