@@ -53,6 +53,7 @@ def invariants(hand: Hand) -> None:
         assert hand.legal_actions(), "someone is to act but has no legal action"
         assert not hand.folded[hand.to_act] and hand.stacks[hand.to_act] > 0
         legal_is_a_set(hand)
+        choices_agree_with_legal(hand)
         raises_can_be_answered(hand)
         someone_to_bet_against(hand)
 
@@ -61,6 +62,16 @@ def legal_is_a_set(hand: Hand) -> None:
     """R-LEGAL-ONCE: each move (type and amount) is offered once."""
     legal = hand.legal_actions()
     assert len(set(legal)) == len(legal), legal
+
+
+def choices_agree_with_legal(hand: Hand) -> None:
+    """What ``act`` checks an action against (the moves of its type) is exactly the legal
+    list's moves of that type."""
+    legal, me = hand.legal_actions(), hand.to_act
+    assert me is not None
+    for kind in ActionType:
+        mine = hand.round.choices(kind, me, hand.stacks, hand.folded)
+        assert mine == tuple(a for a in legal if a.type is kind)
 
 
 def raises_can_be_answered(hand: Hand) -> None:

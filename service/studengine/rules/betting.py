@@ -86,34 +86,30 @@ class BettingRound:
             and self.can_answer(seat, stacks, folded)
         )
 
-    # ---- the query ----------------------------------------------------------------
+    # ---- the queries ----------------------------------------------------------------
 
     def legal_actions(
         self, seat: int, stacks: Sequence[int], folded: Sequence[bool]
     ) -> tuple[LegalAction, ...]:
-        """The exact choices of ``seat``, the player to act, each once (R-LEGAL-ONCE)."""
+        """The exact choices of ``seat``, the player to act, each once (R-LEGAL-ONCE):
+        the opener's (first round, until someone brings in), else an answer to the
+        current bet and the bets or raises the player may make."""
         if self.bring_in_due:
             return self.opener_choices(seat, stacks, folded)
-        all_in_to = self.bets[seat] + stacks[seat]  # R-TABLE-STAKES
-        if self.owes(seat):
-            actions = [FOLD_ACTION, LegalAction(CALL, min(self.level, all_in_to))]
-        else:
-            actions = [CHECK_ACTION]
-        if self.may_raise(seat, stacks, folded):
-            kind = self.aggressive_kind()
-            for to in self.raise_targets(all_in_to):
-                actions.append(LegalAction(kind, to))
-        return tuple(actions)
+        return self.answers(seat, stacks) + self.raises(seat, stacks, folded)
 
-    def raise_targets(self, all_in_to: int) -> list[int]:
-        """The round totals a bet or raise may go to, each once (R-LEGAL-ONCE): the last
-        full level plus each size, or the all-in total when that is less."""
-        targets: list[int] = []
-        for size in self.bet_sizes():  # ascending, so the totals are too
-            to = min(self.full_level + size, all_in_to)
-            if to not in targets:
-                targets.append(to)
-        return targets
+    def choices(
+        self, kind: ActionType, seat: int, stacks: Sequence[int], folded: Sequence[bool]
+    ) -> tuple[LegalAction, ...]:
+        """The legal moves of type ``kind`` only: ``legal_actions`` asking just the part
+        that can hold that type (what ``Hand.act`` checks an action against)."""
+        if self.bring_in_due:
+            moves = self.opener_choices(seat, stacks, folded)
+        elif kind is FOLD or kind is CHECK or kind is CALL:
+            moves = self.answers(seat, stacks)
+        else:
+            moves = self.raises(seat, stacks, folded)
+        return tuple([move for move in moves if move.type is kind])
 
     def opener_choices(
         self, seat: int, stacks: Sequence[int], folded: Sequence[bool]
@@ -128,25 +124,46 @@ class BettingRound:
             actions.append(LegalAction(COMPLETE, min(table.small_bet, all_in_to)))
         return tuple(actions)
 
-    def aggressive_kind(self) -> ActionType:
-        """BET into nothing; COMPLETE a bring-in or a short all-in bet (R-HALF-BET);
-        RAISE a full bet."""
-        if self.full_bets:
-            return RAISE
-        return BET if self.level == 0 else COMPLETE
+    def answers(self, seat: int, stacks: Sequence[int]) -> tuple[LegalAction, ...]:
+        """R-ACTIONS: facing a bet, fold or call it (all-in for less, R-TABLE-STAKES);
+        facing none, check."""
+        if self.owes(seat):
+            return (FOLD_ACTION, LegalAction(CALL, min(self.level, self.bets[seat] + stacks[seat])))
+        return (CHECK_ACTION,)
+
+    def raises(
+        self, seat: int, stacks: Sequence[int], folded: Sequence[bool]
+    ) -> tuple[LegalAction, ...]:
+        """The bet, completion or raises ``seat`` may make: BET into nothing, COMPLETE a
+        bring-in or a short all-in bet, RAISE a full bet (R-HALF-BET); one per total."""
+        if not self.may_raise(seat, stacks, folded):
+            return ()
+        kind = RAISE if self.full_bets else (BET if self.level == 0 else COMPLETE)
+        return self.one_per_total(kind, self.bets[seat] + stacks[seat])
+
+    def one_per_total(self, kind: ActionType, all_in_to: int) -> tuple[LegalAction, ...]:
+        """A ``kind`` move to each total a bet or raise may reach, once (R-LEGAL-ONCE):
+        the last full level plus each size, or the all-in total when that is less."""
+        moves: list[LegalAction] = []
+        for size in self.bet_sizes():  # ascending, so the totals are too
+            to = min(self.full_level + size, all_in_to)
+            if not moves or moves[-1].to != to:
+                moves.append(LegalAction(kind, to))
+        return tuple(moves)
 
     def next_to_act(self, after: int, stacks: Sequence[int], folded: Sequence[bool]) -> int | None:
         """The next player clockwise after ``after`` who must act, or None: the round is
         over (R-ROUND-END). A player must act who is still in, not all-in, and has not
         acted or owes chips; but nobody acts who owes nothing and has nobody left to bet
         against (R-ANTE-ALL-IN-LOW)."""
-        players, acted = len(stacks), self.acted
+        players = len(stacks)
         for step in range(1, players + 1):
             seat = (after + step) % players
-            if not folded[seat] and stacks[seat] > 0 and (not acted[seat] or self.owes(seat)):
-                if self.owes(seat) or self.others_can_bet(seat, stacks, folded):
-                    return seat
-                return None
+            if folded[seat] or stacks[seat] == 0:
+                continue
+            owes = self.owes(seat)
+            if owes or not self.acted[seat]:
+                return seat if owes or self.others_can_bet(seat, stacks, folded) else None
         return None
 
     @staticmethod

@@ -122,9 +122,8 @@ class Hand:
 
     def timeout(self, seat: int) -> list[Event]:
         """The clock ran out: check if a check is legal, bring in if owed, else fold."""
-        problem = self._turn_problem(seat)
-        if problem is not None:
-            raise problem
+        if seat != self.to_act:
+            raise self._not_your_turn(seat)
         legal = {a.type: a for a in self.legal_actions()}
         if CHECK in legal:
             chosen = legal[CHECK]
@@ -139,22 +138,19 @@ class Hand:
     def _refuse(self, refusal: Refusal, reason: str) -> IllegalAction:
         return IllegalAction(refusal, reason, self.legal_actions(), self.to_act)
 
-    def _turn_problem(self, seat: int) -> IllegalAction | None:
+    def _not_your_turn(self, seat: int) -> IllegalAction:
+        """The refusal of a seat that is not ``to_act`` (nobody is, once the hand is over)."""
         if self.over:
             return self._refuse(Refusal.HAND_OVER, "the hand is over")
-        if seat != self.to_act:
-            exists = 0 <= seat < self.players
-            why = f"seat {seat} is not to act" if exists else f"there is no seat {seat}"
-            return self._refuse(Refusal.OUT_OF_TURN, why)
-        return None
+        exists = 0 <= seat < self.players
+        why = f"seat {seat} is not to act" if exists else f"there is no seat {seat}"
+        return self._refuse(Refusal.OUT_OF_TURN, why)
 
     def _choose(self, seat: int, action: ActionType, to: int | None) -> LegalAction | IllegalAction:
         """The legal action asked for, or the refusal saying why not (R-ACTIONS)."""
-        problem = self._turn_problem(seat)
-        if problem is not None:
-            return problem
-        legal = self.round.legal_actions(seat, self.stacks, self.folded)
-        options = [option for option in legal if option.type is action]
+        if seat != self.to_act:
+            return self._not_your_turn(seat)
+        options = self.round.choices(action, seat, self.stacks, self.folded)
         if not options:
             return self._refuse(Refusal.NOT_LEGAL_NOW, f"{action.value} is not allowed now")
         if action is FOLD or action is CHECK:
@@ -184,7 +180,8 @@ class Hand:
         events: list[Event] = [
             ActionTaken(seat, action.type, betting.bets[seat], moved, all_in, timeout)
         ]
-        betting.note_heads_up(self.stacks, self.folded)
+        if self.table.uncapped_heads_up:  # R-CAP option
+            betting.note_heads_up(self.stacks, self.folded)
         if self.folded.count(False) == 1:  # R-ROUND-END: one player left wins it all
             return events + self._settle()
         nxt = betting.next_to_act(seat, self.stacks, self.folded)
@@ -247,7 +244,8 @@ class Hand:
             self.to_act = None
             started = StreetStarted(self.street, self.street_name, False, None)
             return [started, *self._end_round()]
-        self.round.note_heads_up(self.stacks, self.folded)
+        if self.table.uncapped_heads_up:  # R-CAP option
+            self.round.note_heads_up(self.stacks, self.folded)
         if self.street == 0:  # R-BRING-IN-WHO, R-ANTE-ALL-IN-LOW
             first_up = spec.up_positions[0]
             first = spec.brings_in({s: self.cards[s][first_up] for s in live})
