@@ -50,13 +50,11 @@ class BettingRound:
         return self.table.small_bet
 
     def bet_sizes(self) -> tuple[int, ...]:
-        """What a bet or raise may add to the last full level (R-OPEN-PAIR: small or big
-        until a big one is made; otherwise the street's size)."""
+        """What a bet or raise may add to the last full level: on the open-pair round the
+        small or the big bet until a big one is made (R-OPEN-PAIR), else a full bet."""
         if self.open_pair and not self.big_made:
             return (self.table.small_bet, self.table.big_bet)
-        if self.open_pair or self.big_street:
-            return (self.table.big_bet,)
-        return (self.table.small_bet,)
+        return (self.full_bet(),)
 
     def is_capped(self) -> bool:
         """R-CAP: at most ``max_bets`` bets a round, unless it went uncapped heads-up."""
