@@ -67,6 +67,13 @@ def describe_taken(taken: pb.ActionTaken, name: str) -> str:
     return text
 
 
+def _cards_text(cards: Sequence[str]) -> str:
+    """``["1 face down", "1 face down", "Ks"]`` -> ``"2 face down, Ks"``."""
+    hidden = cards.count("1 face down")
+    shown = [c for c in cards if c != "1 face down"]
+    return ", ".join(([f"{hidden} face down"] if hidden else []) + shown)
+
+
 def narrate(events: Sequence[pb.Event], names: Sequence[str], viewer: int | None) -> list[str]:
     """One line per event, cards dealt on one street grouped in one line."""
 
@@ -78,7 +85,7 @@ def narrate(events: Sequence[pb.Event], names: Sequence[str], viewer: int | None
 
     def flush() -> None:
         if dealt:
-            parts = [f"{who(s)} {' '.join(cards)}" for s, cards in dealt.items()]
+            parts = [f"{who(s)} {_cards_text(cards)}" for s, cards in dealt.items()]
             lines.append("Dealt: " + "; ".join(parts))
             dealt.clear()
 
@@ -90,7 +97,7 @@ def narrate(events: Sequence[pb.Event], names: Sequence[str], viewer: int | None
                 flush()
                 lines.append(f"Community card: {card.card}")
                 continue
-            text = "a card face down" if card.hidden else card.card
+            text = "1 face down" if card.hidden else card.card
             if not card.hidden and not card.face_up:
                 text += " (down)"
             dealt.setdefault(card.seat, []).append(text)

@@ -163,7 +163,7 @@ function renderSeats({ seats, hand }) {
     head.className = "seat-head";
     const name = document.createElement("span");
     name.className = "seat-name";
-    name.textContent = `${s.name}${s.you ? " (you)" : ""}${s.bot ? " 🤖" : ""}`;
+    name.textContent = `${s.name}${s.you ? " (you)" : ""}${s.bot ? " (bot)" : ""}`;
     head.append(name);
     if (hand && hand.button === s.seat) {
       const dealer = document.createElement("span");
