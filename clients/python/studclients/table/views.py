@@ -78,7 +78,7 @@ def narrate(events: Sequence[pb.Event], names: Sequence[str], viewer: int | None
     """One line per event, cards dealt on one street grouped in one line."""
 
     def who(seat: int) -> str:
-        return "you" if seat == viewer else names[seat]
+        return f"{names[seat]} (you)" if seat == viewer else names[seat]
 
     lines: list[str] = []
     dealt: dict[int, list[str]] = {}

@@ -134,7 +134,7 @@ function render(data) {
   $("table").dataset.hand = hand ? hand.id : "";
   $("table").dataset.seq = hand ? hand.seq : "";
   $("street").textContent = hand ? (hand.over ? "hand over" : hand.street) : "waiting for players";
-  $("pot").textContent = hand ? `Pot ${hand.pot}` : "";
+  $("pot").textContent = hand && !hand.over ? `Pot ${hand.pot}` : "";
   $("community").replaceChildren();
   if (hand && hand.community_card) {
     $("community").append("Community card: ", cardElement({ card: hand.community_card, up: true }));
@@ -228,7 +228,11 @@ async function sendMove(move, seq) {
 function renderShowdown(hand) {
   const over = !!(hand && hand.over);
   $("showdown").hidden = !over;
-  if (!over) return;
+  if (!over) {
+    $("shown").replaceChildren();
+    $("pots").replaceChildren();
+    return;
+  }
   $("shown").replaceChildren(...hand.shown.map((s) => {
     const li = document.createElement("li");
     li.append(`${s.name}: ${s.description} `);
