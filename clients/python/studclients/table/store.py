@@ -8,6 +8,7 @@ loser of a race sees ``False`` and re-reads."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -136,8 +137,17 @@ class Store:
         self.engine: AsyncEngine = create_async_engine(full, **kwargs)
 
     async def create_schema(self) -> None:
-        async with self.engine.begin() as conn:
-            await conn.run_sync(metadata.create_all)
+        """Creates what is missing; a replica starting at the same moment may win the race
+        to create a table, after which this one finds it there on its second look."""
+        for attempt in range(3):
+            try:
+                async with self.engine.begin() as conn:
+                    await conn.run_sync(metadata.create_all)
+                return
+            except sa.exc.DBAPIError:
+                if attempt == 2:
+                    raise
+                await asyncio.sleep(0.5)
 
     async def close(self) -> None:
         await self.engine.dispose()
@@ -187,15 +197,18 @@ class Store:
 
     # ---- writing ------------------------------------------------------------------------
     async def create_table(self, **values: Any) -> bool:
-        """Creates the table unless one with that id exists; True when created."""
-        async with self.engine.begin() as conn:
-            found = await conn.execute(sa.select(tables.c.id).where(tables.c.id == values["id"]))
-            if found.first():
-                return False
-            await conn.execute(
-                sa.insert(tables).values(button=-1, hand_no=0, next_hand_at=0.0, version=0, **values)
-            )
-            return True
+        """Creates the table unless one with that id exists (another replica may be creating
+        it at the same moment); True when created here."""
+        try:
+            async with self.engine.begin() as conn:
+                await conn.execute(
+                    sa.insert(tables).values(
+                        button=-1, hand_no=0, next_hand_at=0.0, version=0, **values
+                    )
+                )
+        except sa.exc.IntegrityError:
+            return False
+        return True
 
     @staticmethod
     async def _bump(conn: AsyncConnection, table_id: str) -> None:
