@@ -26,6 +26,27 @@ $(STAMP): pyproject.toml setup.py $(wildcard service/studengine/evaluator/*.[ch]
 
 venv: $(STAMP)
 
+# the clients distribution (clients/python: stud-table) into .venv, with its test tools
+# (playwright driving Debian's chromium, check-jsonschema's Compose schema)
+CLIENTS_STAMP := $(VENV)/.clients-installed
+$(CLIENTS_STAMP): $(STAMP) clients/python/pyproject.toml
+	$(BIN)/pip install -q -e 'clients/python[test]'
+	touch $@
+
+clients: $(CLIENTS_STAMP)
+
+# Debian packages the stud-table tests use: chromium (the browser tests, never a
+# Playwright-downloaded browser) and postgresql (two replicas on one real server)
+TABLE_DEPS := .tools/.table-deps
+$(TABLE_DEPS):
+	@if command -v chromium >/dev/null && ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then :; \
+	elif [ "$$(id -u)" = 0 ]; then apt-get update -q && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium postgresql; \
+	else echo "table-deps: run as root, or: sudo apt-get install chromium postgresql"; exit 1; fi
+	mkdir -p .tools && touch $@
+
+table-deps: $(TABLE_DEPS)
+
 # generated protobuf / gRPC code (gitignored): proto/generate.py is the one generator
 $(GEN): $(STAMP) $(PROTOS) proto/generate.py
 	$(PY) proto/generate.py
@@ -67,12 +88,12 @@ run: $(STAMP) $(GEN)
 	$(BIN)/stud-server --dev --host 127.0.0.1
 
 # ---- checks -----------------------------------------------------------------------
-lint: $(STAMP) $(GEN)
+lint: $(STAMP) $(GEN) $(CLIENTS_STAMP)
 	$(BIN)/ruff check service tests clients deploy
 	$(BIN)/ruff format --check service tests clients deploy
 	$(BIN)/mypy
 
-unit: $(STAMP) $(GEN) $(TOOLS_STAMP) $(NODE_CLIENT)
+unit: $(STAMP) $(GEN) $(TOOLS_STAMP) $(NODE_CLIENT) $(CLIENTS_STAMP) $(TABLE_DEPS)
 	$(BIN)/pytest -q -n 2 --dist loadfile
 
 test: lint buf-lint unit
@@ -122,7 +143,20 @@ TARGET ?= 127.0.0.1:50051
 node-play: $(NODE_CLIENT)
 	node clients/node/play.js --target $(TARGET)
 
-.PHONY: load play node-client node-play
+# stud-table, the reference back-end and web table, with a stud-server --dev behind it,
+# both on loopback; Ctrl-C stops both. State in stud-table.db (SQLite).
+TABLE_PORT ?= 8080
+TABLE_ENGINE_PORT ?= 50061
+TABLE_BOTS ?= station,equity
+table: $(STAMP) $(GEN) $(CLIENTS_STAMP)
+	@$(BIN)/stud-server --dev --host 127.0.0.1 --port $(TABLE_ENGINE_PORT) --metrics-port 0 \
+	  >/dev/null 2>&1 & engine=$$!; trap 'kill $$engine 2>/dev/null' EXIT INT TERM; \
+	echo "stud-server --dev on 127.0.0.1:$(TABLE_ENGINE_PORT) (pid $$engine)"; \
+	echo "Open http://127.0.0.1:$(TABLE_PORT)/ in a browser (Ctrl-C stops both)"; \
+	$(BIN)/stud-table --engine 127.0.0.1:$(TABLE_ENGINE_PORT) --port $(TABLE_PORT) \
+	  --db sqlite:///stud-table.db --bots $(TABLE_BOTS)
+
+.PHONY: load play node-client node-play table table-deps clients
 
 clean:
 	rm -rf $(VENV) build dist service/*.egg-info .pytest_cache .mypy_cache .ruff_cache .tools

@@ -85,24 +85,43 @@ def test_bad_input_is_refused_with_a_reason_and_changes_nothing(
     before = snapshot(db)
     illegal = "check" if not any(m["action"] == "check" for m in page["legal"]) else "raise"
 
+    act_path = "/api/tables/main/act"
+    token = seats[seat]
     cases: list[tuple[str, tuple[int, Any], int, str]] = [
         ("wrong token", move(base, "x" * 43, page, seq=seq, **good), 401, "bad_token"),
-        ("no token", call(base, "POST", "/api/tables/main/act", {"seq": seq, **good}), 401, "no_token"),
-        ("stale move", move(base, seats[seat], page, seq=seq - 1, **good), 409, "stale"),
-        ("future move", move(base, seats[seat], page, seq=seq + 3, **good), 409, "stale"),
-        ("another seat", move(base, seats[seat], page, seq=seq, seat=other, **good), 403, "wrong_seat"),
+        ("no token", call(base, "POST", act_path, {"seq": seq, **good}), 401, "no_token"),
+        ("stale move", move(base, token, page, seq=seq - 1, **good), 409, "stale"),
+        ("future move", move(base, token, page, seq=seq + 3, **good), 409, "stale"),
+        ("another seat", move(base, token, page, seq=seq, seat=other, **good), 403, "wrong_seat"),
         ("not your turn", move(base, seats[other], page, seq=seq, **good), 409, "not_your_turn"),
-        ("illegal move", move(base, seats[seat], page, seq=seq, action=illegal), 409, "illegal_action"),
-        ("unknown action", move(base, seats[seat], page, seq=seq, action="all-in"), 400, "bad_action"),
-        ("seq not a number", move(base, seats[seat], page, seq=str(seq), **good), 400, "bad_field"),
-        ("malformed JSON", call(base, "POST", "/api/tables/main/act", token=seats[seat],
-                                raw=b'{"action": "call", "seq": '), 400, "malformed_json"),
-        ("JSON not an object", call(base, "POST", "/api/tables/main/act", token=seats[seat],
-                                    raw=b"[1, 2]"), 400, "bad_request"),
-        ("no such table", call(base, "POST", "/api/tables/nope/act", {"seq": seq, **good},
-                               token=seats[seat]), 404, "no_table"),
-        ("bad name", call(base, "POST", "/api/tables/main/join", {"name": "<script>"}), 400, "bad_name"),
-    ]  # fmt: skip
+        ("illegal move", move(base, token, page, seq=seq, action=illegal), 409, "illegal_action"),
+        ("unknown action", move(base, token, page, seq=seq, action="all-in"), 400, "bad_action"),
+        ("seq not a number", move(base, token, page, seq=str(seq), **good), 400, "bad_field"),
+        (
+            "malformed JSON",
+            call(base, "POST", act_path, token=token, raw=b'{"action": "call", "seq": '),
+            400,
+            "malformed_json",
+        ),
+        (
+            "JSON not an object",
+            call(base, "POST", act_path, token=token, raw=b"[1, 2]"),
+            400,
+            "bad_request",
+        ),
+        (
+            "no such table",
+            call(base, "POST", "/api/tables/nope/act", {"seq": seq, **good}, token=seats[seat]),
+            404,
+            "no_table",
+        ),
+        (
+            "bad name",
+            call(base, "POST", "/api/tables/main/join", {"name": "<script>"}),
+            400,
+            "bad_name",
+        ),
+    ]
     for what, (status, answer), want_status, reason in cases:
         assert status == want_status, (what, answer)
         assert answer["error"]["reason"] == reason, (what, answer)
@@ -110,22 +129,23 @@ def test_bad_input_is_refused_with_a_reason_and_changes_nothing(
         assert snapshot(db) == before, f"{what} changed the stored table"
 
     # the same move, done right, goes through once; repeating it is stale
-    status, answer = move(base, seats[seat], page, seq=seq, **good)
+    status, answer = move(base, token, page, seq=seq, **good)
     assert (status, answer) == (200, {"ok": True, "seq": seq + 1})
-    assert move(base, seats[seat], page, seq=seq, **good)[0] == 409
+    assert move(base, token, page, seq=seq, **good)[0] == 409
 
 
 def test_websocket_refuses_a_bad_hello(table: tuple[TableServer, Path]) -> None:
     server, _ = table
     _, token = join(server.url, "Ann")
 
+    url = server.url.replace("http", "ws") + "/ws"
+
     async def hello(message: str) -> tuple[dict[str, Any], int | None]:
-        async with aiohttp.ClientSession() as session:
-            async with session.ws_connect(server.url.replace("http", "ws") + "/ws") as ws:
-                await ws.send_str(message)
-                answer = await ws.receive_json(timeout=10)
-                await ws.receive(timeout=10)
-                return answer, ws.close_code
+        async with aiohttp.ClientSession() as session, session.ws_connect(url) as ws:
+            await ws.send_str(message)
+            answer = await ws.receive_json(timeout=10)
+            await ws.receive(timeout=10)
+            return answer, ws.close_code
 
     async def run() -> None:
         answer, code = await hello(json.dumps({"type": "hello", "table": "main", "token": "nope"}))
@@ -134,11 +154,10 @@ def test_websocket_refuses_a_bad_hello(table: tuple[TableServer, Path]) -> None:
         assert (answer["error"]["reason"], code) == ("malformed_json", 4400)
         answer, code = await hello(json.dumps({"type": "move"}))
         assert (answer["error"]["reason"], code) == ("bad_hello", 4400)
-        async with aiohttp.ClientSession() as session:
-            async with session.ws_connect(server.url.replace("http", "ws") + "/ws") as ws:
-                await ws.send_json({"type": "hello", "table": "main", "token": token})
-                page = await ws.receive_json(timeout=10)
-                assert page["type"] == "table" and page["you"]["name"] == "Ann"
+        async with aiohttp.ClientSession() as session, session.ws_connect(url) as ws:
+            await ws.send_json({"type": "hello", "table": "main", "token": token})
+            page = await ws.receive_json(timeout=10)
+            assert page["type"] == "table" and page["you"]["name"] == "Ann"
 
     asyncio.run(run())
     assert token not in server.output(), "a seat token reached the log"
@@ -170,7 +189,9 @@ def test_restarted_table_resumes_the_hand_in_progress(table: tuple[TableServer, 
         assert move(base, seats[seat], page, seq=page["hand"]["seq"], **passive(page))[0] == 200
     with sqlite3.connect(db) as conn:
         (over,) = conn.execute("SELECT over FROM hands WHERE hand_id = ?", (hand_id,)).fetchone()
-        steps = [r[0] for r in conn.execute("SELECT seq FROM history WHERE hand_id = ?", (hand_id,))]
+        steps = [
+            r[0] for r in conn.execute("SELECT seq FROM history WHERE hand_id = ?", (hand_id,))
+        ]
         stacks = [r[0] for r in conn.execute("SELECT stack FROM seats")]
     assert over == 1 and steps == list(range(len(steps)))
     assert sum(stacks) == 2000

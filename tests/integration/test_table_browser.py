@@ -20,9 +20,8 @@ from typing import Any
 
 import pytest
 from conftest import REPO, require_tool
-from table_harness import TableServer
-
 from studengine.gen.stud.v1 import stud_engine_pb2 as pb
+from table_harness import TableServer
 
 CHROMIUM_ARGS = [
     "--headless",
@@ -50,7 +49,7 @@ def deal_of(db: Path) -> dict[str, dict[str, Any]]:
         for hand_id, seat_map_text, start_text in rows:
             seat_map = json.loads(seat_map_text)
             steps = conn.execute(
-                "SELECT \"update\" FROM history WHERE hand_id = ? ORDER BY seq", (hand_id,)
+                'SELECT "update" FROM history WHERE hand_id = ? ORDER BY seq', (hand_id,)
             ).fetchall()
             up: set[str] = set()
             last = pb.HandUpdate()
@@ -111,7 +110,8 @@ def test_two_players_play_full_hands_in_chromium(
                 page.on(
                     "websocket",
                     lambda ws, name=name: ws.on(
-                        "framereceived", lambda payload, name=name: frames[name].append(str(payload))
+                        "framereceived",
+                        lambda payload, name=name: frames[name].append(str(payload)),
                     ),
                 )
                 page.goto(server.url + "/")
@@ -139,14 +139,19 @@ def test_two_players_play_full_hands_in_chromium(
                         if page.locator("#shown li").count() == 0:
                             continue  # the showdown list is rendered with the hand's end
                         seen_showdowns[name].add(hand_id)
-                        shot = ARTIFACTS / f"{name}-seat{seat_of[name]}-hand{len(seen_showdowns[name])}.png"
+                        shot = (
+                            ARTIFACTS
+                            / f"{name}-seat{seat_of[name]}-hand{len(seen_showdowns[name])}.png"
+                        )
                         page.screenshot(path=str(shot), full_page=True)
                         screenshots.append(shot)
                         continue
                     buttons = page.locator("#moves button:not([disabled])")
                     if buttons.count() == 0:
                         continue
-                    actions = [buttons.nth(i).get_attribute("data-action") for i in range(buttons.count())]
+                    actions = [
+                        buttons.nth(i).get_attribute("data-action") for i in range(buttons.count())
+                    ]
                     kind = next(k for k in PASSIVE if k in actions)
                     button = page.locator(f'#moves button[data-action="{kind}"]')
                     if name == "Bob" and moves % 2:
@@ -160,7 +165,7 @@ def test_two_players_play_full_hands_in_chromium(
                         restarted = True
                 page = pages["Ann"]
                 page.wait_for_timeout(150)
-            for name, page in pages.items():
+            for page in pages.values():
                 assert page.locator("#connection").inner_text() == "live"
             browser.close()
     finally:
@@ -181,7 +186,9 @@ def test_two_players_play_full_hands_in_chromium(
             if message.get("type") != "table" or not message.get("hand"):
                 continue
             hand = message["hand"]
-            bad = leaks(seat_of[name], json.dumps(message), hand["id"], hand["over"], deal[hand["id"]])
+            bad = leaks(
+                seat_of[name], json.dumps(message), hand["id"], hand["over"], deal[hand["id"]]
+            )
             assert not bad, f"{name} was pushed {bad} in hand {hand['id']} seq {hand['seq']}"
             if hand["over"]:
                 total = sum(s["stack"] for s in message["seats"] if not s["empty"])

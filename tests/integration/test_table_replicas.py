@@ -7,6 +7,7 @@ answered OK is in the history exactly once, and no move is applied twice."""
 from __future__ import annotations
 
 import asyncio
+import itertools
 import random
 import threading
 import time
@@ -16,11 +17,10 @@ from typing import Any
 import grpc
 import pytest
 from conftest import require_tool
-from table_harness import Postgres, TableServer, call, join, view
-
 from studclients.table.store import Store, hands, history
 from studengine.gen.stud.v1 import stud_engine_pb2 as pb
 from studengine.gen.stud.v1 import stud_engine_pb2_grpc as pb_grpc
+from table_harness import Postgres, TableServer, call, join, view
 
 RUN_SECONDS = 20.0
 ACTIONS = {"fold": 1, "check": 2, "call": 3, "bring_in": 4, "complete": 5, "bet": 6, "raise": 7}
@@ -74,9 +74,11 @@ def test_replicas_racing_clocks_and_clicks_apply_each_move_once(
                 time.sleep(rng.uniform(0.3, 0.8))  # around the 0.6 s clock
                 results: list[tuple[int, int]] = []
 
-                def send(index: int, body: dict[str, Any] = body) -> None:
+                def send(
+                    index: int, body: dict[str, Any] = body, into: list[Any] = results
+                ) -> None:
                     status, _ = call(bases[index], "POST", "/api/tables/main/act", body, token)
-                    results.append((index, status))
+                    into.append((index, status))
 
                 senders = [threading.Thread(target=send, args=(i,)) for i in (0, 1)]
                 for sender in senders:
@@ -85,7 +87,9 @@ def test_replicas_racing_clocks_and_clicks_apply_each_move_once(
                     sender.join()
                 with lock:
                     for index, status in results:
-                        answers.append((page["hand"]["id"], body["seq"], move["action"], index, status))
+                        answers.append(
+                            (page["hand"]["id"], body["seq"], move["action"], index, status)
+                        )
 
         threads = [
             threading.Thread(target=play, args=(token, random.Random(n)))
@@ -116,7 +120,7 @@ def test_replicas_racing_clocks_and_clicks_apply_each_move_once(
             chain = by_hand[hand.hand_id]
             assert [s.seq for s in chain] == list(range(len(chain))), "a step is missing"
             assert chain[-1].seq == hand.seq and chain[-1].state == hand.state
-            for before, after in zip(chain, chain[1:], strict=False):
+            for before, after in itertools.pairwise(chain):
                 # replay: the stored step is exactly the engine's answer to the step before
                 request = pb.ActRequest(state=before.state, seat=after.seat,
                                         action=after.action, expected_seq=before.seq)  # fmt: skip
@@ -146,7 +150,9 @@ def test_replicas_racing_clocks_and_clicks_apply_each_move_once(
             assert applied[key].action == ACTIONS[ok[0]]
     assert len(applied) == oks, "the history holds a player's move that nobody was told of"
     statuses = [a[4] for a in answers]
-    print(f"hands {len(by_hand)}, steps {len(steps)}, clock {sources.count('clock')}, "
-          f"player {sources.count('player')}, clicks {len(clicks)}, OK {oks}, "
-          f"409 {statuses.count(409)}")
+    print(
+        f"hands {len(by_hand)}, steps {len(steps)}, clock {sources.count('clock')}, "
+        f"player {sources.count('player')}, clicks {len(clicks)}, OK {oks}, "
+        f"409 {statuses.count(409)}"
+    )
     assert statuses.count(409) >= 1 and oks >= 1, statuses

@@ -41,7 +41,9 @@ def test_a_broken_compose_file_is_caught() -> None:
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validators.validator_for(schema)(schema).validate(broken)
     with pytest.raises(jsonschema.ValidationError):
-        jsonschema.validators.validator_for(schema)(schema).validate({"services": {"e": {"imag": "x"}}})
+        jsonschema.validators.validator_for(schema)(schema).validate(
+            {"services": {"e": {"imag": "x"}}}
+        )
 
 
 def test_what_it_builds_from_and_mounts_exists(compose: dict[str, Any]) -> None:
@@ -61,10 +63,15 @@ def test_prometheus_scrapes_the_engine_and_grafana_gets_the_dashboard(
     compose: dict[str, Any],
 ) -> None:
     config = yaml.safe_load((REPO / "deploy/compose/prometheus.yml").read_text())
-    targets = [t for job in config["scrape_configs"] for s in job["static_configs"] for t in s["targets"]]
+    targets = [
+        t for job in config["scrape_configs"] for s in job["static_configs"] for t in s["targets"]
+    ]
     assert targets == ["engine:9464"]
     dashboards = Path(REPO / "deploy/grafana")
     assert (dashboards / "stud-engine.json").is_file()
-    assert "./deploy/grafana:/var/lib/grafana/dashboards:ro" in compose["services"]["grafana"]["volumes"]
+    assert (
+        "./deploy/grafana:/var/lib/grafana/dashboards:ro"
+        in compose["services"]["grafana"]["volumes"]
+    )
     table = compose["services"]["table"]
     assert "--engine=engine:50051" in table["command"]

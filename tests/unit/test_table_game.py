@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import sqlalchemy as sa
-
 from studclients.table.engine import pb
 from studclients.table.game import Tables, TableSettings, Timing
 from studclients.table.store import Step, Store, history
@@ -41,13 +40,17 @@ class ScriptedEngine:
     async def start_hand(self, request: pb.StartHandRequest) -> pb.HandUpdate:
         self.requests.append(request)
         self.stacks = [p.stack for p in request.players]
-        return self._update(0, len(request.players), (request.button + 1) % len(request.players), self.stacks)
+        return self._update(
+            0, len(request.players), (request.button + 1) % len(request.players), self.stacks
+        )
 
     async def act(self, request: pb.ActRequest) -> pb.HandUpdate:
         self.requests.append(request)
         await asyncio.sleep(0)  # let a racing replica read the same row meanwhile
         players = len(self.stacks)
-        return self._update(request.expected_seq + 1, players, (request.seat + 1) % players, self.stacks)
+        return self._update(
+            request.expected_seq + 1, players, (request.seat + 1) % players, self.stacks
+        )
 
 
 def tables_on(db: Path, engine: ScriptedEngine) -> Tables:
@@ -69,7 +72,9 @@ def test_compare_and_set_lets_one_writer_of_a_step_win(tmp_path: Path) -> None:
         engine = ScriptedEngine()
         tables = tables_on(tmp_path / "t.db", engine)
         await tables.store.create_schema()
-        await tables.create_table(TableSettings("main", "Main", pb.VARIANT_SEVEN_CARD_STUD, clock_seconds=60))
+        await tables.create_table(
+            TableSettings("main", "Main", pb.VARIANT_SEVEN_CARD_STUD, clock_seconds=60)
+        )
         await tables.join("main", "Ann")
         await tables.join("main", "Bob")
         await tables.tick()
@@ -91,7 +96,9 @@ def test_a_due_clock_sends_timeout_once_even_with_two_replicas_racing(tmp_path: 
         engine = ScriptedEngine()
         one, two = tables_on(tmp_path / "t.db", engine), tables_on(tmp_path / "t.db", engine)
         await one.store.create_schema()
-        await one.create_table(TableSettings("main", "Main", pb.VARIANT_SEVEN_CARD_STUD, clock_seconds=60))
+        await one.create_table(
+            TableSettings("main", "Main", pb.VARIANT_SEVEN_CARD_STUD, clock_seconds=60)
+        )
         await one.join("main", "Ann")
         await one.join("main", "Bob")
         await one.tick()
@@ -118,7 +125,9 @@ def test_bots_play_the_button_moves_and_stacks_carry_over(tmp_path: Path) -> Non
         engine = ScriptedEngine(moves=2)
         tables = tables_on(tmp_path / "t.db", engine)
         await tables.store.create_schema()
-        settings = TableSettings("main", "Main", pb.VARIANT_SEVEN_CARD_STUD, bots=("station", "station"))
+        settings = TableSettings(
+            "main", "Main", pb.VARIANT_SEVEN_CARD_STUD, bots=("station", "station")
+        )
         await tables.create_table(settings)
         for _ in range(8):
             await tables.tick()

@@ -8,6 +8,8 @@ from types import SimpleNamespace
 from studclients.table import views
 from studclients.table.engine import pb
 
+BRING_IN = pb.ACTION_TYPE_BRING_IN
+
 
 def seat_view(viewer: int) -> pb.View:
     mine = ["As", "Kd", "7h"]
@@ -18,7 +20,7 @@ def seat_view(viewer: int) -> pb.View:
         pot=25,
         button=1,
         seats=[
-            pb.SeatInfo(seat=0, cards=mine if viewer == 0 else theirs[:2] + ["7h"],
+            pb.SeatInfo(seat=0, cards=mine if viewer == 0 else [*theirs[:2], "7h"],
                         up_cards=["7h"], down_cards=["As", "Kd"] if viewer == 0 else []),
             pb.SeatInfo(seat=1, cards=theirs if viewer == 0 else ["Qs", "Qd", "9c"],
                         up_cards=["9c"], round_bet=10),
@@ -71,8 +73,8 @@ def test_narration_groups_the_deal_and_names_the_viewer() -> None:
         pb.Event(card_dealt=pb.CardDealt(seat=0, card="As", face_up=False)),
         pb.Event(card_dealt=pb.CardDealt(seat=1, hidden=True)),
         pb.Event(card_dealt=pb.CardDealt(seat=1, card="9c", face_up=True)),
-        pb.Event(street_started=pb.StreetStarted(name="third street", betting=True, first_to_act=1)),
-        pb.Event(action_taken=pb.ActionTaken(seat=1, type=pb.ACTION_TYPE_BRING_IN, to=10, timeout=True)),
+        pb.Event(street_started=pb.StreetStarted(name="third street", first_to_act=1)),
+        pb.Event(action_taken=pb.ActionTaken(seat=1, type=BRING_IN, to=10, timeout=True)),
         pb.Event(hand_mucked=pb.HandMucked(seat=1)),
         pb.Event(pot_awarded=pb.PotAwarded(pot=0, amount=30, winners=[0], description="Pair")),
     ]  # fmt: skip

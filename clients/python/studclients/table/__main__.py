@@ -33,7 +33,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="stud-table", description=__doc__.split("\n\n")[0])
     add = parser.add_argument
     add("--engine", required=True, help="stud-server target(s): host:port[,host:port...]")
-    add("--db", default="sqlite:///stud-table.db", help="database URL (sqlite:///FILE or postgresql://...)")
+    add(
+        "--db",
+        default="sqlite:///stud-table.db",
+        help="database URL (sqlite:///FILE or postgresql://...)",
+    )
     add("--host", default="127.0.0.1")
     add("--port", type=int, default=8080, help="0: any free port")
     add("--table", default="main", help="id of the table to create if missing")
@@ -114,7 +118,11 @@ async def serve(args: argparse.Namespace) -> None:
 
 def main(argv: Sequence[str] | None = None) -> None:
     args = build_parser().parse_args(argv)
-    logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    logging.basicConfig(
+        level=logging.INFO,
+        stream=sys.stderr,
+        format="%(asctime)s %(name)s %(levelname)s %(message)s",
+    )
     try:
         asyncio.run(serve(args))
     except ValueError as error:

@@ -7,8 +7,9 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from studclients.table.engine import Engine, EngineError, pb
 from studengine.clients.bots import BOT_KINDS, Decision, EquityBot, make_bot
+
+from studclients.table.engine import Engine, EngineError, pb
 
 __all__ = ["BOT_KINDS", "Decision", "decide"]
 

@@ -10,7 +10,6 @@ from collections.abc import Sequence
 from typing import Any
 
 import grpc
-
 from studengine.gen.stud.v1 import stud_engine_pb2 as pb
 from studengine.gen.stud.v1 import stud_engine_pb2_grpc as pb_grpc
 

@@ -185,7 +185,11 @@ class Tables:
             names = ", ".join(views.ACTIONS)
             raise ApiError(400, "bad_action", f"action must be one of {names}")
         seq, to, claimed = body.get("seq"), body.get("to"), body.get("seat")
-        for field, value, required in (("seq", seq, True), ("to", to, False), ("seat", claimed, False)):
+        for field, value, required in (
+            ("seq", seq, True),
+            ("to", to, False),
+            ("seat", claimed, False),
+        ):
             if (value is None and required) or (value is not None and type(value) is not int):
                 raise ApiError(400, "bad_field", f"{field} must be an integer")
         seat = await self.authenticate(table_id, token)
@@ -210,7 +214,10 @@ class Tables:
         """Act for the seat to act, from the stored state, and compare-and-set the result.
         False when another writer moved the hand first (the engine's answer is dropped)."""
         request = pb.ActRequest(
-            state=hand.state, seat=hand.to_act, action=action, expected_seq=hand.seq  # type: ignore[arg-type]
+            state=hand.state,
+            seat=hand.to_act,
+            action=pb.ActionType.ValueType(action),
+            expected_seq=hand.seq,
         )
         if to is not None:
             request.to = to
@@ -283,7 +290,12 @@ class Tables:
             return
         update = parse_update(hand.update)
         decision = await botseat.decide(
-            kind, update.seats[hand.to_act], hand.to_act, update.legal_actions, self.engine, self.rng
+            kind,
+            update.seats[hand.to_act],
+            hand.to_act,
+            update.legal_actions,
+            self.engine,
+            self.rng,
         )
         await self._apply(hand, "bot", decision.action, decision.to)
 
@@ -387,5 +399,7 @@ class Tables:
             "hand": hand_part,
             "legal": legal,
             "narration": narration,
-            "next_hand_at": int(table.next_hand_at * 1000) if hand_part and hand_part["over"] else None,
+            "next_hand_at": int(table.next_hand_at * 1000)
+            if hand_part and hand_part["over"]
+            else None,
         }

@@ -308,7 +308,9 @@ class Store:
             return True
 
     @staticmethod
-    async def _history(conn: AsyncConnection, hand_id: str, seq: int, step: Step, now: float) -> None:
+    async def _history(
+        conn: AsyncConnection, hand_id: str, seq: int, step: Step, now: float
+    ) -> None:
         await conn.execute(
             sa.insert(history).values(
                 hand_id=hand_id,

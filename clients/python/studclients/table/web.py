@@ -162,7 +162,9 @@ def build_app(tables: Tables, hub: Hub) -> web.Application:
 
     async def act(request: web.Request) -> web.StreamResponse:
         body = await json_body(request)
-        return web.json_response(await tables.act(request.match_info["table"], token_of(request), body))
+        return web.json_response(
+            await tables.act(request.match_info["table"], token_of(request), body)
+        )
 
     async def leave(request: web.Request) -> web.StreamResponse:
         return web.json_response(await tables.leave(request.match_info["table"], token_of(request)))
@@ -183,8 +185,13 @@ def build_app(tables: Tables, hub: Hub) -> web.Application:
             async for message in ws:
                 if message.type == WSMsgType.TEXT:
                     await ws.send_json(
-                        {"type": "error", "error": {"reason": "read_only",
-                         "message": "moves go to POST /api/tables/{id}/act"}}  # fmt: skip
+                        {
+                            "type": "error",
+                            "error": {
+                                "reason": "read_only",
+                                "message": "moves go to POST /api/tables/{id}/act",
+                            },
+                        }
                     )
         finally:
             hub.unsubscribe(table_id, ws)
