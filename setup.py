@@ -13,11 +13,11 @@ from setuptools import Extension, setup
 
 EVALUATOR = "service/studengine/evaluator"
 
-# The generated protobuf/gRPC package (gitignored) must exist before the packages are
+# The generated internal state schema (gitignored) must exist before the packages are
 # collected: a fresh clone built with `pip wheel .` gets it from proto/generate.py here
 # (grpcio-tools is a build requirement). `make` regenerates it when the protos change.
 HERE = Path(__file__).resolve().parent
-if not (HERE / "service/studengine/gen/__init__.py").exists():
+if not (HERE / "service/studengine/state/_gen/__init__.py").exists():
     subprocess.check_call([sys.executable, str(HERE / "proto/generate.py")])
 
 setup(

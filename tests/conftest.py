@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -11,35 +9,15 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
-    from server_harness import LiveServer
-
-REPO = Path(__file__).resolve().parent.parent
-SHARED = Path(os.environ.get("STUD_SHARED", REPO.parent / "shared"))
-CONFORMANCE_DIR = SHARED / "conformance"
-RULEBOOK = SHARED / "rules" / "stud-rules.md"
-IN_CI = os.environ.get("CI", "").lower() == "true"
-
-
-def require_tool(name: str, how_to_install: str) -> str:
-    """Path of a non-Python tool; skip outside CI when missing, fail under CI=true."""
-    path = shutil.which(name)
-    if path is None:
-        for candidate in (REPO / ".tools" / "bin" / name, REPO / "node_modules" / ".bin" / name):
-            if candidate.exists():
-                return str(candidate)
-        message = f"{name} is not installed: {how_to_install}"
-        if IN_CI:
-            pytest.fail(message)
-        pytest.skip(message)
-    return path
+    from support.server_harness import LiveServer
 
 
 @pytest.fixture
 def live_server(tmp_path: Path) -> Iterator[Callable[..., LiveServer]]:
-    """Factory of real ``stud-server`` subprocesses on 127.0.0.1 (see tests/server_harness.py):
+    """Factory of real ``stud-server`` subprocesses on 127.0.0.1 (tests/support/server_harness.py):
     ``live_server(workers=2, allow_test_decks=True, key_specs=[...], args=[...])``. Each is
     waited for (health SERVING) and stopped (SIGTERM) at teardown."""
-    from server_harness import launch
+    from support.server_harness import launch
 
     started: list[LiveServer] = []
 
@@ -57,7 +35,7 @@ def live_server(tmp_path: Path) -> Iterator[Callable[..., LiveServer]]:
 def inprocess_server() -> Iterator[Callable[..., str]]:
     """Start real gRPC servers in this process with the API servicer on 127.0.0.1 (free
     port): ``inprocess_server(keyring, allow_test_decks) -> "HOST:PORT"``; all stop after."""
-    from api_helpers import start_inprocess
+    from support.api_helpers import start_inprocess
 
     servers = []
 

@@ -97,8 +97,8 @@ def run_load(
     down (grpc/grpc#41785). Retried codes are counted in the report either way.
     Setting ``stop`` ends the run after the hands in play."""
     import grpc
-    from studengine.gen.stud.v1 import stud_engine_pb2 as pb
-    from studengine.gen.stud.v1 import stud_engine_pb2_grpc as pb_grpc
+    from stud_api.stud.v1 import stud_engine_pb2 as pb
+    from stud_api.stud.v1 import stud_engine_pb2_grpc as pb_grpc
 
     if seconds is None and hands is None:
         raise ValueError("give seconds or hands")

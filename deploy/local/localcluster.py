@@ -16,7 +16,6 @@ import socket
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 import urllib.parse
 import urllib.request
@@ -151,48 +150,34 @@ def start_replica(
     timeout: float = 60.0,
 ) -> Replica:
     """Start stud-server on 127.0.0.1 (gRPC port 0: the kernel picks) and wait for SERVING."""
-    server = tool("stud-server")
-    if server is None:
-        raise FileNotFoundError("stud-server is not installed: run `make venv`")
+    from studclients.devserver import ServerNotStarted, ServerProcess, server_env
+
     metrics_port = free_port()
-    env = {**os.environ, "STUD_SEALING_KEYS": key_spec}
-    env.pop("PROMETHEUS_MULTIPROC_DIR", None)  # each replica makes its own
-    cmd = [server, "--host", "127.0.0.1", "--port", "0", "--metrics-port", str(metrics_port)]
-    cmd += ["--workers", str(workers), *extra_args]
-    proc = subprocess.Popen(
-        cmd,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        start_new_session=True,
-    )
-    replica = Replica(name, proc, metrics_port)
+    args = ["--host", "127.0.0.1", "--port", "0", "--metrics-port", str(metrics_port)]
+    args += ["--workers", str(workers), *extra_args]
     log = (log_dir / f"{name}.log").open("w") if log_dir else None
 
-    def pump() -> None:
-        assert proc.stdout is not None
-        for line in proc.stdout:
-            replica.lines.append(line.rstrip("\n"))
-            if log is not None:
-                log.write(line)
-                log.flush()
+    def write(line: str) -> None:
         if log is not None:
-            log.close()
+            log.write(line + "\n")
+            log.flush()
 
-    threading.Thread(target=pump, name=f"log-{name}", daemon=True).start()
+    # the key in the environment, never on the command line; each replica its own metrics dir
+    server = ServerProcess(
+        args,
+        env=server_env({"STUD_SEALING_KEYS": key_spec}),
+        on_line=write,
+        stderr_to_stdout=True,
+    )
+    replica = Replica(name, server.proc, metrics_port, lines=server.lines)
     deadline = time.monotonic() + timeout
-    while replica.port == 0:
-        for event in replica.events():
-            if event.get("event") == "serving":
-                replica.port = int(event["port"])
-        if proc.poll() is not None:
-            tail = "\n".join(replica.lines[-20:])
-            raise RuntimeError(f"{name} exited with {proc.returncode}:\n{tail}")
-        if time.monotonic() > deadline:
-            replica.stop()
-            raise TimeoutError(f"{name} did not report its port in {timeout}s")
-        time.sleep(0.05)
+    try:
+        replica.port = server.wait_serving(timeout)
+    except ServerNotStarted as error:
+        raise RuntimeError(f"{name}: {error}") from None
+    except TimeoutError:
+        replica.stop()
+        raise TimeoutError(f"{name} did not report its port in {timeout}s") from None
     wait_serving(replica.port, max(1.0, deadline - time.monotonic()))
     return replica
 
@@ -350,8 +335,8 @@ def play_hands(target: str, hands: int, *, bad_states: int = 0, seven: bool = Tr
     legal, else checks or takes the first legal move) and send ``bad_states`` Act calls
     with a state that cannot open. Counts every StartHand/Act call made."""
     import grpc
-    from studengine.gen.stud.v1 import stud_engine_pb2 as pb
-    from studengine.gen.stud.v1 import stud_engine_pb2_grpc as pb_grpc
+    from stud_api.stud.v1 import stud_engine_pb2 as pb
+    from stud_api.stud.v1 import stud_engine_pb2_grpc as pb_grpc
 
     count = CallCount()
     variant = pb.VARIANT_SEVEN_CARD_STUD if seven else pb.VARIANT_FIVE_CARD_STUD

@@ -2,8 +2,8 @@
 
 Handlers raise ``ApiError``; the servicer turns it into a status with ``to_status``.
 INVALID_ARGUMENT carries ``google.rpc.BadRequest`` field violations; FAILED_PRECONDITION
-names the legal moves; ABORTED is a stale ``expected_seq``. Every refusal counts in
-``stud_rejections_total`` by reason.
+names the legal moves; ABORTED is a stale ``expected_seq``. ``reason`` is machine-readable
+(the servicer reports each refusal by it: ``stud_rejections_total``).
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ from google.protobuf import any_pb2
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
-from studengine.api import metrics
 from studengine.rules.types import IllegalAction, InvalidHand
 from studengine.state.sealing import INVALID_MESSAGE
 
@@ -35,7 +34,6 @@ class ApiError(Exception):
         self.message = message
         self.reason = reason
         self.violations = tuple(violations)
-        metrics.rejected(reason)
 
 
 def bad_request(field: str, description: str, reason: str = "bad_request") -> ApiError:

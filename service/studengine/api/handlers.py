@@ -15,9 +15,18 @@ from collections.abc import Callable, Sequence
 
 import grpc
 import structlog
+from stud_api.stud.v1 import stud_engine_pb2 as pb
 
 from studengine import cards as cardlib
-from studengine.api import metrics
+from studengine.api.conversions import (
+    ACTION_FROM_PB,
+    ODD_CHIP_FROM_PB,
+    VARIANT_FROM_PB,
+    add_legal,
+    cards_text,
+    legal_to_pb,
+    result_to_pb,
+)
 from studengine.api.errors import (
     ApiError,
     bad_request,
@@ -27,18 +36,8 @@ from studengine.api.errors import (
     limit,
     stale_seq,
 )
-from studengine.api.views import (
-    ACTION_FROM_PB,
-    ODD_CHIP_FROM_PB,
-    VARIANT_FROM_PB,
-    add_legal,
-    build_view,
-    cards_text,
-    fill_views,
-    legal_to_pb,
-    result_to_pb,
-)
-from studengine.gen.stud.v1 import stud_engine_pb2 as pb
+from studengine.api.observer import Observer, Unobserved
+from studengine.api.views import build_view, fill_views
 from studengine.rules.hand import Hand, start_hand
 from studengine.rules.types import Event, IllegalAction, InvalidHand, Table, Variant
 from studengine.state.codec import HAND_ID_BYTES, MAX_PLAYER_ID, SALT_BYTES, HandRecord
@@ -85,8 +84,10 @@ class Handlers:
         keyring: KeyRing,
         allow_test_decks: bool,
         shuffle: Callable[[], list[int]] = cardlib.shuffled_deck,
+        observer: Observer | None = None,
     ) -> None:
         self.sealer = Sealer(keyring, allow_test_decks)
+        self.observer: Observer = observer or Unobserved()
         self.allow_test_decks = allow_test_decks
         self._shuffle = shuffle
 
@@ -157,7 +158,7 @@ class Handlers:
             hand=hand,
         )
         _bind(hand_id=record.hand_id.hex(), seq=0)
-        metrics.hand_started(variant.value)
+        self.observer.hand_started(variant.value)
         response = pb.StartHandResponse()
         self._update(record, events, response.hand)
         return response
@@ -198,11 +199,11 @@ class Handlers:
                 events = hand.act(seat, action, to)
         except IllegalAction as error:
             raise illegal_action(error) from None
-        metrics.action_taken(hand.variant.value, label)
+        self.observer.action_taken(hand.variant.value, label)
         record.seq += 1
         _bind(seq=record.seq)
         if hand.over:
-            metrics.hand_finished(hand.variant.value)
+            self.observer.hand_finished(hand.variant.value)
         response = pb.ActResponse()
         self._update(record, events, response.hand)
         return response
@@ -246,7 +247,7 @@ class Handlers:
         ``CopyFrom`` would be copied, which costs a parse)."""
         hand = record.hand
         sealed = self.sealer.seal(record)
-        metrics.state_size(len(sealed))
+        self.observer.state_size(len(sealed))
         update.hand_id = record.hand_id.hex()
         update.seq = record.seq
         update.state = sealed

@@ -1,8 +1,9 @@
 """The gRPC servicer: a thin layer that hands each request to ``handlers.Handlers`` and
 turns an ``ApiError`` into its status (with rich details).
 
-``StudEngineServicer(keyring, allow_test_decks)`` and ``add_servicer(server, servicer)``
-are what the server start-up uses. ``add_servicer`` registers the methods with request
+``StudEngineServicer(keyring, allow_test_decks, observer)`` and ``add_servicer(server,
+servicer)`` are what the server start-up uses; ``observer`` (the server's metrics) hears of
+every hand, action and refusal. ``add_servicer`` registers the methods with request
 parsers that never raise: a request body that is not the method's message (bad wire
 format, invalid UTF-8 in a string) gets INVALID_ARGUMENT, where gRPC's own parser
 failure would answer INTERNAL.
@@ -15,11 +16,12 @@ from typing import Any, TypeVar
 
 import grpc
 from google.protobuf.message import Message
+from stud_api.stud.v1 import stud_engine_pb2 as pb
+from stud_api.stud.v1 import stud_engine_pb2_grpc as pb_grpc
 
 from studengine.api.errors import ApiError, bad_request, to_status
 from studengine.api.handlers import Handlers
-from studengine.gen.stud.v1 import stud_engine_pb2 as pb
-from studengine.gen.stud.v1 import stud_engine_pb2_grpc as pb_grpc
+from studengine.api.observer import Observer, Unobserved
 from studengine.state.sealing import KeyRing
 
 Req = TypeVar("Req")
@@ -35,12 +37,15 @@ class Malformed:
         self.type_name = type_name
 
 
-def _call(handler: Callable[[Req], Resp], request: Req | Malformed, context: Any) -> Resp:
+def _call(
+    handler: Callable[[Req], Resp], request: Req | Malformed, context: Any, observer: Observer
+) -> Resp:
     try:
         if isinstance(request, Malformed):
             raise bad_request("request", f"not a valid {request.type_name} message")
         return handler(request)
     except ApiError as error:
+        observer.rejected(error.reason)
         context.abort_with_status(to_status(error))
         raise  # abort_with_status raises; this line is never reached
 
@@ -48,30 +53,33 @@ def _call(handler: Callable[[Req], Resp], request: Req | Malformed, context: Any
 class StudEngineServicer(pb_grpc.StudEngineServiceServicer):
     """``stud.v1.StudEngineService`` over the handlers."""
 
-    def __init__(self, keyring: KeyRing, allow_test_decks: bool) -> None:
-        self.handlers = Handlers(keyring, allow_test_decks)
+    def __init__(
+        self, keyring: KeyRing, allow_test_decks: bool, observer: Observer | None = None
+    ) -> None:
+        self.observer: Observer = observer or Unobserved()
+        self.handlers = Handlers(keyring, allow_test_decks, observer=self.observer)
 
     def StartHand(
         self, request: pb.StartHandRequest, context: grpc.ServicerContext
     ) -> pb.StartHandResponse:
-        return _call(self.handlers.start_hand, request, context)
+        return _call(self.handlers.start_hand, request, context, self.observer)
 
     def Act(self, request: pb.ActRequest, context: grpc.ServicerContext) -> pb.ActResponse:
-        return _call(self.handlers.act, request, context)
+        return _call(self.handlers.act, request, context, self.observer)
 
     def GetView(
         self, request: pb.GetViewRequest, context: grpc.ServicerContext
     ) -> pb.GetViewResponse:
-        return _call(self.handlers.get_view, request, context)
+        return _call(self.handlers.get_view, request, context, self.observer)
 
     def Evaluate(
         self, request: pb.EvaluateRequest, context: grpc.ServicerContext
     ) -> pb.EvaluateResponse:
-        return _call(self.handlers.evaluate, request, context)
+        return _call(self.handlers.evaluate, request, context, self.observer)
 
     def Equity(self, request: pb.EquityRequest, context: grpc.ServicerContext) -> pb.EquityResponse:
         remaining = context.time_remaining()
-        return _call(lambda r: self.handlers.equity(r, remaining), request, context)
+        return _call(lambda r: self.handlers.equity(r, remaining), request, context, self.observer)
 
 
 def _parser(message: type[Message]) -> Callable[[bytes], Message | Malformed]:

@@ -1,9 +1,6 @@
-"""Who may see what: the spectator view and each seat's view of a hand, and the events
-filtered for each viewer.
-
-A face-up card is public. A face-down card is seen by its owner only, until a showdown
-reveals the owner's hand to everyone (R-MUCK: the first hand shown and every hand that
-wins or ties a pot); a mucked hand is never revealed. The community card is public.
+"""The views as bytes: the spectator view and each seat's view of a hand, with the events,
+encoded as ``visibility`` (the policy, R-MUCK) decides; nothing here decides what a
+viewer may see.
 """
 
 from __future__ import annotations
@@ -11,99 +8,31 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from google.protobuf.descriptor import FieldDescriptor
-from google.protobuf.internal.containers import RepeatedCompositeFieldContainer
+from stud_api.stud.v1 import stud_engine_pb2 as pb
 
-from studengine.cards import DECK_SIZE, format_card
-from studengine.gen.stud.v1 import stud_engine_pb2 as pb
+from studengine.api.conversions import (
+    ACTION_TO_PB,
+    CARD_TEXT,
+    VARIANT_TO_PB,
+    cards_text,
+    table_to_pb,
+)
+from studengine.api.visibility import revealed_seats, sees_dealt_card, sees_down_cards
 from studengine.rules.hand import Hand
 from studengine.rules.types import (
     ActionTaken,
-    ActionType,
     AntePosted,
     CardDealt,
     Event,
     HandEnded,
     HandMucked,
-    HandResult,
     HandShown,
-    LegalAction,
-    OddChip,
     PotAwarded,
     StreetStarted,
     Table,
     UncalledReturned,
     Variant,
 )
-
-VARIANT_TO_PB = {
-    Variant.FIVE_CARD_STUD: pb.VARIANT_FIVE_CARD_STUD,
-    Variant.SEVEN_CARD_STUD: pb.VARIANT_SEVEN_CARD_STUD,
-}
-VARIANT_FROM_PB = {code: v for v, code in VARIANT_TO_PB.items()}
-ODD_CHIP_TO_PB = {
-    OddChip.LEFT_OF_DEALER: pb.ODD_CHIP_LEFT_OF_DEALER,
-    OddChip.HIGH_CARD_BY_SUIT: pb.ODD_CHIP_HIGH_CARD_BY_SUIT,
-}
-ODD_CHIP_FROM_PB = {code: o for o, code in ODD_CHIP_TO_PB.items()}
-ODD_CHIP_FROM_PB[pb.ODD_CHIP_UNSPECIFIED] = OddChip.LEFT_OF_DEALER
-ACTION_TO_PB = {
-    ActionType.FOLD: pb.ACTION_TYPE_FOLD,
-    ActionType.CHECK: pb.ACTION_TYPE_CHECK,
-    ActionType.CALL: pb.ACTION_TYPE_CALL,
-    ActionType.BRING_IN: pb.ACTION_TYPE_BRING_IN,
-    ActionType.COMPLETE: pb.ACTION_TYPE_COMPLETE,
-    ActionType.BET: pb.ACTION_TYPE_BET,
-    ActionType.RAISE: pb.ACTION_TYPE_RAISE,
-}
-ACTION_FROM_PB = {code: a for a, code in ACTION_TO_PB.items()}
-
-
-CARD_TEXT: tuple[str, ...] = tuple(format_card(c) for c in range(DECK_SIZE))
-
-
-def cards_text(cards: Sequence[int]) -> list[str]:
-    return [CARD_TEXT[c] for c in cards]
-
-
-def revealed_seats(hand: Hand) -> frozenset[int]:
-    """Seats whose hands the showdown revealed to everyone (R-MUCK)."""
-    if hand.result is None:
-        return frozenset()
-    return frozenset(s.seat for s in hand.result.shown)
-
-
-def table_to_pb(table: Table) -> pb.Table:
-    return pb.Table(
-        ante=table.ante,
-        bring_in=table.bring_in,
-        small_bet=table.small_bet,
-        big_bet=table.big_bet,
-        max_bets=table.max_bets,
-        uncapped_heads_up=table.uncapped_heads_up,
-        open_pair_big_bet=table.open_pair_big_bet,
-        odd_chip=ODD_CHIP_TO_PB[table.odd_chip],
-    )
-
-
-def legal_to_pb(actions: Sequence[LegalAction]) -> list[pb.LegalAction]:
-    out = []
-    for action in actions:
-        msg = pb.LegalAction(type=ACTION_TO_PB[action.type])
-        if action.to is not None:
-            msg.to = action.to
-        out.append(msg)
-    return out
-
-
-def add_legal(
-    container: RepeatedCompositeFieldContainer[pb.LegalAction], actions: Sequence[LegalAction]
-) -> None:
-    """Append ``actions`` to a repeated LegalAction field (built in place, not copied)."""
-    for action in actions:
-        if action.to is None:
-            container.add(type=ACTION_TO_PB[action.type])
-        else:
-            container.add(type=ACTION_TO_PB[action.type], to=action.to)
 
 
 def event_to_pb(event: Event, viewer: int | None) -> pb.Event:
@@ -112,7 +41,7 @@ def event_to_pb(event: Event, viewer: int | None) -> pb.Event:
         case AntePosted(seat, amount, all_in):
             return pb.Event(ante_posted=pb.AntePosted(seat=seat, amount=amount, all_in=all_in))
         case CardDealt(seat, card, face_up, street):
-            visible = face_up or seat is None or seat == viewer
+            visible = sees_dealt_card(event, viewer)
             dealt = pb.CardDealt(
                 card=CARD_TEXT[card] if visible else "",
                 face_up=face_up,
@@ -273,7 +202,7 @@ class _Pieces:
             ups, downs = spec.up_positions_of[len(cards)], spec.down_positions_of[len(cards)]
             folded = hand.folded[seat]
             stack = hand.stacks[seat]
-            shown = seat in revealed
+            shown = sees_down_cards(revealed, seat, None)  # seen by every viewer
             # set field by field, the defaults (False) skipped: cheaper than keywords
             info = pb.SeatInfo()
             info.seat = seat
@@ -307,7 +236,7 @@ class _Pieces:
         self.private = [
             (index, e.seat, e.card, e.street)
             for index, e in enumerate(events)
-            if isinstance(e, CardDealt) and e.seat is not None and not e.face_up
+            if isinstance(e, CardDealt) and e.seat is not None and not sees_dealt_card(e, None)
         ]
 
     def spectator(self) -> bytes:
@@ -316,7 +245,7 @@ class _Pieces:
     def seat_view(self, viewer: int) -> bytes:
         """The view of ``viewer``: the spectator's with its own down cards shown."""
         seats = self.seats
-        if viewer not in self.revealed:
+        if not sees_down_cards(self.revealed, viewer, None):  # else the spectator sees them
             cards = self.hand.cards[viewer]
             downs = self.hand.spec.down_positions_of[len(cards)]
             seats = seats.copy()
@@ -357,25 +286,3 @@ def _game_fields(variant: Variant, table: Table) -> bytes:
         view = pb.View(variant=VARIANT_TO_PB[variant], table=table_to_pb(table))
         found = _GAME_FIELDS[key] = view.SerializeToString()
     return found
-
-
-def result_to_pb(result: HandResult) -> pb.HandResult:
-    return pb.HandResult(
-        pots=[
-            pb.Pot(amount=p.amount, eligible=p.eligible, winners=p.winners, shares=p.shares)
-            for p in result.pots
-        ],
-        stacks=result.stacks,
-        shown=[
-            pb.ShownHand(
-                seat=s.seat,
-                cards=cards_text(s.cards),
-                best_five=cards_text(s.best_five),
-                rank=s.rank,
-                description=s.description,
-            )
-            for s in result.shown
-        ],
-        revealed=result.revealed,
-        uncalled=[pb.UncalledReturned(seat=s, amount=a) for s, a in result.uncalled],
-    )

@@ -2,7 +2,11 @@
 
 ``stud_equity`` takes what is known of each player (the hero's down and up cards, only
 the up cards of an opponent), the dead cards (folded up cards), the variant and the
-street, deals the rest of every hand from the unseen cards and counts who wins. It
+street, deals the rest of every hand from the unseen cards and counts who wins: the
+best high hand in Five and Seven Card Stud, the best ace-to-five low in Razz, and in
+Seven Card Stud Hi-Lo the high and eight-or-better low halves (a scoop is the whole
+pot, a half is half of it; odd chips are ignored). ``showdown`` overrides the
+variant's own ranking (``Showdown``: high, low, high_low_8). It
 enumerates every deal when there are few (``exact_threshold``) and samples otherwise
 (Monte Carlo with a seed: the same seed gives the same answer). The showdowns run in
 the C extension (``studengine.evaluator._ceval``), or in a pure-Python twin that
@@ -28,6 +32,7 @@ __all__ = [
     "MAX_PLAYERS",
     "MAX_SAMPLES",
     "EquityResult",
+    "Showdown",
     "exact_deal_count",
     "stud_equity",
 ]
@@ -42,15 +47,28 @@ DEFAULT_SAMPLES = 100_000
 MC_CHUNK = {"c": 8192, "python": 256}
 EXACT_CHUNK_DEALS = {"c": 65_536, "python": 1024}
 
-_FINAL = {"FIVE_CARD_STUD": 5, "SEVEN_CARD_STUD": 7}
-_FIRST_STREET = {"FIVE_CARD_STUD": 2, "SEVEN_CARD_STUD": 3}
 
-_ExactLoop = Callable[
-    [tuple[bytes, ...], bytes, bytes, bytes, int, int], tuple[list[int], list[int], int]
-]
-_McLoop = Callable[
-    [tuple[bytes, ...], bytes, bytes, bytes, int, int], tuple[list[int], list[int], int, int]
-]
+class Showdown(enum.Enum):
+    """How a showdown is won."""
+
+    HIGH = "high"  # R-HAND-RANK: the best high hand takes the pot
+    LOW = "low"  # R-LOW-A5, R-RAZZ-SHOWDOWN: the best ace-to-five low takes it
+    HIGH_LOW_8 = "high_low_8"  # R-HILO-SPLIT: high half, eight-or-better low half
+
+
+# variant -> (cards a player ends with, cards on the first street, its own showdown)
+_VARIANTS = {
+    "FIVE_CARD_STUD": (5, 2, Showdown.HIGH),
+    "SEVEN_CARD_STUD": (7, 3, Showdown.HIGH),
+    "RAZZ": (7, 3, Showdown.LOW),
+    "SEVEN_CARD_STUD_HI_LO": (7, 3, Showdown.HIGH_LOW_8),
+}
+# the showdown as the loops number it (EQ_HIGH, EQ_LOW, EQ_HIGH_LOW)
+_LOOP_SHOWDOWN = {Showdown.HIGH: _twin.HIGH, Showdown.LOW: _twin.LOW}
+_LOOP_SHOWDOWN[Showdown.HIGH_LOW_8] = _twin.HIGH_LOW
+
+_ExactLoop = Callable[[tuple[bytes, ...], bytes, bytes, bytes, int, int, int], _twin.Counts]
+_McLoop = Callable[[tuple[bytes, ...], bytes, bytes, bytes, int, int, int], _twin.McCounts]
 
 _c: Any
 try:
@@ -63,8 +81,12 @@ BACKEND = "python" if _c is None else "c"
 
 @dataclass(frozen=True)
 class EquityResult:
-    """Per player (in the order given): outright win, tie and pot share, as fractions of
-    the deals evaluated, and the standard error of the share (0 when exact)."""
+    """Per player (in the order given), as fractions of the deals evaluated: ``win`` the
+    whole pot alone (in Hi-Lo: a scoop, or the high hand when no low qualifies),
+    ``tie`` a part of it (a tie, or in Hi-Lo a half or a share of a half), ``equity``
+    the mean share of the pot, and its standard error (0 when exact). In Hi-Lo only,
+    ``high`` and ``low``: winning or tying for the high half (the whole pot when no low
+    qualifies) and for the qualifying low half; empty for the other showdowns."""
 
     win: tuple[float, ...]
     tie: tuple[float, ...]
@@ -74,13 +96,26 @@ class EquityResult:
     samples: int  # deals evaluated
     complete: bool  # False if the time budget stopped a Monte Carlo run early
     seed: int | None  # the Monte Carlo seed (None when exact)
+    showdown: Showdown = Showdown.HIGH
+    high: tuple[float, ...] = ()
+    low: tuple[float, ...] = ()
 
 
 def _variant_name(variant: object) -> str:
     name = variant.value if isinstance(variant, enum.Enum) else variant
-    if name not in _FINAL:
-        raise ValueError(f"variant must be FIVE_CARD_STUD or SEVEN_CARD_STUD, got {variant!r}")
+    if name not in _VARIANTS:
+        raise ValueError(f"variant must be one of {', '.join(_VARIANTS)}, got {variant!r}")
     return str(name)
+
+
+def _showdown(showdown: object, name: str) -> Showdown:
+    if showdown is None:
+        return _VARIANTS[name][2]
+    try:
+        return Showdown(showdown)
+    except ValueError:
+        choices = ", ".join(s.value for s in Showdown)
+        raise ValueError(f"showdown must be one of {choices}, got {showdown!r}") from None
 
 
 def _check_card(card: object, where: str, seen: set[int]) -> int:
@@ -98,6 +133,7 @@ class _Problem:
     draws: bytes  # per player, then the community card's
     deck: bytes  # unseen cards, ascending
     board: bytes  # the community card when already dealt
+    showdown: Showdown
 
 
 def _prepare(
@@ -107,12 +143,12 @@ def _prepare(
     dead: Sequence[int],
     community: bool | None,
     community_card: int | None,
+    showdown: object = None,
 ) -> _Problem:
     name = _variant_name(variant)
-    final = _FINAL[name]
+    final, first, _ = _VARIANTS[name]
     if not isinstance(players, Sequence) or not 2 <= len(players) <= MAX_PLAYERS:
         raise ValueError(f"equity needs 2 to {MAX_PLAYERS} players")
-    first = _FIRST_STREET[name]
     if not isinstance(street, int) or not first <= street <= final:
         raise ValueError(
             f"{name}: street (cards per player) must be {first}..{final}, got {street!r}"
@@ -134,9 +170,9 @@ def _prepare(
             raise ValueError("a community card is given but community is False")
         community = True
     if community is None:  # R-COMMUNITY-CARD: not enough cards left for seventh street
-        community = name == "SEVEN_CARD_STUD" and 52 - len(dead) - 6 * len(players) < len(players)
-    if community and name != "SEVEN_CARD_STUD":
-        raise ValueError("only Seven Card Stud has a community card")
+        community = final == 7 and 52 - len(dead) - 6 * len(players) < len(players)
+    if community and final != 7:
+        raise ValueError("only the seven-card games have a community card")
     if community_card is not None and street != final:
         raise ValueError("the community card is dealt on seventh street only")
     own = final - (1 if community else 0)
@@ -151,7 +187,9 @@ def _prepare(
     if sum(draws) > len(deck):
         raise ValueError(f"{sum(draws)} cards still to deal but only {len(deck)} unseen")
     board = bytes(() if community_card is None else (community_card,))
-    return _Problem(tuple(bytes(cards) for cards in known), bytes(draws), deck, board)
+    return _Problem(
+        tuple(bytes(cards) for cards in known), bytes(draws), deck, board, _showdown(showdown, name)
+    )
 
 
 def _count_deals(problem: _Problem) -> int:
@@ -199,11 +237,15 @@ def stud_equity(
     exact_threshold: int = DEFAULT_EXACT_THRESHOLD,
     deadline: float | None = None,
     backend: str | None = None,
+    showdown: Showdown | str | None = None,
 ) -> EquityResult:
     """Win, tie and equity of each player once every hand is dealt out.
 
     ``players[i]`` lists the cards known for player i; ``street`` is how many cards each
-    player holds now (Five Card Stud 2..5, Seven Card Stud 3..7). ``community``: None
+    player holds now (Five Card Stud 2..5; Seven Card Stud, Razz and Seven Card Stud Hi-Lo
+    3..7). ``variant``: a name or enum member of those four. ``showdown``: None plays the
+    variant's own (high; Razz low; Hi-Lo high_low_8), or a ``Showdown`` (or its value)
+    to rank otherwise, e.g. the high alone in Hi-Lo. ``community``: None
     decides by R-COMMUNITY-CARD from the count of players and dead cards (pass True or
     False when the deck's real count is known); ``community_card`` is the one already
     dealt. ``method``: "auto" (exact up to ``exact_threshold`` deals, else Monte Carlo),
@@ -211,7 +253,7 @@ def stud_equity(
     chunks: Monte Carlo returns what it has (``complete=False``), exact raises
     TimeoutError. Raises ValueError on bad input or work beyond the limits.
     """
-    problem = _prepare(players, variant, street, dead, community, community_card)
+    problem = _prepare(players, variant, street, dead, community, community_card, showdown)
     if method not in ("auto", "exact", "monte_carlo"):
         raise ValueError(f"method must be auto, exact or monte_carlo, got {method!r}")
     if not isinstance(exact_threshold, int) or not 0 <= exact_threshold <= MAX_EXACT_DEALS:
@@ -225,73 +267,88 @@ def stud_equity(
             f"exact enumeration needs {deals} deals, over the limit of {MAX_EXACT_DEALS}"
         )
     stop_at = None if deadline is None else time.monotonic() + deadline
-    n = len(problem.known)
+    kind = _LOOP_SHOWDOWN[problem.showdown]
     if method == "exact" or (method == "auto" and deals <= exact_threshold):
-        wins, ties, done = _run_exact(problem, deals, exact_loop, EXACT_CHUNK_DEALS[used], stop_at)
-        return _result(n, wins, ties, done, "exact", True, None)
+        counts = _run_exact(problem, deals, exact_loop, EXACT_CHUNK_DEALS[used], stop_at)
+        return _result(problem, counts, "exact", True, None)
     if not isinstance(samples, int) or not 1 <= samples <= MAX_SAMPLES:
         raise ValueError(f"samples must be 1..{MAX_SAMPLES}, got {samples!r}")
     if seed is None:
         seed = secrets.randbits(64)
     elif not isinstance(seed, int) or not 0 <= seed < 2**64:
         raise ValueError(f"seed must be an int in 0..2**64-1, got {seed!r}")
-    wins, ties = [0] * n, [0] * (n * (MAX_PLAYERS + 1))
-    done, state = 0, seed
-    while done < samples:
-        size = min(MC_CHUNK[used], samples - done)
-        w, t, d, state = mc_loop(
-            problem.known, problem.draws, problem.deck, problem.board, size, state
+    counts = _Counts(len(problem.known))
+    state = seed
+    while counts.deals < samples:
+        size = min(MC_CHUNK[used], samples - counts.deals)
+        *chunk, state = mc_loop(
+            problem.known, problem.draws, problem.deck, problem.board, kind, size, state
         )
-        wins = [a + b for a, b in zip(wins, w, strict=True)]
-        ties = [a + b for a, b in zip(ties, t, strict=True)]
-        done += d
-        if stop_at is not None and done < samples and time.monotonic() >= stop_at:
+        counts.add(chunk)
+        if stop_at is not None and counts.deals < samples and time.monotonic() >= stop_at:
             break
-    return _result(n, wins, ties, done, "monte_carlo", done == samples, seed)
+    return _result(problem, counts, "monte_carlo", counts.deals == samples, seed)
+
+
+class _Counts:
+    """The loops' counts summed over chunks (see ``_twin.Counts``)."""
+
+    def __init__(self, players: int) -> None:
+        self.rows = [[0] * players for _ in range(6)]
+        self.deals = 0
+
+    def add(self, chunk: Sequence[Any]) -> None:
+        *rows, deals = chunk
+        self.rows = [
+            [a + b for a, b in zip(r, c, strict=True)] for r, c in zip(self.rows, rows, strict=True)
+        ]
+        self.deals += deals
 
 
 def _run_exact(
     problem: _Problem, deals: int, loop: _ExactLoop, chunk: int, stop_at: float | None
-) -> tuple[list[int], list[int], int]:
-    n = len(problem.known)
+) -> _Counts:
     draws = [k for k in problem.draws if k]
     outer = math.comb(len(problem.deck), draws[0]) if draws else 1
     step = max(1, chunk * outer // max(deals, 1))
-    wins, ties, done = [0] * n, [0] * (n * (MAX_PLAYERS + 1)), 0
+    kind = _LOOP_SHOWDOWN[problem.showdown]
+    counts = _Counts(len(problem.known))
     for start in range(0, outer, step):
-        w, t, d = loop(
-            problem.known, problem.draws, problem.deck, problem.board, start, start + step
+        counts.add(
+            loop(
+                problem.known, problem.draws, problem.deck, problem.board, kind, start, start + step
+            )
         )
-        wins = [a + b for a, b in zip(wins, w, strict=True)]
-        ties = [a + b for a, b in zip(ties, t, strict=True)]
-        done += d
-        if stop_at is not None and done < deals and time.monotonic() >= stop_at:
+        if stop_at is not None and counts.deals < deals and time.monotonic() >= stop_at:
+            done = counts.deals
             raise TimeoutError(
                 f"exact enumeration stopped by the time budget after {done} of {deals} deals"
             )
-    return wins, ties, done
+    return counts
 
 
 def _result(
-    n: int,
-    wins: list[int],
-    ties: list[int],
-    deals: int,
-    method: str,
-    complete: bool,
-    seed: int | None,
+    problem: _Problem, counts: _Counts, method: str, complete: bool, seed: int | None
 ) -> EquityResult:
-    win, tie, share, stderr = [], [], [], []
-    for p in range(n):
-        row = ties[p * (MAX_PLAYERS + 1) : (p + 1) * (MAX_PLAYERS + 1)]
-        tied = sum(row)
-        mean = (wins[p] + sum(c / k for k, c in enumerate(row) if c)) / deals
-        square = (wins[p] + sum(c / (k * k) for k, c in enumerate(row) if c)) / deals
-        win.append(wins[p] / deals)
-        tie.append(tied / deals)
-        share.append(mean)
-        exact = method == "exact"
-        stderr.append(0.0 if exact else math.sqrt(max(square - mean * mean, 0.0) / deals))
+    whole, part, units, squares, high, low = counts.rows
+    deals = counts.deals
+    share = [u / _twin.UNITS / deals for u in units]
+    stderr = [0.0] * len(share)
+    if method != "exact":
+        for p, mean in enumerate(share):
+            square = squares[p] / (_twin.UNITS * _twin.UNITS) / deals
+            stderr[p] = math.sqrt(max(square - mean * mean, 0.0) / deals)
+    split = problem.showdown is Showdown.HIGH_LOW_8
     return EquityResult(
-        tuple(win), tuple(tie), tuple(share), tuple(stderr), method, deals, complete, seed
+        win=tuple(w / deals for w in whole),
+        tie=tuple(t / deals for t in part),
+        equity=tuple(share),
+        stderr=tuple(stderr),
+        method=method,
+        samples=deals,
+        complete=complete,
+        seed=seed,
+        showdown=problem.showdown,
+        high=tuple(h / deals for h in high) if split else (),
+        low=tuple(lo / deals for lo in low) if split else (),
     )

@@ -5,6 +5,22 @@
 break a tie). A rank is ``category << 20`` plus the tie-breaking card ranks as 4-bit
 nibbles, most significant first; all 2,598,960 five-card hands give 7,462 distinct ranks.
 
+Lows, for Razz and Stud Hi-Lo, follow the same convention (a larger int is a better
+low, equal ints tie); compare lows only with lows:
+
+- ``evaluate_low(cards) -> int``: the ace-to-five low of the best five (R-LOW-A5: aces
+  low, straights and flushes ignored, fewer and lower pairs better); 6,175 distinct
+  values, all positive, ``describe_low`` names them ("7-6-4-3-A low").
+- ``evaluate_low8(cards) -> int``: the eight-or-better low (R-HILO-QUALIFY: five
+  distinct ranks, all 8 or lower), the same number as ``evaluate_low`` gives for it,
+  or ``NO_LOW`` (0, below every low) when the cards make none; 56 distinct lows.
+- ``evaluate_low_many`` / ``evaluate_low8_many(buffer, hand_size)``: the batch forms,
+  like ``evaluate_many`` (one byte per card, an ``array('i')`` back; the C extension
+  works without the GIL). ``best_five_low(cards)``: the five cards of the low.
+
+Every entry point raises ValueError on bad input (not 5..7 distinct cards 0..51, a bad
+buffer or hand size, a value that is no rank).
+
 The work is done by the C extension ``_ceval`` when it is built (``BACKEND == "c"``),
 else by the pure-Python twin ``_twin`` that gives the same numbers (``BACKEND ==
 "python"``, with one warning at import). ``STUDENGINE_EVALUATOR=python`` forces the twin.
@@ -19,19 +35,29 @@ import os
 import warnings
 from collections.abc import Callable, Sequence
 from itertools import combinations
+from typing import Final
 
 from studengine.evaluator import _twin
 
 __all__ = [
     "BACKEND",
+    "NO_LOW",
     "Category",
     "best_five",
+    "best_five_low",
     "category",
     "describe",
+    "describe_low",
     "evaluate",
+    "evaluate_low",
+    "evaluate_low8",
+    "evaluate_low8_many",
+    "evaluate_low_many",
     "evaluate_many",
     "evaluate_mask",
 ]
+
+NO_LOW: Final = _twin.NO_LOW  # evaluate_low8's "no qualifying low"
 
 
 class Category(enum.IntEnum):
@@ -49,6 +75,10 @@ class Category(enum.IntEnum):
 evaluate: Callable[[Sequence[int]], int]
 evaluate_mask: Callable[[int], int]
 evaluate_many: Callable[[object, int], array.array[int]]
+evaluate_low: Callable[[Sequence[int]], int]
+evaluate_low8: Callable[[Sequence[int]], int]
+evaluate_low_many: Callable[[object, int], array.array[int]]
+evaluate_low8_many: Callable[[object, int], array.array[int]]
 
 BACKEND: str
 if os.environ.get("STUDENGINE_EVALUATOR", "").lower() == "python":
@@ -71,10 +101,18 @@ if BACKEND == "c":
     evaluate = _ceval.evaluate
     evaluate_mask = _ceval.evaluate_mask
     evaluate_many = _ceval.evaluate_many
+    evaluate_low = _ceval.evaluate_low
+    evaluate_low8 = _ceval.evaluate_low8
+    evaluate_low_many = _ceval.evaluate_low_many
+    evaluate_low8_many = _ceval.evaluate_low8_many
 else:
     evaluate = _twin.evaluate
     evaluate_mask = _twin.evaluate_mask
     evaluate_many = _twin.evaluate_many
+    evaluate_low = _twin.evaluate_low
+    evaluate_low8 = _twin.evaluate_low8
+    evaluate_low_many = _twin.evaluate_low_many
+    evaluate_low8_many = _twin.evaluate_low8_many
 
 _NAMES: tuple[str, ...] = ("Two", "Three", "Four", "Five", "Six", "Seven", "Eight")
 _NAMES += ("Nine", "Ten", "Jack", "Queen", "King", "Ace")
@@ -142,3 +180,51 @@ def best_five(cards: Sequence[int]) -> tuple[int, ...]:
     if target >> 20 in (Category.STRAIGHT, Category.STRAIGHT_FLUSH) and (target >> 16) & 15 == 3:
         shown = shown[1:] + shown[:1]  # the wheel: the ace plays low
     return tuple(shown)
+
+
+_LOW_NAMES = "A23456789TJQK"  # by ace-to-five rank, ace lowest
+_LOW_TITLES: tuple[str, ...] = ("", "One Pair, ", "Two Pair, ", "Three of a Kind, ")
+_LOW_TITLES += ("Full House, ", "Four of a Kind, ")
+# how many times each deciding rank of a low's badness is held, by its category
+_LOW_SHAPES = ((1, 1, 1, 1, 1), (2, 1, 1, 1), (2, 2, 1), (3, 1, 1), (3, 2), (4, 1))
+_valid_lows: frozenset[int] | None = None
+
+
+def _low_ranks(value: int) -> tuple[int, ...]:
+    """The five ace-to-five ranks (ace 0) of a low value, highest first."""
+    global _valid_lows
+    if _valid_lows is None:
+        _valid_lows = _twin.valid_low_values()
+    if value not in _valid_lows:
+        raise ValueError(f"not an ace-to-five low value: {value!r}")
+    badness = _twin.LOW_BASE - value
+    shape = _LOW_SHAPES[badness >> 20]
+    ranks = [(badness >> (16 - 4 * i)) & 15 for i in range(len(shape))]
+    return tuple(
+        sorted((r for r, n in zip(ranks, shape, strict=True) for _ in range(n)), reverse=True)
+    )
+
+
+def describe_low(value: int) -> str:
+    """A low's name, its five ranks highest first, ace as "A": "8-5-4-3-2 low",
+    "7-6-4-3-A low"; paired lows lead with the category: "One Pair, 8-6-6-4-A low".
+    ``NO_LOW`` gives "No qualifying low"."""
+    if value == NO_LOW and isinstance(value, int):
+        return "No qualifying low"
+    ranks = _low_ranks(value)
+    title = _LOW_TITLES[(_twin.LOW_BASE - value) >> 20]
+    return title + "-".join(_LOW_NAMES[r] for r in ranks) + " low"
+
+
+def best_five_low(cards: Sequence[int]) -> tuple[int, ...]:
+    """The five cards forming the ace-to-five low (R-LOW-A5), for showdown display:
+    highest first, so the ace comes last. Among equal fives the lower cards (by
+    ace-to-five rank, then suit) are chosen."""
+    target = evaluate_low(cards)  # also validates
+
+    def low_order(card: int) -> tuple[int, int]:
+        return ((card >> 2) + 1) % 13, card & 3
+
+    ordered = sorted(cards, key=low_order)
+    best = next(five for five in combinations(ordered, 5) if evaluate_low(five) == target)
+    return tuple(sorted(best, key=low_order, reverse=True))

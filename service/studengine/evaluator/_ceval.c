@@ -1,7 +1,8 @@
 /* studengine.evaluator._ceval: the C evaluator and the stud equity inner loops.
  *
- * evaluate(cards), evaluate_mask(mask), evaluate_many(buffer, hand_size) give the
- * same values as the pure-Python twin (_twin.py). equity_exact / equity_mc run the
+ * evaluate(cards), evaluate_mask(mask), evaluate_many(buffer, hand_size) and the lows
+ * evaluate_low / evaluate_low8 (single) and evaluate_low_many / evaluate_low8_many
+ * (batch, without the GIL) give the same values as the pure-Python twin (_twin.py). equity_exact / equity_mc run the
  * showdowns of studengine.equity (which validates and prepares their arguments).
  * count_categories_7() enumerates all 133,784,560 seven-card hands.
  */
@@ -107,11 +108,24 @@ fail:
     return -1;
 }
 
-static PyObject *py_evaluate(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+/* What a call ranks: high (R-HAND-RANK), ace-to-five low (R-LOW-A5) or the
+ * eight-or-better low (R-HILO-QUALIFY, SE_NO_LOW when none). */
+enum { RANK_HIGH, RANK_LOW, RANK_LOW8 };
+
+static inline uint32_t rank_masks(int ranking, const uint32_t *s, uint32_t sc)
+{
+    switch (ranking) {
+    case RANK_LOW: return se_low_masks(s);
+    case RANK_LOW8: return se_low8_masks(s);
+    default: return se_eval_masks(s, sc);
+    }
+}
+
+static PyObject *one_hand(PyObject *const *args, Py_ssize_t nargs, int ranking, const char *name)
 {
     uint8_t cards[7];
     if (nargs != 1) {
-        PyErr_SetString(PyExc_TypeError, "evaluate() takes exactly one argument (the cards)");
+        PyErr_Format(PyExc_TypeError, "%s() takes exactly one argument (the cards)", name);
         return NULL;
     }
     int n = read_cards(args[0], cards);
@@ -123,7 +137,22 @@ static PyObject *py_evaluate(PyObject *self, PyObject *const *args, Py_ssize_t n
         s[c & 3] |= 1u << (c >> 2);
         sc += 1u << ((c & 3) << 2);
     }
-    return PyLong_FromUnsignedLong(se_eval_masks(s, sc));
+    return PyLong_FromUnsignedLong(rank_masks(ranking, s, sc));
+}
+
+static PyObject *py_evaluate(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    return one_hand(args, nargs, RANK_HIGH, "evaluate");
+}
+
+static PyObject *py_evaluate_low(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    return one_hand(args, nargs, RANK_LOW, "evaluate_low");
+}
+
+static PyObject *py_evaluate_low8(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    return one_hand(args, nargs, RANK_LOW8, "evaluate_low8");
 }
 
 static PyObject *py_evaluate_mask(PyObject *self, PyObject *arg)
@@ -178,10 +207,32 @@ static PyObject *bad_hand(const uint8_t *h, int n, Py_ssize_t index)
     return bad("hand %zd: invalid", index);
 }
 
-static PyObject *py_evaluate_many(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+/* The batch loops: the index of the first invalid hand, or -1. */
+static Py_ssize_t high_batch(const uint8_t *in, int n, Py_ssize_t count, int32_t *out)
+{
+    for (Py_ssize_t i = 0; i < count; i++) {
+        uint32_t v = se_eval_bytes(in + i * n, n);
+        if (!v) return i;
+        out[i] = (int32_t)v;
+    }
+    return -1;
+}
+
+static Py_ssize_t low_batch(const uint8_t *in, int n, Py_ssize_t count, int32_t *out, int eight)
+{
+    for (Py_ssize_t i = 0; i < count; i++) {
+        uint32_t s[4], sc;
+        if (!se_read_bytes(in + i * n, n, s, &sc)) return i;
+        out[i] = (int32_t)(eight ? se_low8_masks(s) : se_low_masks(s));
+    }
+    return -1;
+}
+
+static PyObject *many_hands(PyObject *const *args, Py_ssize_t nargs, int ranking,
+                            const char *name)
 {
     if (nargs != 2) {
-        PyErr_SetString(PyExc_TypeError, "evaluate_many() takes two arguments (buffer, hand_size)");
+        PyErr_Format(PyExc_TypeError, "%s() takes two arguments (buffer, hand_size)", name);
         return NULL;
     }
     if (!PyLong_Check(args[1])) return bad("hand_size must be 5, 6 or 7, got %R", args[1]);
@@ -203,17 +254,11 @@ static PyObject *py_evaluate_many(PyObject *self, PyObject *const *args, Py_ssiz
     }
     int32_t *out = (int32_t *)PyBytes_AS_STRING(raw);
     const uint8_t *in = (const uint8_t *)view.buf;
-    Py_ssize_t failed = -1;
+    Py_ssize_t failed;
     int n = (int)hs;
     Py_BEGIN_ALLOW_THREADS
-    for (Py_ssize_t i = 0; i < count; i++) {
-        uint32_t v = se_eval_bytes(in + i * n, n);
-        if (!v) {
-            failed = i;
-            break;
-        }
-        out[i] = (int32_t)v;
-    }
+    failed = ranking == RANK_HIGH ? high_batch(in, n, count, out)
+                                  : low_batch(in, n, count, out, ranking == RANK_LOW8);
     Py_END_ALLOW_THREADS
     PyObject *result = NULL;
     if (failed >= 0)
@@ -223,6 +268,21 @@ static PyObject *py_evaluate_many(PyObject *self, PyObject *const *args, Py_ssiz
     Py_DECREF(raw);
     PyBuffer_Release(&view);
     return result;
+}
+
+static PyObject *py_evaluate_many(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    return many_hands(args, nargs, RANK_HIGH, "evaluate_many");
+}
+
+static PyObject *py_evaluate_low_many(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    return many_hands(args, nargs, RANK_LOW, "evaluate_low_many");
+}
+
+static PyObject *py_evaluate_low8_many(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    return many_hands(args, nargs, RANK_LOW8, "evaluate_low8_many");
 }
 
 static PyObject *py_count_categories_7(PyObject *self, PyObject *unused)
@@ -274,6 +334,14 @@ static PyObject *py_count_categories_7(PyObject *self, PyObject *unused)
 static PyMethodDef methods[] = {
     {"evaluate", (PyCFunction)(void (*)(void))py_evaluate, METH_FASTCALL,
      "evaluate(cards) -> int: value of the best five of 5..7 card ints."},
+    {"evaluate_low", (PyCFunction)(void (*)(void))py_evaluate_low, METH_FASTCALL,
+     "evaluate_low(cards) -> int: ace-to-five low value of the best five of 5..7 cards."},
+    {"evaluate_low8", (PyCFunction)(void (*)(void))py_evaluate_low8, METH_FASTCALL,
+     "evaluate_low8(cards) -> int: eight-or-better low value, 0 when none qualifies."},
+    {"evaluate_low_many", (PyCFunction)(void (*)(void))py_evaluate_low_many, METH_FASTCALL,
+     "evaluate_low_many(buffer, hand_size) -> array('i'): ace-to-five lows of hands."},
+    {"evaluate_low8_many", (PyCFunction)(void (*)(void))py_evaluate_low8_many, METH_FASTCALL,
+     "evaluate_low8_many(buffer, hand_size) -> array('i'): eight-or-better lows (0: none)."},
     {"evaluate_mask", py_evaluate_mask, METH_O,
      "evaluate_mask(mask) -> int: value of the hand given as a 52-bit mask."},
     {"evaluate_many", (PyCFunction)(void (*)(void))py_evaluate_many, METH_FASTCALL,
@@ -281,9 +349,9 @@ static PyMethodDef methods[] = {
     {"count_categories_7", py_count_categories_7, METH_NOARGS,
      "count_categories_7() -> list[int]: category counts over all 7-card hands."},
     {"equity_exact", (PyCFunction)(void (*)(void))py_equity_exact, METH_FASTCALL,
-     "equity_exact(known, draws, deck, board, start, stop) -> (wins, ties, deals)."},
+     "equity_exact(known, draws, deck, board, showdown, start, stop) -> counts, deals."},
     {"equity_mc", (PyCFunction)(void (*)(void))py_equity_mc, METH_FASTCALL,
-     "equity_mc(known, draws, deck, board, samples, state) -> (wins, ties, deals, state)."},
+     "equity_mc(known, draws, deck, board, showdown, samples, state) -> counts, deals, state."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -11,13 +11,19 @@ suit holds five cards or more: one ``&`` tells a flush. Without a flush the hand
 value depends only on the rank multiset, looked up in a dict that fills lazily (at
 most 74,000 multisets); with a flush it is a 8192-entry table indexed by the flush
 suit's ranks.
+
+Lows (R-LOW-A5, R-HILO-QUALIFY) are read off the same rank-multiset key (suits never
+count): a low's badness is its pair category (0 none .. 5 quads) << 20 plus its deciding
+ranks with the ace as 0 and the king as 12, in nibbles most significant first, and its
+value is ``LOW_BASE - badness``: larger is better, always positive, so ``NO_LOW`` (0)
+says "no qualifying eight-or-better low".
 """
 
 from __future__ import annotations
 
 import array
-from collections.abc import Sequence
-from itertools import combinations
+from collections.abc import Callable, Sequence
+from itertools import combinations, combinations_with_replacement
 
 HIGH_CARD, PAIR, TWO_PAIR, TRIPS, STRAIGHT, FLUSH, FULL_HOUSE, QUADS, STRAIGHT_FLUSH = range(9)
 
@@ -224,18 +230,21 @@ def hand_bytes(buffer: object, hand_size: int) -> bytes:
     return data
 
 
-def evaluate_many(buffer: object, hand_size: int) -> array.array[int]:
-    """Values of consecutive hands of ``hand_size`` cards in a byte buffer."""
+def _many(rank: Callable[[Sequence[int]], int], buffer: object, hand_size: int) -> array.array[int]:
     data = hand_bytes(buffer, hand_size)
     out = array.array("i", bytes(4 * (len(data) // hand_size)))
-    ev = evaluate
     for i, start in enumerate(range(0, len(data), hand_size)):
         hand = data[start : start + hand_size]
         try:
-            out[i] = ev(hand)
+            out[i] = rank(hand)
         except ValueError as exc:
             raise ValueError(f"hand {i}: {exc}") from None
     return out
+
+
+def evaluate_many(buffer: object, hand_size: int) -> array.array[int]:
+    """Values of consecutive hands of ``hand_size`` cards in a byte buffer."""
+    return _many(evaluate, buffer, hand_size)
 
 
 def _nibbles(ranks: Sequence[int]) -> int:
@@ -264,4 +273,106 @@ def valid_values() -> frozenset[int]:
             for k in others:
                 if k != b:
                     values.add((TWO_PAIR << 20) | _nibbles((a, b, k)))
+    return frozenset(values)
+
+
+# ---- Ace-to-five low (R-LOW-A5) and the eight-or-better qualifier (R-HILO-QUALIFY) ----
+
+LOW_BASE = 0x5FFFFF
+NO_LOW = 0
+LOW_NO_PAIR, LOW_PAIR, LOW_TWO_PAIR, LOW_TRIPS, LOW_FULL_HOUSE, LOW_QUADS = range(6)
+# the ace-to-five rank (ace 0 .. king 12) of each high rank index (two 0 .. ace 12)
+_LOW_RANK = tuple((r + 1) % 13 for r in range(13))
+
+
+def _low_badness(counts: Sequence[int]) -> int:
+    """Badness of the best ace-to-five five from counts by low rank (ace first):
+    the fewest and lowest groups, then the lowest kickers."""
+    held = [r for r in range(13) if counts[r]]
+    repeated = [r for r in held if counts[r] >= 2]
+    if len(held) >= 5:
+        category, groups, kickers = LOW_NO_PAIR, [], held[:5]
+    elif len(held) == 4:
+        category, groups = LOW_PAIR, repeated[:1]
+    elif len(held) == 3 and len(repeated) >= 2:
+        category, groups = LOW_TWO_PAIR, repeated[1::-1]  # the higher pair first
+    elif len(held) == 3:
+        category, groups = LOW_TRIPS, repeated
+    else:  # two ranks: a full house if the other rank is paired, else four of a kind
+        trips = min(r for r in held if counts[r] >= 3)
+        other = next(r for r in held if r != trips)
+        category = LOW_FULL_HOUSE if counts[other] >= 2 else LOW_QUADS
+        groups, kickers = [trips, other], []
+    if category not in (LOW_NO_PAIR, LOW_FULL_HOUSE, LOW_QUADS):
+        kickers = [r for r in held if r not in groups]
+    ranks = groups + sorted(kickers, reverse=True)
+    return (category << 20) | _nibbles(ranks)
+
+
+# rank-multiset key (as in _NONFLUSH) -> ace-to-five value; filled on first sight
+_LOWS: dict[int, int] = {}
+
+
+def _low_of_key(key: int) -> int:
+    multiset = key >> 16
+    try:
+        return _LOWS[multiset]
+    except KeyError:
+        pass
+    counts = [0] * 13
+    rest = multiset
+    for r in range(13):
+        rest, counts[_LOW_RANK[r]] = divmod(rest, 5)
+    value = LOW_BASE - _low_badness(counts)
+    _LOWS[multiset] = value
+    return value
+
+
+def _hand_key(cards: Sequence[int]) -> int:
+    """The additive key of 5..7 distinct cards (ValueError naming what is wrong)."""
+    try:
+        n = len(cards)
+        key = sum(map(_KEY.__getitem__, cards))
+        distinct = len(set(cards))
+    except (KeyError, TypeError, ValueError):
+        raise _bad_cards(cards) from None
+    if not 5 <= n <= 7 or distinct != n:
+        raise _bad_cards(cards)
+    return key
+
+
+def evaluate_low(cards: Sequence[int]) -> int:
+    """Ace-to-five low value of the best five of 5..7 distinct cards (larger is better)."""
+    return _low_of_key(_hand_key(cards))
+
+
+def qualifies_low8(value: int) -> bool:
+    """True when an ace-to-five value is an eight-or-better low: no pair, 8 or lower."""
+    badness = LOW_BASE - value
+    return badness >> 20 == LOW_NO_PAIR and (badness >> 16) & 15 <= 7
+
+
+def evaluate_low8(cards: Sequence[int]) -> int:
+    """The eight-or-better low's value (that of ``evaluate_low``), or ``NO_LOW``."""
+    value = evaluate_low(cards)
+    return value if qualifies_low8(value) else NO_LOW
+
+
+def evaluate_low_many(buffer: object, hand_size: int) -> array.array[int]:
+    """Ace-to-five values of consecutive hands of ``hand_size`` cards in a byte buffer."""
+    return _many(evaluate_low, buffer, hand_size)
+
+
+def evaluate_low8_many(buffer: object, hand_size: int) -> array.array[int]:
+    """Eight-or-better values (``NO_LOW`` when none) of consecutive hands in a buffer."""
+    return _many(evaluate_low8, buffer, hand_size)
+
+
+def valid_low_values() -> frozenset[int]:
+    """Every ace-to-five value (6,175: one per multiset of five ranks, none five times)."""
+    values = set()
+    for ranks in combinations_with_replacement(range(13), 5):
+        counts = [ranks.count(r) for r in range(13)]
+        if max(counts) <= 4:
+            values.add(LOW_BASE - _low_badness(counts))
     return frozenset(values)

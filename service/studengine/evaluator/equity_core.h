@@ -9,10 +9,19 @@
  * by a splitmix64 stream whose state goes in and comes back out: a run split into
  * chunks of any size deals the same cards. The pure-Python twin
  * (studengine.equity._twin) deals the same cards.
- * Both count, per player, outright wins and ties by number of winners sharing.
+ *
+ * A showdown is ranked for high (R-HAND-RANK), ace-to-five low (R-LOW-A5, Razz) or
+ * split high / eight-or-better low (R-HILO-SPLIT: halves, the whole pot to high when
+ * nobody has a qualifying low). Each player's part of the pot is counted in 1/1680ths
+ * (EQ_UNITS: a half or a whole shared by any number of 1..8 players is a whole number
+ * of them; odd chips are ignored). Both count, per player: deals won whole (alone),
+ * deals with a part of the pot, the units and their squares (for the mean and the
+ * standard error), and in Hi-Lo the deals winning or tying the high and the low.
  */
 
 #define EQ_MAX_PLAYERS 8
+#define EQ_UNITS 1680 /* lcm(1..8) * 2 */
+enum { EQ_HIGH, EQ_LOW, EQ_HIGH_LOW }; /* the showdowns, as studengine.equity numbers them */
 
 typedef struct {
     int players, groups, deck_len;
@@ -23,8 +32,10 @@ typedef struct {
     uint8_t drawn[EQ_MAX_PLAYERS + 1][7];
     uint8_t used[52];
     long long outer, start, stop;
-    int done;
-    unsigned long long wins[EQ_MAX_PLAYERS], ties[EQ_MAX_PLAYERS][EQ_MAX_PLAYERS + 1], deals;
+    int done, showdown; /* EQ_HIGH, EQ_LOW or EQ_HIGH_LOW */
+    unsigned long long whole[EQ_MAX_PLAYERS], part[EQ_MAX_PLAYERS], units[EQ_MAX_PLAYERS];
+    unsigned long long squares[EQ_MAX_PLAYERS], high[EQ_MAX_PLAYERS], low[EQ_MAX_PLAYERS];
+    unsigned long long deals;
 } EqCtx;
 
 static inline void eq_add(uint32_t *s, uint32_t *sc, uint32_t c)
@@ -33,9 +44,26 @@ static inline void eq_add(uint32_t *s, uint32_t *sc, uint32_t c)
     *sc += 1u << ((c & 3) << 2);
 }
 
+/* Share `units` among the players with the best of values[]; 1 if anyone is there. */
+static inline void eq_award(int players, const uint32_t *values, uint32_t units, uint32_t *got,
+                            unsigned long long *won)
+{
+    uint32_t best = 0;
+    int winners = 0;
+    for (int p = 0; p < players; p++)
+        if (values[p] > best) best = values[p];
+    for (int p = 0; p < players; p++) winners += values[p] == best;
+    for (int p = 0; p < players; p++) {
+        if (values[p] != best) continue;
+        got[p] += units / (uint32_t)winners;
+        if (won) won[p]++;
+    }
+}
+
 static void eq_showdown(EqCtx *x)
 {
-    uint32_t values[EQ_MAX_PLAYERS], best = 0;
+    uint32_t highs[EQ_MAX_PLAYERS], lows[EQ_MAX_PLAYERS], got[EQ_MAX_PLAYERS];
+    uint32_t best_low = SE_NO_LOW;
     for (int p = 0; p < x->players; p++) {
         uint32_t s[4] = {x->base_s[p][0], x->base_s[p][1], x->base_s[p][2], x->base_s[p][3]};
         uint32_t sc = x->base_sc[p];
@@ -45,17 +73,33 @@ static void eq_showdown(EqCtx *x)
         if (x->community >= 0)
             for (int i = 0; i < x->group_k[x->community]; i++)
                 eq_add(s, &sc, x->drawn[x->community][i]);
-        values[p] = se_eval_masks(s, sc);
-        if (values[p] > best) best = values[p];
+        got[p] = 0;
+        if (x->showdown == EQ_LOW) {
+            highs[p] = se_low_masks(s);
+            continue;
+        }
+        highs[p] = se_eval_masks(s, sc);
+        if (x->showdown == EQ_HIGH_LOW) {
+            lows[p] = se_low8_masks(s);
+            if (lows[p] > best_low) best_low = lows[p];
+        }
     }
-    int winners = 0;
-    for (int p = 0; p < x->players; p++) winners += values[p] == best;
+    if (x->showdown != EQ_HIGH_LOW) {
+        eq_award(x->players, highs, EQ_UNITS, got, NULL);
+    } else if (best_low == SE_NO_LOW) { /* nobody qualifies: high takes the whole pot */
+        eq_award(x->players, highs, EQ_UNITS, got, x->high);
+    } else {
+        eq_award(x->players, highs, EQ_UNITS / 2, got, x->high);
+        eq_award(x->players, lows, EQ_UNITS / 2, got, x->low);
+    }
     for (int p = 0; p < x->players; p++) {
-        if (values[p] != best) continue;
-        if (winners == 1)
-            x->wins[p]++;
-        else
-            x->ties[p][winners]++;
+        unsigned long long g = got[p];
+        x->units[p] += g;
+        x->squares[p] += g * g;
+        if (g == EQ_UNITS)
+            x->whole[p]++;
+        else if (g)
+            x->part[p]++;
     }
     x->deals++;
 }
@@ -87,11 +131,20 @@ static void eq_enumerate(EqCtx *x, int g, int depth, int from)
     }
 }
 
-/* Parse (known: tuple[bytes, ...], draws: bytes, deck: bytes, board: bytes) into x;
- * board holds the community card when it is already dealt. -1 on error. */
-static int eq_setup(EqCtx *x, PyObject *known, PyObject *draws, PyObject *deck, PyObject *board)
+/* Parse (known: tuple[bytes, ...], draws: bytes, deck: bytes, board: bytes, showdown:
+ * EQ_HIGH, EQ_LOW or EQ_HIGH_LOW) into x; board holds the community card when it is already
+ * dealt. -1 on error. */
+static int eq_setup(EqCtx *x, PyObject *known, PyObject *draws, PyObject *deck, PyObject *board,
+                    PyObject *showdown)
 {
     memset(x, 0, sizeof(*x));
+    long kind = PyLong_Check(showdown) ? PyLong_AsLong(showdown) : -1;
+    if (kind != EQ_HIGH && kind != EQ_LOW && kind != EQ_HIGH_LOW) {
+        PyErr_Clear();
+        bad("showdown must be 0 (high), 1 (low) or 2 (high-low), got %R", showdown);
+        return -1;
+    }
+    x->showdown = (int)kind;
     if (!PyTuple_Check(known) || !PyBytes_Check(draws) || !PyBytes_Check(deck) ||
         !PyBytes_Check(board) || PyBytes_GET_SIZE(board) > 1) {
         bad("expected (tuple of bytes, bytes, bytes, bytes of at most one card)");
@@ -176,41 +229,43 @@ static int eq_setup(EqCtx *x, PyObject *known, PyObject *draws, PyObject *deck, 
     return 0;
 }
 
+/* The counts as (whole, part, units, squares, high, low, deals[, state]), a list of
+ * one int per player for each of the first six. */
 static PyObject *eq_result(EqCtx *x, int with_state, uint64_t state)
 {
-    PyObject *wins = PyList_New(x->players);
-    PyObject *ties = PyList_New(x->players * (EQ_MAX_PLAYERS + 1));
-    if (wins == NULL || ties == NULL) goto fail;
-    for (int p = 0; p < x->players; p++) {
-        PyObject *w = PyLong_FromUnsignedLongLong(x->wins[p]);
-        if (w == NULL) goto fail;
-        PyList_SET_ITEM(wins, p, w);
-        for (int j = 0; j <= EQ_MAX_PLAYERS; j++) {
-            PyObject *t = PyLong_FromUnsignedLongLong(x->ties[p][j]);
-            if (t == NULL) goto fail;
-            PyList_SET_ITEM(ties, p * (EQ_MAX_PLAYERS + 1) + j, t);
+    unsigned long long *rows[6] = {x->whole, x->part, x->units, x->squares, x->high, x->low};
+    PyObject *lists[6] = {NULL, NULL, NULL, NULL, NULL, NULL};
+    for (int r = 0; r < 6; r++) {
+        lists[r] = PyList_New(x->players);
+        if (lists[r] == NULL) goto fail;
+        for (int p = 0; p < x->players; p++) {
+            PyObject *n = PyLong_FromUnsignedLongLong(rows[r][p]);
+            if (n == NULL) goto fail;
+            PyList_SET_ITEM(lists[r], p, n);
         }
     }
     if (with_state)
-        return Py_BuildValue("(NNKK)", wins, ties, x->deals, (unsigned long long)state);
-    return Py_BuildValue("(NNK)", wins, ties, x->deals);
+        return Py_BuildValue("(NNNNNNKK)", lists[0], lists[1], lists[2], lists[3], lists[4],
+                             lists[5], x->deals, (unsigned long long)state);
+    return Py_BuildValue("(NNNNNNK)", lists[0], lists[1], lists[2], lists[3], lists[4], lists[5],
+                         x->deals);
 fail:
-    Py_XDECREF(wins);
-    Py_XDECREF(ties);
+    for (int r = 0; r < 6; r++) Py_XDECREF(lists[r]);
     return NULL;
 }
 
 static PyObject *py_equity_exact(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 6) {
-        PyErr_SetString(PyExc_TypeError, "equity_exact(known, draws, deck, board, start, stop)");
+    if (nargs != 7) {
+        PyErr_SetString(PyExc_TypeError,
+                        "equity_exact(known, draws, deck, board, showdown, start, stop)");
         return NULL;
     }
-    long long start = PyLong_AsLongLong(args[4]), stop = PyLong_AsLongLong(args[5]);
+    long long start = PyLong_AsLongLong(args[5]), stop = PyLong_AsLongLong(args[6]);
     if (PyErr_Occurred()) return NULL;
     EqCtx *x = PyMem_Malloc(sizeof(EqCtx));
     if (x == NULL) return PyErr_NoMemory();
-    if (eq_setup(x, args[0], args[1], args[2], args[3]) < 0) {
+    if (eq_setup(x, args[0], args[1], args[2], args[3], args[4]) < 0) {
         PyMem_Free(x);
         return NULL;
     }
@@ -244,18 +299,19 @@ static inline uint32_t eq_below(uint32_t u, uint32_t n)
 
 static PyObject *py_equity_mc(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 6) {
-        PyErr_SetString(PyExc_TypeError, "equity_mc(known, draws, deck, board, samples, state)");
+    if (nargs != 7) {
+        PyErr_SetString(PyExc_TypeError,
+                        "equity_mc(known, draws, deck, board, showdown, samples, state)");
         return NULL;
     }
-    long long samples = PyLong_AsLongLong(args[4]);
+    long long samples = PyLong_AsLongLong(args[5]);
     if (samples == -1 && PyErr_Occurred()) return NULL;
-    uint64_t state = PyLong_AsUnsignedLongLongMask(args[5]);
+    uint64_t state = PyLong_AsUnsignedLongLongMask(args[6]);
     if (PyErr_Occurred()) return NULL;
     if (samples < 0) return bad("samples must be >= 0");
     EqCtx *x = PyMem_Malloc(sizeof(EqCtx));
     if (x == NULL) return PyErr_NoMemory();
-    if (eq_setup(x, args[0], args[1], args[2], args[3]) < 0) {
+    if (eq_setup(x, args[0], args[1], args[2], args[3], args[4]) < 0) {
         PyMem_Free(x);
         return NULL;
     }

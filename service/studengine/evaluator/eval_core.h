@@ -1,4 +1,5 @@
-/* The evaluator's core in plain C (no Python): tables and the 5..7 card evaluation.
+/* The evaluator's core in plain C (no Python): tables and the 5..7 card evaluation,
+ * high (R-HAND-RANK) and, at the end, ace-to-five low and eight-or-better.
  *
  * A card is rank * 4 + suit (ranks 2..A = 0..12). A hand is kept as four 13-bit
  * rank masks, one per suit, plus the suit counts as 4-bit counters that start at 3:
@@ -30,6 +31,8 @@ static uint8_t se_topbit_t[8192];   /* index of the highest set bit */
 static uint8_t se_straight_t[8192]; /* 1 + top rank of the best straight, 0 if none */
 static int se_tables_ready = 0;
 
+static void se_init_low_tables(void);
+
 static void se_init_tables(void)
 {
     if (se_tables_ready) return;
@@ -59,6 +62,7 @@ static void se_init_tables(void)
             se_flush_t[m] = st ? ((uint32_t)SE_STRAIGHT_FLUSH << 20 | (uint32_t)(st - 1) << 16)
                                : ((uint32_t)SE_FLUSH << 20 | v);
     }
+    se_init_low_tables();
     se_tables_ready = 1;
 }
 
@@ -104,6 +108,25 @@ static inline uint32_t se_eval_masks(const uint32_t *s, uint32_t sc)
     return se_top5_t[any];
 }
 
+/* Read n (5..7) card bytes into suit masks s[4] and biased suit counters *sc;
+ * 0 when a card is out of range or repeated, else 1. */
+static inline int se_read_bytes(const uint8_t *cards, int n, uint32_t *s, uint32_t *sc)
+{
+    uint64_t seen = 0;
+    s[0] = s[1] = s[2] = s[3] = 0;
+    *sc = SE_SUIT_BIAS;
+    for (int i = 0; i < n; i++) {
+        uint32_t c = cards[i];
+        if (c >= 52) return 0;
+        uint64_t bit = (uint64_t)1 << c;
+        if (seen & bit) return 0;
+        seen |= bit;
+        s[c & 3] |= 1u << (c >> 2);
+        *sc += 1u << ((c & 3) << 2);
+    }
+    return 1;
+}
+
 /* Value of n (5..7) card bytes; 0 when a card is out of range or repeated. */
 static inline uint32_t se_eval_bytes(const uint8_t *cards, int n)
 {
@@ -120,6 +143,79 @@ static inline uint32_t se_eval_bytes(const uint8_t *cards, int n)
         sc += 1u << ((c & 3) << 2);
     }
     return se_eval_masks(s, sc);
+}
+
+/* ---- Ace-to-five low (R-LOW-A5) and the eight-or-better qualifier (R-HILO-QUALIFY) ----
+ *
+ * Suits never count, so a low depends only on which ranks are held once, twice, three
+ * and four times or more. Those masks are rotated so that the ace is rank 0 and the
+ * king rank 12 ("low ranks"). The hand's badness is its category (0 no pair, 1 pair,
+ * 2 two pair, 3 trips, 4 full house, 5 quads) << 20 plus its deciding low ranks as
+ * nibbles, most significant first (the groups, then the kickers, highest first), and
+ * its value is SE_LOW_BASE - badness: a larger value is a better low, as for high
+ * hands, and every value is positive, so SE_NO_LOW (0) can mean "no qualifying low".
+ */
+#define SE_LOW_BASE 0x5FFFFFu
+#define SE_NO_LOW 0u
+
+static uint32_t se_low5_t[8192]; /* the five lowest ranks as nibbles, highest at bit 16 */
+
+static void se_init_low_tables(void)
+{
+    for (uint32_t m = 1; m < 8192; m++) {
+        uint32_t five = m;
+        while (__builtin_popcount(five) > 5) five &= ~(1u << se_topbit_t[five]);
+        se_low5_t[m] = se_top5_t[five];
+    }
+}
+
+/* A 13-bit rank mask (2..A = bits 0..12) as low ranks (A..K = bits 0..12). */
+static inline uint32_t se_low_ranks(uint32_t m)
+{
+    return ((m << 1) & 0x1FFFu) | (m >> 12);
+}
+
+/* Ace-to-five low value of 5..7 cards given as suit masks s[4] (R-LOW-A5). */
+static inline uint32_t se_low_masks(const uint32_t *s)
+{
+    uint32_t s0 = s[0], s1 = s[1], s2 = s[2], s3 = s[3];
+    uint32_t lo = s0 & s1, hi = s2 & s3, l = s0 | s1, h = s2 | s3;
+    uint32_t any = se_low_ranks(l | h);
+    uint32_t two = se_low_ranks(lo | hi | (l & h));
+    uint32_t three = se_low_ranks((lo & h) | (hi & l));
+    int distinct = __builtin_popcount(any);
+    uint32_t bad;
+    if (distinct >= 5) {
+        bad = se_low5_t[any];
+    } else if (distinct == 4) { /* one pair: the lowest paired rank, the others as kickers */
+        uint32_t p = (uint32_t)__builtin_ctz(two);
+        bad = 1u << 20 | p << 16 | (se_top5_t[any ^ (1u << p)] >> 4);
+    } else if (distinct == 3) {
+        uint32_t p2 = (uint32_t)__builtin_ctz(two), rest = two & (two - 1);
+        if (rest) { /* two pair: the two lowest paired ranks, the third rank as kicker */
+            uint32_t p1 = (uint32_t)__builtin_ctz(rest);
+            uint32_t k = (uint32_t)__builtin_ctz(any ^ (1u << p1) ^ (1u << p2));
+            bad = 2u << 20 | p1 << 16 | p2 << 12 | k << 8;
+        } else { /* only one rank repeats: trips and the two others */
+            bad = 3u << 20 | p2 << 16 | (se_top5_t[any ^ (1u << p2)] >> 4);
+        }
+    } else { /* two ranks: a full house when possible, else quads and a kicker */
+        uint32_t t = (uint32_t)__builtin_ctz(three), rest = two ^ (1u << t);
+        if (rest)
+            bad = 4u << 20 | t << 16 | (uint32_t)__builtin_ctz(rest) << 12;
+        else
+            bad = 5u << 20 | t << 16 | (uint32_t)__builtin_ctz(any ^ (1u << t)) << 12;
+    }
+    return SE_LOW_BASE - bad;
+}
+
+/* The eight-or-better low (R-HILO-QUALIFY): the ace-to-five value when five distinct
+ * ranks A..8 are held (then the best low is made of them), else SE_NO_LOW. */
+static inline uint32_t se_low8_masks(const uint32_t *s)
+{
+    uint32_t eight = se_low_ranks(s[0] | s[1] | s[2] | s[3]) & 0xFFu;
+    if (__builtin_popcount(eight) < 5) return SE_NO_LOW;
+    return SE_LOW_BASE - se_low5_t[eight];
 }
 
 #endif

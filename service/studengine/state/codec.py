@@ -1,8 +1,10 @@
 """The engine's Hand <-> the internal state proto (``stud.internal.v1.HandState``).
 
 Every field of ``studengine.rules.hand.Hand`` is mapped, exactly; ``decode`` checks the
-invariants an engine state keeps (lengths, card sets, chip conservation, seat ranges)
-and raises ``StateInvalid`` on anything else, so a decoded hand is always safe to play.
+invariants an engine state keeps, one named check each (seat lists, chips and their
+conservation, the deck and the cards dealt, the round, who acts; the table by the rules
+engine's own ``validate_table``), and raises ``StateInvalid`` naming the broken one, so a
+decoded hand is always safe to play.
 """
 
 from __future__ import annotations
@@ -15,10 +17,11 @@ from typing import Literal
 from google.protobuf.message import DecodeError
 
 from studengine.cards import DECK_SIZE
-from studengine.gen.stud.internal.v1 import state_pb2
 from studengine.rules.hand import Hand
-from studengine.rules.types import HandResult, OddChip, Pot, ShownHand, Table, Variant
-from studengine.rules.variants import VARIANTS
+from studengine.rules.types import HandResult, InvalidHand, OddChip, Pot, ShownHand, Table, Variant
+from studengine.rules.validation import validate_table
+from studengine.rules.variants import VARIANTS, VariantSpec
+from studengine.state._gen.stud.internal.v1 import state_pb2
 
 FORMAT_VERSION = 1
 HAND_ID_BYTES = 16
@@ -176,6 +179,8 @@ def encode(record: HandRecord) -> bytes:
 
 
 # ---- decoding ----------------------------------------------------------------------
+# One named check per invariant an engine state keeps; each refusal says precisely what
+# is wrong (for tests and logs: callers only ever get the one uniform answer).
 
 
 def _check(ok: bool, why: str) -> None:
@@ -184,7 +189,7 @@ def _check(ok: bool, why: str) -> None:
 
 
 def _seat(value: int, players: int, what: str) -> int:
-    _check(0 <= value < players, f"{what} out of range")
+    _check(0 <= value < players, f"{what} {value} is not a seat (0 to {players - 1})")
     return value
 
 
@@ -193,28 +198,28 @@ def _seats(values: Sequence[int], players: int, what: str) -> tuple[int, ...]:
 
 
 def _chips(values: Sequence[int], what: str) -> list[int]:
-    _check(all(v >= 0 for v in values), f"{what}: negative amount")
+    _check(min(values, default=0) >= 0, f"{what}: a negative amount")
     return list(values)
 
 
 def _cards(raw: bytes, what: str) -> list[int]:
-    _check(all(c < DECK_SIZE for c in raw), f"{what}: card out of range")
+    _check(max(raw, default=0) < DECK_SIZE, f"{what}: a card out of range")
     return list(raw)
 
 
 def _decode_result(msg: state_pb2.EngineResult, players: int) -> HandResult:
     pots = []
-    for p in msg.pots:
-        _check(len(p.winners) == len(p.shares), "pot shares")
+    for index, p in enumerate(msg.pots):
+        _check(len(p.winners) == len(p.shares), f"pot {index}: winners and shares differ")
         pots.append(
             Pot(
                 amount=p.amount,
-                eligible=_seats(p.eligible, players, "pot eligible"),
-                winners=_seats(p.winners, players, "pot winner"),
-                shares=tuple(_chips(p.shares, "pot shares")),
+                eligible=_seats(p.eligible, players, f"pot {index} eligible"),
+                winners=_seats(p.winners, players, f"pot {index} winner"),
+                shares=tuple(_chips(p.shares, f"pot {index} shares")),
             )
         )
-    _check(len(msg.stacks) == players, "result stacks")
+    _check(len(msg.stacks) == players, "result: one final stack per player")
     shown = [
         ShownHand(
             seat=_seat(s.seat, players, "shown seat"),
@@ -238,16 +243,15 @@ _TABLES: dict[bytes, Table] = {}  # a few distinct tables serve many calls
 
 
 def _decode_table(msg: state_pb2.EngineTable) -> Table:
-    """The table, checked; tables are immutable, so each distinct one is made once."""
+    """The table, checked by the rules engine's own validation (R-STAKES); tables are
+    immutable, so each distinct one is made and checked once."""
     key = msg.SerializeToString(deterministic=True)
     table = _TABLES.get(key)
     if table is not None:
         return table
     odd_chip = ODD_CHIP_BY_CODE.get(msg.odd_chip)
-    _check(odd_chip is not None, "odd chip")
-    assert odd_chip is not None
-    _check(msg.ante >= 0 and 0 < msg.bring_in < msg.small_bet <= msg.big_bet, "stakes")
-    _check(msg.max_bets >= 1, "max bets")
+    if odd_chip is None:
+        raise StateInvalid(f"table.odd_chip: unknown code {msg.odd_chip}")
     table = Table(
         ante=msg.ante,
         bring_in=msg.bring_in,
@@ -258,6 +262,10 @@ def _decode_table(msg: state_pb2.EngineTable) -> Table:
         open_pair_big_bet=msg.open_pair_big_bet,
         odd_chip=odd_chip,
     )
+    try:
+        validate_table(table)
+    except InvalidHand as error:
+        raise StateInvalid(f"{error.field}: {error.reason}") from None
     if len(_TABLES) >= _MAX_TABLES:
         _TABLES.clear()
     _TABLES[key] = table
@@ -273,11 +281,75 @@ def _optional_seat(msg: state_pb2.EngineHand, name: OptionalSeat, players: int) 
     return _seat(getattr(msg, name), players, name)
 
 
+def check_seat_count(spec: VariantSpec, players: int) -> None:
+    _check(
+        spec.min_players <= players <= spec.max_players,
+        f"{players} players: {spec.variant.value} takes {spec.min_players} to {spec.max_players}",
+    )
+
+
+def check_seat_lists(msg: state_pb2.EngineHand, players: int) -> None:
+    """Every per-seat list has one entry per player."""
+    for name in ("stacks", "committed", "round_bets", "cards", "folded", "acted"):
+        size = len(getattr(msg, name))
+        _check(size == players, f"{name} has {size} entries for {players} players")
+
+
+def check_chip_amounts(
+    starting: list[int], stacks: list[int], committed: list[int], round_bets: list[int]
+) -> None:
+    _check(min(starting) > 0, "a starting stack is not positive")
+    _check(min(stacks) >= 0, "a stack is negative")
+    _check(min(committed) >= 0, "a committed amount is negative")
+    _check(min(round_bets) >= 0, "a round bet is negative")
+    _check(all(map(le, round_bets, committed)), "a round bet is above the seat's committed chips")
+
+
+def check_chips_conserved(starting: list[int], stacks: list[int], committed: list[int]) -> None:
+    """R-CHIPS: stacks plus chips committed to the pot are the starting stacks."""
+    have, had = sum(stacks) + sum(committed), sum(starting)
+    _check(have == had, f"chips not conserved: {have} in play, {had} at the start")
+
+
+def check_deck(raw_deck: bytes, dealt: int) -> None:
+    _check(sorted(raw_deck) == FULL_DECK_LIST, "the deck is not the 52 cards once each")
+    _check(dealt <= DECK_SIZE, f"{dealt} cards dealt from a deck of {DECK_SIZE}")
+
+
+def check_cards_dealt(
+    spec: VariantSpec, raw_cards: list[bytes], community: int | None, raw_deck: bytes, dealt: int
+) -> None:
+    """The seats' cards (and the community card) are exactly the deck's first ``dealt``."""
+    most = max(map(len, raw_cards))
+    _check(
+        most <= spec.cards_per_player, f"a seat holds {most} cards, at most {spec.cards_per_player}"
+    )
+    in_play = [*b"".join(raw_cards)]
+    if community is not None:
+        in_play.append(community)
+    _check(sorted(in_play) == sorted(raw_deck[:dealt]), "the cards in play are not the ones dealt")
+
+
+def check_round(spec: VariantSpec, msg: state_pb2.EngineHand) -> None:
+    _check(msg.street < len(spec.streets), f"street {msg.street} is not one of the variant's")
+    _check(msg.level >= 0 and msg.full_level >= 0, "a negative betting level")
+    _check(msg.over == msg.HasField("result"), "over and result disagree")
+
+
+def check_to_act(to_act: int | None, over: bool, folded: list[bool], stacks: list[int]) -> None:
+    """A seat to act is in a hand not over, has not folded and has chips."""
+    if to_act is None:
+        return
+    _check(not over, "a seat to act in a hand that is over")
+    _check(not folded[to_act], f"seat {to_act} to act has folded")
+    _check(stacks[to_act] > 0, f"seat {to_act} to act has no chips")
+
+
 def decode_hand(msg: state_pb2.EngineHand) -> Hand:
-    """The engine's Hand, with every invariant checked in bulk (C-level min/max/sorted)."""
+    """The engine's Hand, every invariant checked (``StateInvalid`` names the broken one)."""
     variant = VARIANT_BY_CODE.get(msg.variant)
-    _check(variant is not None, "variant")
-    assert variant is not None
+    if variant is None:
+        raise StateInvalid(f"variant: unknown code {msg.variant}")
     spec = VARIANTS[variant]
     table = _decode_table(msg.table)
     starting_stacks = list(msg.starting_stacks)
@@ -286,49 +358,20 @@ def decode_hand(msg: state_pb2.EngineHand) -> Hand:
     round_bets = list(msg.round_bets)
     raw_cards = list(msg.cards)
     folded = list(msg.folded)
-    acted = list(msg.acted)
     players = len(starting_stacks)
     raw_deck = msg.deck
     dealt = msg.dealt
-    _check(
-        spec.min_players <= players <= spec.max_players
-        and len(stacks) == len(committed) == len(round_bets) == players
-        and len(raw_cards) == len(folded) == len(acted) == players,
-        "players or seat list lengths",
-    )
-    _check(
-        min(starting_stacks) > 0
-        and min(stacks) >= 0
-        and min(committed) >= 0
-        and min(round_bets) >= 0
-        and sum(stacks) + sum(committed) == sum(starting_stacks)
-        and all(map(le, round_bets, committed)),
-        "chips (negative, not conserved, or round bets above committed)",
-    )
     community = msg.community if msg.HasField("community") else None
-    in_play = [*b"".join(raw_cards)]
-    if community is not None:
-        in_play.append(community)
-    # every card in play is in the deck (so in range) and they are exactly the dealt ones
-    _check(
-        sorted(raw_deck) == FULL_DECK_LIST
-        and dealt <= DECK_SIZE
-        and max(map(len, raw_cards)) <= spec.cards_per_player
-        and sorted(in_play) == sorted(raw_deck[:dealt]),
-        "deck or cards",
-    )
-    street = msg.street
+    check_seat_count(spec, players)
+    check_seat_lists(msg, players)
+    check_chip_amounts(starting_stacks, stacks, committed, round_bets)
+    check_chips_conserved(starting_stacks, stacks, committed)
+    check_deck(raw_deck, dealt)
+    check_cards_dealt(spec, raw_cards, community, raw_deck, dealt)
+    check_round(spec, msg)
     over = msg.over
-    _check(
-        street < len(spec.streets)
-        and msg.level >= 0
-        and msg.full_level >= 0
-        and over == msg.HasField("result"),
-        "street, levels or result",
-    )
     to_act = _optional_seat(msg, "to_act", players)
-    if to_act is not None:
-        _check(not over and not folded[to_act] and stacks[to_act] > 0, "to act cannot act")
+    check_to_act(to_act, over, folded, stacks)
     return Hand(
         variant=variant,
         table=table,
@@ -342,8 +385,8 @@ def decode_hand(msg: state_pb2.EngineHand) -> Hand:
         cards=[list(c) for c in raw_cards],
         community=community,
         folded=folded,
-        acted=acted,
-        street=street,
+        acted=list(msg.acted),
+        street=msg.street,
         to_act=to_act,
         level=msg.level,
         full_level=msg.full_level,
@@ -362,21 +405,23 @@ def decode_hand(msg: state_pb2.EngineHand) -> Hand:
 
 
 def decode(data: bytes) -> HandRecord:
-    """Parse and check a state; any problem raises StateInvalid."""
+    """Parse and check a state; any problem raises StateInvalid naming it."""
     msg = state_pb2.HandState()
     try:
         msg.ParseFromString(data)
     except (DecodeError, RuntimeWarning, ValueError) as error:
         raise StateInvalid("not a state proto") from error
-    _check(msg.format_version == FORMAT_VERSION, "format version")
-    _check(len(msg.hand_id) == HAND_ID_BYTES, "hand id")
-    _check(len(msg.salt) == SALT_BYTES, "salt")
+    _check(msg.format_version == FORMAT_VERSION, f"format version {msg.format_version}")
+    _check(len(msg.hand_id) == HAND_ID_BYTES, f"hand id of {len(msg.hand_id)} bytes")
+    _check(len(msg.salt) == SALT_BYTES, f"salt of {len(msg.salt)} bytes")
     _check(msg.HasField("hand"), "no hand")
     hand = decode_hand(msg.hand)
     player_ids = list(msg.player_ids)
-    _check(len(player_ids) == len(hand.stacks), "player ids")
-    id_lengths = [len(p) for p in player_ids]
-    _check(min(id_lengths) > 0 and max(id_lengths) <= MAX_PLAYER_ID, "player id length")
+    _check(len(player_ids) == hand.players, f"{len(player_ids)} player ids, {hand.players} seats")
+    _check(
+        all(0 < len(p) <= MAX_PLAYER_ID for p in player_ids),
+        f"a player id is empty or longer than {MAX_PLAYER_ID}",
+    )
     return HandRecord(
         hand_id=msg.hand_id,
         seq=msg.seq,

@@ -1,0 +1,463 @@
+"""``make bench-rpc``: the cost of an Act call next to a bare gRPC echo of the same size.
+
+In one run it starts the real ``stud-server`` (one worker) and an echo service built with
+the same server settings (thread pool, options, the metrics/logging interceptor), each in
+its own process with its JSON logs going to a file. It replays a fixed mix of real Act
+requests (recorded from random hands) at a fixed concurrency for a fixed count, then the
+echo with request/response sizes equal to the median Act request/response; and prints calls
+per second, p50/p99 latency, the server process's CPU time per call (from
+/proc/<pid>/stat) and the ratios. The echo also runs without the interceptor, and on
+``grpc.aio``, to show what the interceptor costs and why the server uses sync gRPC.
+Finally it prints the sealed state's size for 2 and 8 players in both games.
+
+``python -m benchmarks.rpc --serve-echo ...`` is the echo server process itself.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from concurrent import futures
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import grpc
+from google.protobuf.wrappers_pb2 import BytesValue
+from stud_api.stud.v1 import stud_engine_pb2 as pb
+from studclients.devserver import serving_port
+from studengine.server.config import ServerConfig
+
+ECHO_METHOD = "/bench.v1.EchoService/Echo"
+ACT_METHOD = "/stud.v1.StudEngineService/Act"
+START_METHOD = "/stud.v1.StudEngineService/StartHand"
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+
+
+# ---- the echo server process ------------------------------------------------------------
+
+
+def _add_echo(server: Any, response: BytesValue, asynchronous: bool) -> None:
+    """Register the echo the way the servicer registers its methods (generic handler, plus
+    the registered-method fast path where grpcio has it)."""
+
+    def echo(_request: BytesValue, _context: Any) -> BytesValue:
+        return response
+
+    async def echo_async(_request: BytesValue, _context: Any) -> BytesValue:
+        return response
+
+    handler = grpc.unary_unary_rpc_method_handler(
+        echo_async if asynchronous else echo,
+        request_deserializer=BytesValue.FromString,
+        response_serializer=BytesValue.SerializeToString,
+    )
+    service, method = ECHO_METHOD.strip("/").split("/")
+    server.add_generic_rpc_handlers(
+        (grpc.method_handlers_generic_handler(service, {method: handler}),)
+    )
+    if hasattr(server, "add_registered_method_handlers"):
+        server.add_registered_method_handlers(service, {method: handler})
+
+
+def serve_echo(kind: str, response_bytes: int, config: ServerConfig) -> None:
+    """Serve the echo on 127.0.0.1 (free port, printed as ``PORT n``) until killed.
+
+    ``kind``: ``sync`` (the stud-server's own settings and interceptor), ``sync-bare`` (no
+    interceptor), ``aio-bare`` (grpc.aio, no interceptor)."""
+    from studengine.server.logging import configure_logging
+    from studengine.server.worker import build_grpc_server, server_options
+
+    configure_logging(config.log_level)
+    response = BytesValue.FromString(bytes_value_of_size(response_bytes))
+    address = f"127.0.0.1:{config.port}"
+    if kind.startswith("aio"):
+
+        async def main() -> None:
+            server = grpc.aio.server(
+                options=server_options(config, False),
+                maximum_concurrent_rpcs=config.max_concurrent_rpcs,
+            )
+            _add_echo(server, response, True)
+            port = server.add_insecure_port(address)
+            await server.start()
+            print(f"PORT {port}", flush=True)
+            await server.wait_for_termination()
+
+        asyncio.run(main())
+        return
+    if kind == "sync":
+        server = build_grpc_server(config)
+    else:
+        server = grpc.server(
+            futures.ThreadPoolExecutor(max_workers=config.threads),
+            options=server_options(config, False),
+            maximum_concurrent_rpcs=config.max_concurrent_rpcs,
+        )
+    _add_echo(server, response, False)
+    port = server.add_insecure_port(address)
+    server.start()
+    print(f"PORT {port}", flush=True)
+    server.wait_for_termination()
+
+
+# ---- processes under test ---------------------------------------------------------------
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process (all its threads), from /proc/<pid>/stat."""
+    with open(f"/proc/{pid}/stat") as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / CLK_TCK
+
+
+class ServerProcess:
+    """A server subprocess writing its output (JSON logs) to a file; ``port`` once it serves.
+
+    A file rather than a pipe: a pipe the benchmark's own busy process must drain would
+    stall the server's log writes and skew its CPU figures."""
+
+    def __init__(self, cmd: Sequence[str], env: dict[str, str], log_dir: Path, name: str) -> None:
+        self.log_path = log_dir / f"{name}.log"
+        with self.log_path.open("w") as log:
+            self.proc = subprocess.Popen(
+                cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, env=env
+            )
+        self.port = 0
+
+    def wait_ready(self, timeout: float = 60.0) -> None:
+        """Until the server says its port (``PORT n``, or stud-server's ``serving`` line)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline and self.proc.poll() is None:
+            for line in self.log_path.read_text().splitlines():
+                if line.startswith("PORT "):
+                    self.port = int(line.split()[1])
+                    return
+                port = serving_port(line)
+                if port:
+                    self.port = port
+                    return
+            time.sleep(0.05)
+        raise RuntimeError(f"{self.log_path.name}: no port:\n{self.log_path.read_text()}")
+
+    @property
+    def cpu(self) -> float:
+        return cpu_seconds(self.proc.pid)
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+        try:
+            self.proc.wait(30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+# ---- the load -----------------------------------------------------------------------------
+
+
+@dataclass
+class Result:
+    name: str
+    calls: int
+    seconds: float
+    cpu: float
+    latencies: list[float]
+
+    @property
+    def rate(self) -> float:
+        return self.calls / self.seconds
+
+    @property
+    def cpu_per_call_us(self) -> float:
+        return self.cpu / self.calls * 1e6
+
+    def percentile(self, q: float) -> float:
+        ordered = sorted(self.latencies)
+        return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000
+
+
+async def _drive(
+    target: str, method: str, requests: Sequence[bytes], count: int, concurrency: int
+) -> list[float]:
+    """Send ``count`` calls (cycling through ``requests``) with ``concurrency`` in flight."""
+    async with grpc.aio.insecure_channel(target) as channel:
+        # raw bytes in and out: no client-side parsing
+        call = channel.unary_unary(method, request_serializer=None, response_deserializer=None)
+        latencies: list[float] = []
+        next_index = 0
+
+        async def worker() -> None:
+            nonlocal next_index
+            while next_index < count:
+                request = requests[next_index % len(requests)]
+                next_index += 1
+                t0 = time.perf_counter()
+                await call(request, timeout=60)
+                latencies.append(time.perf_counter() - t0)
+
+        await asyncio.gather(*(worker() for _ in range(concurrency)))
+        return latencies
+
+
+def measure(
+    name: str,
+    server: ServerProcess,
+    method: str,
+    requests: Sequence[bytes],
+    count: int,
+    concurrency: int,
+    warmup: int,
+) -> Result:
+    target = f"127.0.0.1:{server.port}"
+    asyncio.run(_drive(target, method, requests, warmup, concurrency))
+    cpu0, t0 = server.cpu, time.perf_counter()
+    latencies = asyncio.run(_drive(target, method, requests, count, concurrency))
+    seconds, cpu = time.perf_counter() - t0, server.cpu - cpu0
+    return Result(name, count, seconds, cpu, latencies)
+
+
+# ---- a realistic mix of Act requests -------------------------------------------------------
+
+
+def _table(variant: pb.Variant.ValueType) -> pb.Table:
+    if variant == pb.VARIANT_FIVE_CARD_STUD:
+        return pb.Table(ante=10, bring_in=10, small_bet=20, big_bet=40)
+    return pb.Table(ante=5, bring_in=10, small_bet=20, big_bet=40)
+
+
+def start_request(
+    variant: pb.Variant.ValueType, players: int, rng: random.Random
+) -> pb.StartHandRequest:
+    return pb.StartHandRequest(
+        variant=variant,
+        table=_table(variant),
+        players=[pb.Player(id=f"player-{i}", stack=1000) for i in range(players)],
+        button=rng.randrange(players),
+    )
+
+
+def play(
+    call: Callable[[str, bytes], bytes],
+    variant: pb.Variant.ValueType,
+    players: int,
+    rng: random.Random,
+) -> tuple[list[pb.ActRequest], list[int], list[int]]:
+    """One hand played at random (calls weighted up, folds down) through the server:
+    the Act requests sent, the sizes of the responses, and the sealed state sizes."""
+    start = call(START_METHOD, start_request(variant, players, rng).SerializeToString())
+    update = pb.StartHandResponse.FromString(start).hand
+    requests, response_sizes, state_sizes = [], [], [len(update.state)]
+    while not update.over:
+        weights = [
+            {pb.ACTION_TYPE_FOLD: 1, pb.ACTION_TYPE_CALL: 6, pb.ACTION_TYPE_CHECK: 6}.get(a.type, 2)
+            for a in update.legal_actions
+        ]
+        choice = rng.choices(list(update.legal_actions), weights=weights)[0]
+        request = pb.ActRequest(
+            state=update.state, seat=update.to_act, action=choice.type, expected_seq=update.seq
+        )
+        if choice.HasField("to"):
+            request.to = choice.to
+        raw = call(ACT_METHOD, request.SerializeToString())
+        requests.append(request)
+        response_sizes.append(len(raw))
+        update = pb.ActResponse.FromString(raw).hand
+        state_sizes.append(len(update.state))
+    return requests, response_sizes, state_sizes
+
+
+def record(target: str, hands: int, rng: random.Random) -> tuple[list[bytes], int, int]:
+    """Act requests from ``hands`` random hands (both games, 2 to 8 players), with the
+    median request and response sizes."""
+    with grpc.insecure_channel(target) as channel:
+
+        def call(method: str, body: bytes) -> bytes:
+            return bytes(channel.unary_unary(method, None, None)(body, timeout=30))
+
+        requests: list[bytes] = []
+        responses: list[int] = []
+        for i in range(hands):
+            variant = pb.VARIANT_SEVEN_CARD_STUD if i % 2 else pb.VARIANT_FIVE_CARD_STUD
+            acts, sizes, _ = play(call, variant, rng.randint(2, 8), rng)
+            requests += [a.SerializeToString() for a in acts]
+            responses += sizes
+    median_request = int(statistics.median(len(r) for r in requests))
+    return requests, median_request, int(statistics.median(responses))
+
+
+def state_sizes(target: str, rng: random.Random, hands: int = 5) -> list[tuple[str, int, int, int]]:
+    """(game, players, size after StartHand, largest size during the hand) per table."""
+    rows = []
+    with grpc.insecure_channel(target) as channel:
+
+        def call(method: str, body: bytes) -> bytes:
+            return bytes(channel.unary_unary(method, None, None)(body, timeout=30))
+
+        for variant, game in (
+            (pb.VARIANT_FIVE_CARD_STUD, "Five"),
+            (pb.VARIANT_SEVEN_CARD_STUD, "Seven"),
+        ):
+            for players in (2, 8):
+                sizes = [play(call, variant, players, rng)[2] for _ in range(hands)]
+                rows.append((game, players, sizes[0][0], max(max(s) for s in sizes)))
+    return rows
+
+
+# ---- the run ------------------------------------------------------------------------------
+
+
+def bytes_value_of_size(size: int) -> bytes:
+    """A serialized BytesValue of exactly ``size`` bytes (or the nearest above)."""
+    payload = max(0, size - 3)
+    while payload and BytesValue(value=b"\x5a" * payload).ByteSize() > size:
+        payload -= 1
+    return BytesValue(value=b"\x5a" * payload).SerializeToString()
+
+
+@dataclass
+class Summary:
+    """One server's rounds: the machine is shared, so noise only ever adds CPU time and
+    the best round is the fairest figure; the median shows the spread."""
+
+    name: str
+    rounds: list[Result]
+
+    @property
+    def best_cpu_us(self) -> float:
+        return min(r.cpu_per_call_us for r in self.rounds)
+
+    @property
+    def median_cpu_us(self) -> float:
+        return statistics.median(r.cpu_per_call_us for r in self.rounds)
+
+    @property
+    def best_rate(self) -> float:
+        return max(r.rate for r in self.rounds)
+
+    def percentile(self, q: float) -> float:
+        pooled = Result(self.name, 0, 0.0, 0.0, [x for r in self.rounds for x in r.latencies])
+        return pooled.percentile(q)
+
+    def row(self) -> str:
+        return (
+            f"{self.name:<32}{self.best_rate:>9.0f}{self.percentile(0.5):>8.2f}"
+            f"{self.percentile(0.99):>8.2f}{self.best_cpu_us:>10.0f}{self.median_cpu_us:>10.0f}"
+        )
+
+
+ECHO_KINDS = (
+    ("sync", "echo, same server settings"),
+    ("sync-bare", "echo, no interceptor"),
+    ("aio-bare", "echo, grpc.aio, no interceptor"),
+)
+
+
+def run(options: argparse.Namespace) -> None:
+    from studengine.state.keys import new_key_spec
+
+    rng = random.Random(options.seed)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("STUD_")}
+    env.pop("PROMETHEUS_MULTIPROC_DIR", None)
+    env["STUD_SEALING_KEYS"] = new_key_spec("bench")  # in the environment, not argv
+    root = str(Path(__file__).resolve().parents[1])  # the echo servers run -m benchmarks.rpc
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [root, env.get("PYTHONPATH")]))
+    per_round = max(1, options.calls // options.rounds)
+    load = (per_round, options.concurrency, options.warmup)
+    servers: list[ServerProcess] = []
+    with tempfile.TemporaryDirectory(prefix="bench-rpc-") as tmp:
+        logs = Path(tmp)
+        try:
+            cmd = [sys.executable, "-m", "studengine.server"]
+            stud = ServerProcess([*cmd, "--port", "0", "--metrics-port", "0"], env, logs, "stud")
+            servers.append(stud)
+            stud.wait_ready()
+            target = f"127.0.0.1:{stud.port}"
+            requests, request_bytes, response_bytes = record(target, options.hands, rng)
+            sizes = state_sizes(target, rng)
+            for kind, _ in ECHO_KINDS:
+                cmd = [sys.executable, "-m", "benchmarks.rpc", "--serve-echo", kind]
+                cmd += ["--response-bytes", str(response_bytes)]
+                servers.append(ServerProcess(cmd, env, logs, f"echo-{kind}"))
+                servers[-1].wait_ready()
+            echo_request = [bytes_value_of_size(request_bytes)]
+            plan = [("Act (stud-server, 1 worker)", stud, ACT_METHOD, requests)]
+            plan += [
+                (name, server, ECHO_METHOD, echo_request)
+                for (_, name), server in zip(ECHO_KINDS, servers[1:], strict=True)
+            ]
+            summaries = [Summary(name, []) for name, *_ in plan]
+            for _ in range(options.rounds):  # interleaved, so drifts in load hit all alike
+                for summary, (name, server, method, bodies) in zip(summaries, plan, strict=True):
+                    summary.rounds.append(measure(name, server, method, bodies, *load))
+        finally:
+            for server in servers:
+                server.stop()
+
+    act, echo_same, echo_bare, echo_aio = summaries
+    settings = ServerConfig()
+    print(
+        f"bench-rpc: {options.rounds} rounds x {per_round} calls per server (interleaved), "
+        f"{options.concurrency} in flight; servers: 1 process, {settings.threads} handler "
+        f"threads, JSON call logs to a file; client: grpc.aio, one process; "
+        f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}"
+    )
+    print(
+        f"Act mix: {len(requests)} recorded Act requests from {options.hands} random hands "
+        f"(Five/Seven, 2-8 players); median request {request_bytes} B, response "
+        f"{response_bytes} B (the echo's sizes)"
+    )
+    print(
+        f"{'':<32}{'calls/s':>9}{'p50 ms':>8}{'p99 ms':>8}{'CPU us/call':>20}\n"
+        f"{'':<32}{'best':>9}{'':>16}{'best':>10}{'median':>10}"
+    )
+    for summary in summaries:
+        print(summary.row())
+    print(
+        f"Act / echo (same settings): server CPU per call "
+        f"{act.best_cpu_us / echo_same.best_cpu_us:.2f}x best, "
+        f"{act.median_cpu_us / echo_same.median_cpu_us:.2f}x median (aim <= 1.4x); "
+        f"calls/s {act.best_rate / echo_same.best_rate:.2f}x; "
+        f"p50 latency {act.percentile(0.5) / echo_same.percentile(0.5):.2f}x"
+    )
+    print(
+        f"interceptor (metrics + JSON log line): "
+        f"{echo_same.best_cpu_us - echo_bare.best_cpu_us:+.0f} us CPU per call (best rounds); "
+        f"sync / grpc.aio CPU per call (bare echo): "
+        f"{echo_bare.best_cpu_us / echo_aio.best_cpu_us:.2f}x"
+    )
+    print("sealed state size (bytes): game, players, after StartHand, largest in the hand")
+    for game, players, first, largest in sizes:
+        print(f"  {game:<6}{players:>3} players {first:>6} {largest:>6}")
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--calls", type=int, default=4500, help="timed calls per server")
+    parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds per server")
+    parser.add_argument("--concurrency", type=int, default=8, help="calls in flight")
+    parser.add_argument("--warmup", type=int, default=300, help="untimed calls first")
+    parser.add_argument("--hands", type=int, default=30, help="hands recorded for the Act mix")
+    parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument(
+        "--serve-echo", choices=("sync", "sync-bare", "aio-bare"), help=argparse.SUPPRESS
+    )
+    parser.add_argument("--response-bytes", type=int, default=0, help=argparse.SUPPRESS)
+    options = parser.parse_args(argv)
+    if options.serve_echo:
+        serve_echo(options.serve_echo, options.response_bytes, ServerConfig(port=0))
+        return
+    run(options)
+
+
+if __name__ == "__main__":
+    main()

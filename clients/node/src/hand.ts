@@ -1,0 +1,110 @@
+// Plays a whole hand with seeded choices among the legal actions and checks that no chip
+// was made or lost (R-CONSERVATION): the final stacks add up to the starting ones.
+
+import type { StudClient } from "./client.js";
+import {
+  ActionType,
+  type HandUpdate,
+  type LegalAction,
+  Variant,
+} from "./gen/stud/v1/stud_engine_pb.js";
+
+export const VARIANTS = {
+  five: Variant.FIVE_CARD_STUD,
+  seven: Variant.SEVEN_CARD_STUD,
+} as const;
+export type VariantName = keyof typeof VARIANTS;
+
+/** A small seeded PRNG (mulberry32): the same seed makes the same choices. */
+export function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const PASSIVE = new Set([ActionType.CHECK, ActionType.CALL, ActionType.BRING_IN]);
+
+/**
+ * One of the legal actions: checks and calls mostly, sometimes a bet or raise, a fold
+ * now and then (never when a check is free).
+ */
+export function chooseAction(legal: readonly LegalAction[], random: () => number): LegalAction {
+  if (legal.length === 0) throw new Error("no legal action to choose from");
+  const free = legal.some((a) => a.type === ActionType.CHECK);
+  const weights = legal.map((a): number => {
+    if (a.type === ActionType.FOLD) return free ? 0 : 0.1;
+    return PASSIVE.has(a.type) ? 1 : 0.3;
+  });
+  let pick = random() * weights.reduce((x, y) => x + y, 0);
+  for (const [i, action] of legal.entries()) {
+    pick -= weights[i] ?? 0;
+    if (pick < 0) return action;
+  }
+  return legal[legal.length - 1] as LegalAction;
+}
+
+/** "ACTION_TYPE_BRING_IN" -> "bring-in". */
+export function actionWord(type: ActionType): string {
+  return (ActionType[type] ?? String(type)).toLowerCase().replaceAll("_", "-");
+}
+
+export interface PlayOptions {
+  variant?: VariantName;
+  players?: number;
+  stack?: number;
+  seed?: number;
+  log?: (line: string) => void;
+}
+
+export interface PlayedHand {
+  hand: HandUpdate;
+  start: bigint[];
+  actions: number;
+  conserved: boolean;
+}
+
+/** Starts a hand and plays it to the end, every Act carrying expected_seq. */
+export async function playHand(client: StudClient, options: PlayOptions = {}): Promise<PlayedHand> {
+  const { variant = "seven", players = 4, stack = 1000, seed = 1, log = () => {} } = options;
+  const random = rng(seed);
+  const start = Array.from({ length: players }, () => BigInt(stack));
+  const started = await client.startHand({
+    variant: VARIANTS[variant],
+    table: { ante: 5n, bringIn: 10n, smallBet: 20n, bigBet: 40n },
+    players: start.map((s, i) => ({ id: `node-${i}`, stack: s })),
+    button: Math.floor(random() * players),
+  });
+  let hand = required(started.hand);
+  log(`hand ${hand.handId} started, commitment ${hand.deckCommitment.slice(0, 16)}...`);
+  let actions = 0;
+  while (!hand.over) {
+    const seat = hand.toAct;
+    if (seat === undefined) throw new Error(`hand ${hand.handId} is not over but nobody acts`);
+    const choice = chooseAction(hand.legalActions, random);
+    const street = hand.spectator?.streetName ?? "";
+    const acted = await client.act({
+      state: hand.state,
+      seat,
+      action: choice.type,
+      expectedSeq: hand.seq,
+      ...(choice.to !== undefined ? { to: choice.to } : {}),
+    });
+    hand = required(acted.hand);
+    actions += 1;
+    log(`  [${street}] seat ${seat} ${actionWord(choice.type)}${choice.to !== undefined ? ` ${choice.to}` : ""}`);
+  }
+  const total = (xs: readonly bigint[]): bigint => xs.reduce((x, y) => x + y, 0n);
+  const stacks = hand.result?.stacks ?? [];
+  const conserved = stacks.length === players && total(stacks) === total(start);
+  return { hand, start, actions, conserved };
+}
+
+function required(hand: HandUpdate | undefined): HandUpdate {
+  if (hand === undefined) throw new Error("the server's response has no hand");
+  return hand;
+}

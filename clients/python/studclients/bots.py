@@ -1,0 +1,297 @@
+"""Bots for the sample clients: random-legal, calling station, and one that decides from the
+``Equity`` RPC (its own cards against the opponents' up cards, folded up cards dead), falling
+back to hand strength from ``Evaluate`` (or a local rule before five cards are known) when
+the server has no Equity.
+
+A bot is pure: ``needs_strength``, then ``equity_request`` / ``evaluate_request`` say what it
+wants to know, the caller makes the call (sync for ``stud-play``, ``grpc.aio`` for
+``stud-load``) and hands the answer to ``decide``. ``strength_sync`` is the sync driver."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import grpc
+from stud_api.stud.v1 import stud_engine_pb2 as pb
+
+BOT_KINDS = ("random", "station", "equity")
+RANKS = "23456789TJQKA"
+#: Monte Carlo samples the equity bot asks for (the server enumerates exactly when small).
+EQUITY_SAMPLES = 2000
+#: The most live players an Equity request may name; with more the bot skips the call.
+EQUITY_MAX_PLAYERS = 8
+#: Chance of beating one random hand, by made-hand category (a rough table for the fallback).
+CATEGORY_STRENGTH: dict[str, float] = {
+    "High Card": 0.2,
+    "One Pair": 0.45,
+    "Two Pair": 0.65,
+    "Three of a Kind": 0.78,
+    "Straight": 0.85,
+    "Flush": 0.88,
+    "Full House": 0.94,
+    "Four of a Kind": 0.98,
+    "Straight Flush": 0.995,
+}
+#: Equity failures after which the bot decides from Evaluate instead (UNIMPLEMENTED: for good).
+EQUITY_FALLBACK_CODES = frozenset(
+    {
+        grpc.StatusCode.UNIMPLEMENTED,
+        grpc.StatusCode.INVALID_ARGUMENT,
+        grpc.StatusCode.RESOURCE_EXHAUSTED,
+        grpc.StatusCode.DEADLINE_EXCEEDED,
+    }
+)
+
+
+@dataclass(frozen=True)
+class Decision:
+    action: pb.ActionType.ValueType
+    to: int | None = None
+
+
+def act_request(update: pb.HandUpdate, decision: Decision) -> pb.ActRequest:
+    """The Act call for the seat to act, with ``expected_seq`` set."""
+    request = pb.ActRequest(
+        state=update.state, seat=update.to_act, action=decision.action, expected_seq=update.seq
+    )
+    if decision.to is not None:
+        request.to = decision.to
+    return request
+
+
+def _find(legal: Sequence[pb.LegalAction], *types: int) -> list[pb.LegalAction]:
+    return [a for a in legal if a.type in types]
+
+
+def _decision(action: pb.LegalAction) -> Decision:
+    return Decision(action.type, action.to if action.HasField("to") else None)
+
+
+def passive_choice(legal: Sequence[pb.LegalAction]) -> Decision:
+    """Check, else call, else the bring-in, else the smallest other move, else fold."""
+    for kind in (pb.ACTION_TYPE_CHECK, pb.ACTION_TYPE_CALL, pb.ACTION_TYPE_BRING_IN):
+        found = _find(legal, kind)
+        if found:
+            return _decision(found[0])
+    others = [a for a in legal if a.type != pb.ACTION_TYPE_FOLD]
+    if others:
+        return _decision(min(others, key=lambda a: a.to))
+    return Decision(pb.ACTION_TYPE_FOLD)
+
+
+class Bot:
+    """Base: never asks for strength; subclasses choose."""
+
+    kind = "bot"
+    needs_strength = False
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+
+    def equity_request(self, view: pb.View, seat: int) -> pb.EquityRequest | None:
+        return None
+
+    def evaluate_request(self, view: pb.View, seat: int) -> pb.EvaluateRequest | None:
+        return None
+
+    def decide(
+        self,
+        view: pb.View,
+        seat: int,
+        legal: Sequence[pb.LegalAction],
+        strength: float | None = None,
+    ) -> Decision:
+        raise RuntimeError("a Bot subclass decides")
+
+
+class RandomBot(Bot):
+    """A uniformly random legal action (folding less often, and never when a check is free)."""
+
+    kind = "random"
+
+    def decide(
+        self,
+        view: pb.View,
+        seat: int,
+        legal: Sequence[pb.LegalAction],
+        strength: float | None = None,
+    ) -> Decision:
+        free = bool(_find(legal, pb.ACTION_TYPE_CHECK))
+        options = [a for a in legal if not (free and a.type == pb.ACTION_TYPE_FOLD)]
+        weights = [0.3 if a.type == pb.ACTION_TYPE_FOLD else 1.0 for a in options]
+        return _decision(self.rng.choices(options, weights=weights)[0])
+
+
+class CallingStation(Bot):
+    """Never folds, never raises: checks or calls every street down to the showdown."""
+
+    kind = "station"
+
+    def decide(
+        self,
+        view: pb.View,
+        seat: int,
+        legal: Sequence[pb.LegalAction],
+        strength: float | None = None,
+    ) -> Decision:
+        return passive_choice(legal)
+
+
+def _live_opponents(view: pb.View, seat: int) -> list[pb.SeatInfo]:
+    return [s for s in view.seats if s.seat != seat and not s.folded]
+
+
+def local_strength(cards: Sequence[str], opponents: int) -> float:
+    """A rough chance to win from fewer than five cards: pairs and high cards."""
+    counts = Counter(card[0] for card in cards)
+    best = max(counts.values(), default=0)
+    top = max((RANKS.index(card[0]) for card in cards), default=0) / 12
+    if best >= 3:
+        one = 0.85
+    elif best == 2:
+        paired = max(RANKS.index(r) for r, n in counts.items() if n == 2) / 12
+        one = 0.55 + 0.2 * paired
+    else:
+        suits = Counter(card[1] for card in cards)
+        one = 0.3 + 0.2 * top + (0.05 if max(suits.values(), default=0) >= 3 else 0.0)
+    return float(one ** max(1, opponents))
+
+
+class EquityBot(Bot):
+    """Bets and raises with a big share of the pot, calls when the pot odds pay, else folds."""
+
+    kind = "equity"
+    needs_strength = True
+
+    def __init__(self, rng: random.Random) -> None:
+        super().__init__(rng)
+        self.equity_available = True
+
+    @staticmethod
+    def _own_cards(view: pb.View, seat: int) -> list[str]:
+        mine = view.seats[seat]
+        return [c for c in mine.cards if c]
+
+    def equity_request(self, view: pb.View, seat: int) -> pb.EquityRequest | None:
+        if not self.equity_available:
+            return None
+        mine = view.seats[seat]
+        players = [pb.EquityPlayer(up_cards=mine.up_cards, down_cards=mine.down_cards)]
+        opponents = _live_opponents(view, seat)
+        if len(opponents) + 1 > EQUITY_MAX_PLAYERS:
+            return None
+        players += [pb.EquityPlayer(up_cards=s.up_cards) for s in opponents]
+        dead = [c for s in view.seats if s.folded for c in s.up_cards]
+        request = pb.EquityRequest(
+            variant=view.variant,
+            players=players,
+            dead_cards=dead,
+            samples=EQUITY_SAMPLES,
+            seed=self.rng.getrandbits(63),
+        )
+        if view.HasField("community_card"):
+            request.community_card = view.community_card
+        else:
+            request.street = len(mine.cards)  # the cards each live player holds now
+        return request
+
+    def evaluate_request(self, view: pb.View, seat: int) -> pb.EvaluateRequest | None:
+        cards = self._own_cards(view, seat)
+        if view.HasField("community_card"):
+            cards.append(view.community_card)
+        if not 5 <= len(cards) <= 7:
+            return None
+        return pb.EvaluateRequest(hands=[pb.CardSet(cards=cards)])
+
+    def strength_from_equity(self, response: pb.EquityResponse) -> float:
+        return float(response.players[0].equity)
+
+    def strength_from_evaluate(
+        self, response: pb.EvaluateResponse, view: pb.View, seat: int
+    ) -> float:
+        one = CATEGORY_STRENGTH.get(response.values[0].category, 0.3)
+        return float(one ** max(1, len(_live_opponents(view, seat))))
+
+    def strength_locally(self, view: pb.View, seat: int) -> float:
+        return local_strength(self._own_cards(view, seat), len(_live_opponents(view, seat)))
+
+    def decide(
+        self,
+        view: pb.View,
+        seat: int,
+        legal: Sequence[pb.LegalAction],
+        strength: float | None = None,
+    ) -> Decision:
+        if strength is None:
+            strength = self.strength_locally(view, seat)
+        strength = min(1.0, max(0.0, strength + self.rng.uniform(-0.04, 0.04)))
+        opponents = max(1, len(_live_opponents(view, seat)))
+        fair = 1.0 / (opponents + 1)
+        mine = view.seats[seat]
+        aggressive = _find(legal, pb.ACTION_TYPE_BET, pb.ACTION_TYPE_RAISE, pb.ACTION_TYPE_COMPLETE)
+        if aggressive and strength >= max(0.5, 1.6 * fair):
+            sizes = sorted(aggressive, key=lambda a: a.to)
+            return _decision(sizes[-1] if strength >= 0.75 else sizes[0])
+        calls = _find(legal, pb.ACTION_TYPE_CALL)
+        if _find(legal, pb.ACTION_TYPE_CHECK, pb.ACTION_TYPE_BRING_IN) or not calls:
+            return passive_choice(legal)
+        cost = calls[0].to - mine.round_bet
+        pot_odds = cost / (view.pot + cost) if cost > 0 else 0.0
+        if strength >= pot_odds:
+            return _decision(calls[0])
+        return Decision(pb.ACTION_TYPE_FOLD)
+
+
+BOTS: dict[str, type[Bot]] = {"random": RandomBot, "station": CallingStation, "equity": EquityBot}
+
+
+def make_bot(kind: str, rng: random.Random) -> Bot:
+    try:
+        return BOTS[kind](rng)
+    except KeyError:
+        raise ValueError(f"unknown bot {kind!r} (choose from {', '.join(BOT_KINDS)})") from None
+
+
+def strength_sync(
+    bot: Bot,
+    view: pb.View,
+    seat: int,
+    equity: Callable[[pb.EquityRequest], pb.EquityResponse],
+    evaluate: Callable[[pb.EvaluateRequest], pb.EvaluateResponse],
+) -> float | None:
+    """What ``bot`` wants to know before deciding, asked with blocking calls."""
+    if not isinstance(bot, EquityBot):
+        return None
+    request = bot.equity_request(view, seat)
+    if request is not None:
+        try:
+            return bot.strength_from_equity(equity(request))
+        except grpc.RpcError as error:
+            code = error.code()
+            if code not in EQUITY_FALLBACK_CODES:
+                raise
+            if code == grpc.StatusCode.UNIMPLEMENTED:
+                bot.equity_available = False
+    question = bot.evaluate_request(view, seat)
+    if question is None:
+        return bot.strength_locally(view, seat)
+    return bot.strength_from_evaluate(evaluate(question), view, seat)
+
+
+__all__ = [
+    "BOTS",
+    "BOT_KINDS",
+    "Bot",
+    "CallingStation",
+    "Decision",
+    "EquityBot",
+    "RandomBot",
+    "act_request",
+    "local_strength",
+    "make_bot",
+    "passive_choice",
+    "strength_sync",
+]

@@ -1,0 +1,500 @@
+"""``stud-load``: many concurrent tables of bots over ``grpc.aio`` against one or several
+Stud Engine servers, with a report of throughput, latency per method, errors and a chip
+check of every finished hand.
+
+Calls go round-robin over every target (and over several connections per target, so a
+multi-worker server spreads them over its workers). A call that fails with UNAVAILABLE (or
+with a server's CANCELLED, see ``RETRYABLE``) is tried again on another target and counted
+as a retry, and the failed target is passed over for a second. That is safe because the server is
+stateless and Act is a pure function of (sealed state, action): sending the same request
+again yields the same next hand (same ``hand_id``, ``seq`` + 1, same cards; only the
+ciphertext differs), whether or not the first attempt landed on a replica whose reply was
+lost. ``expected_seq`` is always sent; with a stateless server a retry of the same request
+cannot make it fail, so an ABORTED answer means this client's own bookkeeping went wrong:
+it is counted (under errors) and the table re-reads the state it holds with GetView and goes
+on from what the server says. A retried StartHand deals a second hand and the first is
+simply never used (nothing is kept anywhere).
+
+Without ``--targets`` it starts ``stud-server --dev --workers 2`` on a free loopback port
+and stops it at the end. It always stops by itself: after ``--duration`` seconds (default
+10), after ``--hands`` hands, and in any case after a hard cap (``MAX_SECONDS``)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import random
+import signal
+import sys
+import time
+from array import array
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import grpc
+import grpc.aio
+from stud_api.stud.v1 import stud_engine_pb2 as pb
+from stud_api.stud.v1 import stud_engine_pb2_grpc as pb_grpc
+
+from studclients.bots import (
+    BOT_KINDS,
+    EQUITY_FALLBACK_CODES,
+    Bot,
+    EquityBot,
+    make_bot,
+)
+from studclients.client import (
+    CALL_TIMEOUT,
+    CHANNEL_OPTIONS,
+    MAX_PLAYERS,
+    VARIANTS,
+    default_table,
+    parse_targets,
+)
+from studclients.devserver import ServerProcess, start_dev_server
+
+MAX_SECONDS = 3600.0  # the hard cap on any run
+GRACE_SECONDS = 15.0  # after the deadline, hands in flight may take this long to finish
+MAX_ATTEMPTS = 4  # tries of one call (the first and up to three retries)
+# Retried on another target. CANCELLED too: this client never cancels a call (its own
+# cancellation raises asyncio.CancelledError), and a gRPC Python server that begins to
+# stop cancels the calls it had received but not yet started (grpc/grpc#41785).
+RETRYABLE = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED})
+COOLDOWN_SECONDS = 1.0  # a target that failed is skipped this long while others are up
+METHODS = ("StartHand", "Act", "GetView", "Evaluate", "Equity")
+
+
+@dataclass
+class Stats:
+    latency: dict[str, array[float]] = field(default_factory=dict)
+    calls: int = 0
+    errors: Counter[str] = field(default_factory=Counter)
+    retries: int = 0
+    resyncs: int = 0
+    started: int = 0
+    hands: int = 0
+    checked: int = 0
+    conserved: int = 0
+    equity_fallbacks: int = 0
+    client_cpu_s: float = 0.0
+
+    def record(self, method: str, seconds: float) -> None:
+        self.calls += 1
+        self.latency.setdefault(method, array("d")).append(seconds * 1000.0)
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    """Nearest-rank percentile of ``values`` (sorted or not); 0.0 when empty."""
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    rank = max(1, min(len(ordered), int(-(-q * len(ordered) // 100))))
+    return float(ordered[rank - 1])
+
+
+class Pool:
+    """Channels to every target, used round-robin, with retries on UNAVAILABLE (and a
+    server's CANCELLED); a target that failed is passed over for a second."""
+
+    def __init__(self, targets: Sequence[str], connections: int) -> None:
+        self.targets: list[str] = []
+        self.stubs: list[pb_grpc.StudEngineServiceStub] = []
+        self.channels: list[grpc.aio.Channel] = []
+        for _ in range(connections):
+            for target in targets:
+                channel = grpc.aio.insecure_channel(target, options=CHANNEL_OPTIONS)
+                self.channels.append(channel)
+                self.stubs.append(pb_grpc.StudEngineServiceStub(channel))
+                self.targets.append(target)
+        self.turn = 0
+        self.resting_until: dict[str, float] = {}
+
+    def _next(self) -> int:
+        """The next channel round-robin, passing over targets that failed just now."""
+        size = len(self.stubs)
+        now = time.monotonic()
+        for _ in range(size):
+            index = self.turn % size
+            self.turn += 1
+            if self.resting_until.get(self.targets[index], 0.0) <= now:
+                return index
+        return self.turn % size  # every target failed lately: try them anyway
+
+    def _other(self, index: int) -> int:
+        """The next channel to a different target than ``index``'s (if there is one)."""
+        size = len(self.stubs)
+        for step in range(1, size + 1):
+            candidate = (index + step) % size
+            if self.targets[candidate] != self.targets[index]:
+                return candidate
+        return (index + 1) % size
+
+    async def call(self, method: str, request: Any, stats: Stats) -> Any:
+        index = self._next()
+        for attempt in range(1, MAX_ATTEMPTS + 1):
+            began = time.perf_counter()
+            try:
+                response = await getattr(self.stubs[index], method)(request, timeout=CALL_TIMEOUT)
+            except grpc.aio.AioRpcError as error:
+                if error.code() not in RETRYABLE or attempt == MAX_ATTEMPTS:
+                    raise
+                stats.retries += 1
+                self.resting_until[self.targets[index]] = time.monotonic() + COOLDOWN_SECONDS
+                index = self._other(index)
+                await asyncio.sleep(0.005 * attempt)
+                continue
+            stats.record(method, time.perf_counter() - began)
+            return response
+        raise AssertionError("unreachable: the last attempt returns or raises")
+
+    async def close(self) -> None:
+        for channel in self.channels:
+            await channel.close(None)
+
+
+@dataclass
+class Position:
+    """Where a hand stands: enough to ask the seat to act for its move."""
+
+    state: bytes
+    seq: int
+    to_act: int
+    legal: Sequence[pb.LegalAction]
+    view: pb.View
+
+    @classmethod
+    def of(cls, update: pb.HandUpdate) -> Position:
+        return cls(update.state, update.seq, update.to_act, update.legal_actions,
+                   update.seats[update.to_act])  # fmt: skip
+
+
+@dataclass
+class Config:
+    variant: str
+    players: int
+    stack: int
+    kinds: list[str]
+    seed: int
+    deadline: float
+    hands: int  # 0: no limit but the deadline
+
+
+async def strength_async(
+    bot: Bot, view: pb.View, seat: int, pool: Pool, stats: Stats
+) -> float | None:
+    """What the bot wants to know before deciding (Equity, else Evaluate, else local)."""
+    if not isinstance(bot, EquityBot):
+        return None
+    request = bot.equity_request(view, seat)
+    if request is not None:
+        try:
+            return bot.strength_from_equity(await pool.call("Equity", request, stats))
+        except grpc.aio.AioRpcError as error:
+            if error.code() not in EQUITY_FALLBACK_CODES:
+                raise
+            stats.equity_fallbacks += 1
+            if error.code() == grpc.StatusCode.UNIMPLEMENTED:
+                bot.equity_available = False
+    question = bot.evaluate_request(view, seat)
+    if question is None:
+        return bot.strength_locally(view, seat)
+    return bot.strength_from_evaluate(await pool.call("Evaluate", question, stats), view, seat)
+
+
+async def play_hand(rng: random.Random, cfg: Config, pool: Pool, stats: Stats) -> None:
+    variant = (
+        VARIANTS[rng.choice(["five", "seven"])]
+        if cfg.variant == "mixed"
+        else (VARIANTS[cfg.variant])
+    )
+    players = min(cfg.players, MAX_PLAYERS[variant])
+    # mostly deep stacks, some short ones so all-ins and side pots happen
+    stacks = [cfg.stack if rng.random() < 0.75 else rng.randint(1, cfg.stack // 5 + 1)
+              for _ in range(players)]  # fmt: skip
+    bots = [make_bot(rng.choice(cfg.kinds), random.Random(rng.getrandbits(64)))
+            for _ in range(players)]  # fmt: skip
+    request = pb.StartHandRequest(
+        variant=variant,
+        table=default_table(),
+        players=[pb.Player(id=f"bot-{i}", stack=s) for i, s in enumerate(stacks)],
+        button=rng.randrange(players),
+    )
+    stats.started += 1
+    update: pb.HandUpdate = (await pool.call("StartHand", request, stats)).hand
+    position = None if update.over else Position.of(update)
+    while position is not None:
+        bot = bots[position.to_act]
+        strength = await strength_async(bot, position.view, position.to_act, pool, stats)
+        decision = bot.decide(position.view, position.to_act, position.legal, strength)
+        act = pb.ActRequest(
+            state=position.state,
+            seat=position.to_act,
+            action=decision.action,
+            expected_seq=position.seq,
+        )
+        if decision.to is not None:
+            act.to = decision.to
+        try:
+            update = (await pool.call("Act", act, stats)).hand
+        except grpc.aio.AioRpcError as error:
+            if error.code() != grpc.StatusCode.ABORTED:
+                raise
+            stats.errors[error.code().name] += 1
+            stats.resyncs += 1
+            position = await resync(position, pool, stats)
+            continue
+        position = None if update.over else Position.of(update)
+    stats.hands += 1
+    stats.checked += 1
+    if sum(update.result.stacks) == sum(stacks):
+        stats.conserved += 1
+
+
+async def resync(position: Position, pool: Pool, stats: Stats) -> Position:
+    """Re-read the state we hold and go on from what the server says it is."""
+    view: pb.GetViewResponse = await pool.call(
+        "GetView", pb.GetViewRequest(state=position.state, seat=position.to_act), stats
+    )
+    if view.over:
+        raise RuntimeError("GetView says a hand we were playing is over")
+    seat = view.to_act
+    if seat != position.to_act:
+        again = pb.GetViewRequest(state=position.state, seat=seat)
+        view = await pool.call("GetView", again, stats)
+    return Position(position.state, view.seq, seat, view.legal_actions, view.view)
+
+
+async def table_loop(index: int, cfg: Config, pool: Pool, stats: Stats) -> None:
+    rng = random.Random(cfg.seed * 1_000_003 + index)
+    while time.monotonic() < cfg.deadline and (cfg.hands == 0 or stats.started < cfg.hands):
+        try:
+            await play_hand(rng, cfg, pool, stats)
+        except grpc.aio.AioRpcError as error:
+            stats.errors[error.code().name] += 1
+            await asyncio.sleep(0.05)  # a dead target: do not spin
+
+
+async def progress(stats: Stats, began: float, quiet: bool) -> None:
+    while not quiet:
+        await asyncio.sleep(0.5)
+        elapsed = max(time.monotonic() - began, 1e-9)
+        errors = sum(stats.errors.values())
+        sys.stderr.write(
+            f"\r{elapsed:6.1f}s  hands {stats.hands} ({stats.hands / elapsed:.0f}/s)  "
+            f"calls {stats.calls} ({stats.calls / elapsed:.0f}/s)  "
+            f"errors {errors}  retries {stats.retries}   "
+        )
+        sys.stderr.flush()
+
+
+async def run_load(args: argparse.Namespace, targets: Sequence[str]) -> dict[str, Any]:
+    stats = Stats()
+    duration = min(args.duration if args.duration is not None else 10.0, MAX_SECONDS)
+    if args.duration is None and args.hands:
+        duration = MAX_SECONDS
+    began = time.monotonic()
+    cpu_began = time.process_time()
+    cfg = Config(
+        variant=args.variant,
+        players=args.players,
+        stack=args.stack,
+        kinds=[k.strip() for k in args.bots.split(",") if k.strip()],
+        seed=args.seed,
+        deadline=began + duration,
+        hands=args.hands,
+    )
+    pool = Pool(targets, args.connections)
+    ticker = asyncio.create_task(progress(stats, began, args.quiet))
+    tables = [asyncio.create_task(table_loop(i, cfg, pool, stats)) for i in range(args.tables)]
+
+    def interrupt() -> None:
+        """First Ctrl-C: finish the hands in flight and report; second: stop at once."""
+        if cfg.deadline > time.monotonic():
+            cfg.deadline = time.monotonic()
+            sys.stderr.write("\nstud-load: interrupted, finishing the hands in flight\n")
+        else:
+            for task in tables:
+                task.cancel()
+
+    with contextlib.suppress(NotImplementedError, RuntimeError):
+        asyncio.get_running_loop().add_signal_handler(signal.SIGINT, interrupt)
+    _done, pending = await asyncio.wait(tables, timeout=duration + GRACE_SECONDS)
+    for task in pending:
+        task.cancel()
+    await asyncio.gather(*tables, return_exceptions=True)
+    elapsed = time.monotonic() - began
+    stats.client_cpu_s = time.process_time() - cpu_began
+    ticker.cancel()
+    await asyncio.gather(ticker, return_exceptions=True)
+    if not args.quiet:
+        sys.stderr.write("\n")
+    await pool.close()
+    for task in tables:
+        if not task.cancelled() and task.exception() is not None:
+            raise task.exception()  # type: ignore[misc]
+    return report(stats, elapsed, args, targets)
+
+
+def report(
+    stats: Stats, elapsed: float, args: argparse.Namespace, targets: Sequence[str]
+) -> dict[str, Any]:
+    latency = {
+        method: {
+            "p50": round(percentile(values, 50), 3),
+            "p95": round(percentile(values, 95), 3),
+            "p99": round(percentile(values, 99), 3),
+            "count": len(values),
+        }
+        for method in METHODS
+        if (values := stats.latency.get(method))
+    }
+    return {
+        "targets": list(targets),
+        "tables": args.tables,
+        "variant": args.variant,
+        "players": args.players,
+        "hands": stats.hands,
+        "calls": stats.calls,
+        "duration_s": round(elapsed, 3),
+        "hands_per_s": round(stats.hands / elapsed, 2),
+        "calls_per_s": round(stats.calls / elapsed, 2),
+        "latency_ms": latency,
+        "errors": dict(sorted(stats.errors.items())),
+        "retries": stats.retries,
+        "resyncs": stats.resyncs,
+        "equity_fallbacks": stats.equity_fallbacks,
+        "hands_checked": stats.checked,
+        "hands_conserved": stats.conserved,
+        "unfinished": stats.started - stats.hands,
+        # this process's CPU time: near duration_s means the client, not the server, limits
+        "client_cpu_s": round(stats.client_cpu_s, 3),
+    }
+
+
+def format_report(data: dict[str, Any]) -> str:
+    lines = [
+        f"stud-load: {data['duration_s']:.1f} s, {data['tables']} tables, "
+        f"{data['variant']} stud, {data['players']} players, targets {','.join(data['targets'])}",
+        f"hands   {data['hands']:>9}  {data['hands_per_s']:>9.1f}/s   checked "
+        f"{data['hands_checked']}, chips conserved {data['hands_conserved']}, "
+        f"unfinished {data['unfinished']}",
+        f"calls   {data['calls']:>9}  {data['calls_per_s']:>9.1f}/s   retries "
+        f"{data['retries']}, resyncs {data['resyncs']}, equity fallbacks "
+        f"{data['equity_fallbacks']}",
+        f"{'latency ms':<12}{'p50':>9}{'p95':>9}{'p99':>9}{'calls':>10}",
+    ]
+    for method, row in data["latency_ms"].items():
+        lines.append(
+            f"  {method:<10}{row['p50']:>9.2f}{row['p95']:>9.2f}{row['p99']:>9.2f}"
+            f"{row['count']:>10}"
+        )
+    errors = ", ".join(f"{code} {n}" for code, n in data["errors"].items()) or "none"
+    lines.append(f"errors: {errors}")
+    cpu = f"client CPU: {data['client_cpu_s']:.1f} s in {data['duration_s']:.1f} s"
+    if "server_cpu_s" in data:
+        cpu += (
+            f"; server CPU (the server it started): {data['server_cpu_s']:.1f} s, "
+            f"{data['server_cpu_ms_per_call']:.2f} ms a call"
+        )
+    lines.append(cpu)
+    return "\n".join(lines)
+
+
+def verdict(data: dict[str, Any]) -> list[str]:
+    """Why the run failed (empty: it passed)."""
+    problems = []
+    if data["hands_conserved"] != data["hands_checked"]:
+        bad = data["hands_checked"] - data["hands_conserved"]
+        problems.append(f"{bad} hand(s) failed the chip check")
+    if data["errors"]:
+        problems.append(f"errors: {data['errors']}")
+    if data["hands"] == 0:
+        problems.append("no hand finished")
+    return problems
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="stud-load",
+        description="Concurrent tables of bots against Stud Engine servers; reports "
+        "throughput, latency and errors, and checks every hand's chips.",
+    )
+    p.add_argument(
+        "--targets",
+        default=None,
+        help="host:port[,host:port...] used round-robin (default: start a 2-worker "
+        "stud-server --dev on loopback for the run)",
+    )
+    p.add_argument("--tables", type=int, default=16, help="concurrent tables (default 16)")
+    p.add_argument(
+        "--duration",
+        type=float,
+        default=None,
+        help=f"seconds to run (default 10; capped at {MAX_SECONDS:.0f})",
+    )
+    p.add_argument("--hands", type=int, default=0, help="stop after N hands (0: no limit)")
+    p.add_argument("--variant", choices=["five", "seven", "mixed"], default="mixed")
+    p.add_argument("--players", type=int, default=4, help="players per table (default 4)")
+    p.add_argument("--stack", type=int, default=1000)
+    p.add_argument(
+        "--bots",
+        default="random,station",
+        help=f"bot kinds to draw from ({', '.join(BOT_KINDS)}; default %(default)s)",
+    )
+    p.add_argument("--connections", type=int, default=4, help="connections per target")
+    p.add_argument("--server-workers", type=int, default=2, help="workers of a server it starts")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    p.add_argument("--quiet", action="store_true", help="no progress line")
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.tables < 1 or args.connections < 1 or args.hands < 0:
+        parser.error("--tables and --connections must be at least 1, --hands not negative")
+    if args.duration is not None and args.duration <= 0:
+        parser.error("--duration must be positive")
+    if not 2 <= args.players <= 10:
+        parser.error("--players must be 2 to 10 (seven card stud uses at most 8)")
+    for kind in args.bots.split(","):
+        if kind.strip() not in BOT_KINDS:
+            parser.error(f"--bots: unknown bot {kind!r} (choose from {', '.join(BOT_KINDS)})")
+    server: ServerProcess | None = None
+    try:
+        if args.targets:
+            try:
+                targets = parse_targets(args.targets)
+            except ValueError as error:
+                parser.error(str(error))
+        else:
+            server = start_dev_server(workers=args.server_workers)
+            targets = [server.target]
+            print(f"stud-load: started stud-server --dev on {server.target}", file=sys.stderr)
+        server_cpu = server.cpu_seconds() if server is not None else None
+        data = asyncio.run(run_load(args, targets))
+        if server is not None and server_cpu is not None:
+            # only known for a server this run started: its workers' CPU over the run
+            used = (server.cpu_seconds() or 0.0) - server_cpu
+            data["server_cpu_s"] = round(used, 3)
+            data["server_cpu_ms_per_call"] = round(1000 * used / max(1, data["calls"]), 3)
+    except KeyboardInterrupt:
+        print("\nstud-load: interrupted", file=sys.stderr)
+        sys.exit(130)
+    finally:
+        if server is not None:
+            server.stop()
+    print(json.dumps(data, indent=2) if args.json else format_report(data))
+    problems = verdict(data)
+    for problem in problems:
+        print(f"stud-load: FAILED: {problem}", file=sys.stderr)
+    sys.exit(1 if problems else 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,97 @@
+"""The one place where engine values and the public API's messages meet: variants, odd
+chip rules, action types, tables, legal actions, cards as text, hand results."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from google.protobuf.internal.containers import RepeatedCompositeFieldContainer
+from stud_api.stud.v1 import stud_engine_pb2 as pb
+
+from studengine.cards import DECK_SIZE, format_card
+from studengine.rules.types import ActionType, HandResult, LegalAction, OddChip, Table, Variant
+
+VARIANT_TO_PB = {
+    Variant.FIVE_CARD_STUD: pb.VARIANT_FIVE_CARD_STUD,
+    Variant.SEVEN_CARD_STUD: pb.VARIANT_SEVEN_CARD_STUD,
+}
+VARIANT_FROM_PB = {code: v for v, code in VARIANT_TO_PB.items()}
+ODD_CHIP_TO_PB = {
+    OddChip.LEFT_OF_DEALER: pb.ODD_CHIP_LEFT_OF_DEALER,
+    OddChip.HIGH_CARD_BY_SUIT: pb.ODD_CHIP_HIGH_CARD_BY_SUIT,
+}
+ODD_CHIP_FROM_PB = {code: o for o, code in ODD_CHIP_TO_PB.items()}
+ODD_CHIP_FROM_PB[pb.ODD_CHIP_UNSPECIFIED] = OddChip.LEFT_OF_DEALER
+ACTION_TO_PB = {
+    ActionType.FOLD: pb.ACTION_TYPE_FOLD,
+    ActionType.CHECK: pb.ACTION_TYPE_CHECK,
+    ActionType.CALL: pb.ACTION_TYPE_CALL,
+    ActionType.BRING_IN: pb.ACTION_TYPE_BRING_IN,
+    ActionType.COMPLETE: pb.ACTION_TYPE_COMPLETE,
+    ActionType.BET: pb.ACTION_TYPE_BET,
+    ActionType.RAISE: pb.ACTION_TYPE_RAISE,
+}
+ACTION_FROM_PB = {code: a for a, code in ACTION_TO_PB.items()}
+
+
+CARD_TEXT: tuple[str, ...] = tuple(format_card(c) for c in range(DECK_SIZE))
+
+
+def cards_text(cards: Sequence[int]) -> list[str]:
+    return [CARD_TEXT[c] for c in cards]
+
+
+def table_to_pb(table: Table) -> pb.Table:
+    return pb.Table(
+        ante=table.ante,
+        bring_in=table.bring_in,
+        small_bet=table.small_bet,
+        big_bet=table.big_bet,
+        max_bets=table.max_bets,
+        uncapped_heads_up=table.uncapped_heads_up,
+        open_pair_big_bet=table.open_pair_big_bet,
+        odd_chip=ODD_CHIP_TO_PB[table.odd_chip],
+    )
+
+
+def legal_to_pb(actions: Sequence[LegalAction]) -> list[pb.LegalAction]:
+    out = []
+    for action in actions:
+        msg = pb.LegalAction(type=ACTION_TO_PB[action.type])
+        if action.to is not None:
+            msg.to = action.to
+        out.append(msg)
+    return out
+
+
+def add_legal(
+    container: RepeatedCompositeFieldContainer[pb.LegalAction], actions: Sequence[LegalAction]
+) -> None:
+    """Append ``actions`` to a repeated LegalAction field (built in place, not copied)."""
+    for action in actions:
+        if action.to is None:
+            container.add(type=ACTION_TO_PB[action.type])
+        else:
+            container.add(type=ACTION_TO_PB[action.type], to=action.to)
+
+
+def result_to_pb(result: HandResult) -> pb.HandResult:
+    return pb.HandResult(
+        pots=[
+            pb.Pot(amount=p.amount, eligible=p.eligible, winners=p.winners, shares=p.shares)
+            for p in result.pots
+        ],
+        stacks=result.stacks,
+        shown=[
+            pb.ShownHand(
+                seat=s.seat,
+                cards=cards_text(s.cards),
+                best_five=cards_text(s.best_five),
+                rank=s.rank,
+                description=s.description,
+            )
+            for s in result.shown
+        ],
+        revealed=result.revealed,
+        uncalled=[pb.UncalledReturned(seat=s, amount=a) for s, a in result.uncalled],
+    )

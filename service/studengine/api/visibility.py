@@ -1,0 +1,43 @@
+"""Who may see which card: the policy alone, pure functions of the hand and the viewer (a
+seat, or None for a spectator), with no protobuf in sight. ``views`` encodes what these
+say and decides nothing itself.
+
+A face-up card is public, and so is the community card. A face-down card is seen by its
+owner only, until a showdown reveals the owner's hand to everyone (R-MUCK: the first hand
+shown and every hand that wins or ties a pot). A mucked hand is never revealed, to anyone.
+"""
+
+from __future__ import annotations
+
+from studengine.rules.hand import Hand
+from studengine.rules.types import CardDealt
+
+
+def revealed_seats(hand: Hand) -> frozenset[int]:
+    """Seats whose hands the showdown revealed to everyone (R-MUCK)."""
+    if hand.result is None:
+        return frozenset()
+    return frozenset(s.seat for s in hand.result.shown)
+
+
+def sees_down_cards(revealed: frozenset[int], seat: int, viewer: int | None) -> bool:
+    """Whether ``viewer`` sees ``seat``'s down cards: its own, or a hand the showdown
+    revealed (``revealed_seats``). A mucked hand stays hidden from every other viewer."""
+    return seat == viewer or seat in revealed
+
+
+def sees_dealt_card(event: CardDealt, viewer: int | None) -> bool:
+    """Whether ``viewer`` sees the card of a deal: face up, the community card, or its own."""
+    return event.face_up or event.seat is None or event.seat == viewer
+
+
+def visible_cards(hand: Hand, viewer: int | None) -> list[list[int | None]]:
+    """Every seat's cards in deal order as ``viewer`` sees them (None: face down, hidden)."""
+    revealed = revealed_seats(hand)
+    face_up = hand.spec.face_up
+    return [
+        list(cards)
+        if sees_down_cards(revealed, seat, viewer)
+        else [card if up else None for card, up in zip(cards, face_up, strict=False)]
+        for seat, cards in enumerate(hand.cards)
+    ]

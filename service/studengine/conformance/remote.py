@@ -1,0 +1,90 @@
+"""A conformance driver that plays vectors against a live server through the public API
+(``stud-conformance --target HOST:PORT``; the server must allow test decks).
+
+Every call is a real gRPC call; the driver keeps only the newest sealed state and its
+seq (sent back as ``expected_seq``). A refused action leaves the old state in place.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import grpc
+from stud_api.stud.v1 import stud_engine_pb2 as pb
+from stud_api.stud.v1 import stud_engine_pb2_grpc as pb_grpc
+
+from studengine.api.conversions import ACTION_FROM_PB, ACTION_TO_PB, VARIANT_TO_PB, table_to_pb
+from studengine.conformance.local import table_from_vector
+from studengine.conformance.runner import ActionRefused, Snapshot
+from studengine.rules.types import ActionType, Variant
+
+REFUSALS = (grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.INVALID_ARGUMENT)
+
+
+def start_request(vector: dict[str, Any]) -> pb.StartHandRequest:
+    return pb.StartHandRequest(
+        variant=VARIANT_TO_PB[Variant(vector["variant"])],
+        table=table_to_pb(table_from_vector(vector)),
+        players=[pb.Player(id=f"player-{i}", stack=s) for i, s in enumerate(vector["stacks"])],
+        button=vector["button"],
+        test_deck=vector.get("deck", []),
+    )
+
+
+def snapshot_of(update: pb.HandUpdate) -> Snapshot:
+    return Snapshot(
+        to_act=update.to_act if update.HasField("to_act") else None,
+        legal=[
+            (ACTION_FROM_PB[a.type].value, a.to if a.HasField("to") else None)
+            for a in update.legal_actions
+        ],
+        pot=update.spectator.pot,
+        stacks=[s.stack for s in update.spectator.seats],
+        over=update.over,
+        pots=[(p.amount, sorted(p.winners)) for p in update.result.pots],
+        revealed=sorted(update.result.revealed),
+    )
+
+
+class RemoteDriver:
+    """Plays one vector at a time against ``target`` (HOST:PORT)."""
+
+    def __init__(self, target: str, timeout: float = 10.0) -> None:
+        self.channel = grpc.insecure_channel(target)
+        self.stub = pb_grpc.StudEngineServiceStub(self.channel)
+        self.timeout = timeout
+        self.state = b""
+        self.seq = 0
+        self.last: pb.HandUpdate | None = None
+
+    def _take(self, update: pb.HandUpdate) -> Snapshot:
+        self.state = update.state
+        self.seq = update.seq
+        self.last = update
+        return snapshot_of(update)
+
+    def start(self, vector: dict[str, Any]) -> Snapshot:
+        response = self.stub.StartHand(start_request(vector), timeout=self.timeout)
+        return self._take(response.hand)
+
+    def act(self, seat: int, action: str, to: int | None) -> Snapshot:
+        request = pb.ActRequest(
+            state=self.state,
+            seat=seat,
+            action=ACTION_TO_PB[ActionType(action)],
+            expected_seq=self.seq,
+        )
+        if to is not None:
+            request.to = to
+        try:
+            response = self.stub.Act(request, timeout=self.timeout)
+        except grpc.RpcError as error:
+            code = error.code() if isinstance(error, grpc.Call) else None
+            if code in REFUSALS:
+                details = error.details() if isinstance(error, grpc.Call) else ""
+                raise ActionRefused(f"{code}: {details}") from None
+            raise
+        return self._take(response.hand)
+
+    def close(self) -> None:
+        self.channel.close()

@@ -1,0 +1,5 @@
+"""``python -m studengine.server``: the same as ``stud-server``."""
+
+from studengine.server.main import main
+
+main()

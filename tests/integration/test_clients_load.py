@@ -1,0 +1,189 @@
+"""stud-load against real servers: a short run with zero errors and every hand's chips
+conserved, the JSON report's fields, retries onto another target when one is down, and a
+failing exit code when nothing answers."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from studclients.load import percentile
+from support.paths import REPO
+from support.server_harness import LiveServer, free_port
+
+STUD_LOAD = str(Path(sys.executable).parent / "stud-load")
+FIELDS = {
+    "hands", "calls", "duration_s", "hands_per_s", "calls_per_s", "latency_ms", "errors",
+    "retries", "hands_checked", "hands_conserved", "unfinished",
+}  # fmt: skip
+
+
+def run_load(*args: str) -> tuple[int, dict[str, Any], str]:
+    proc = subprocess.run(
+        [STUD_LOAD, "--json", *args],
+        cwd=REPO,
+        capture_output=True,
+        timeout=120,
+    )
+    return proc.returncode, json.loads(proc.stdout), proc.stderr.decode()
+
+
+def check_latency(report: dict[str, Any], methods: set[str]) -> None:
+    latency = report["latency_ms"]
+    assert methods <= set(latency), latency
+    for method, row in latency.items():
+        assert 0 < row["p50"] <= row["p95"] <= row["p99"], (method, row)
+    assert sum(row["count"] for row in latency.values()) == report["calls"]
+
+
+def test_short_load_conserves_chips_with_no_errors(live_server: Callable[..., LiveServer]) -> None:
+    server = live_server()
+    code, report, stderr = run_load(
+        "--targets", server.target, "--duration", "3", "--tables", "6", "--variant", "mixed",
+    )  # fmt: skip
+    assert code == 0, (report, stderr)
+    assert set(report) >= FIELDS
+    assert report["errors"] == {}
+    assert report["hands"] > 0
+    assert report["hands_checked"] == report["hands_conserved"] == report["hands"]
+    assert report["unfinished"] == 0
+    assert report["retries"] == 0
+    check_latency(report, {"StartHand", "Act"})
+    assert report["calls"] > report["hands"]  # at least one Act per hand
+    assert report["hands_per_s"] > 0 and report["calls_per_s"] > report["hands_per_s"]
+    assert re.search(r"\r +[\d.]+s  hands \d+ .* calls \d+", stderr)  # the progress line
+
+
+def test_hand_count_bound_and_equity_bots(live_server: Callable[..., LiveServer]) -> None:
+    server = live_server()
+    code, report, stderr = run_load(
+        "--targets", server.target, "--hands", "12", "--tables", "3", "--variant", "seven",
+        "--players", "5", "--bots", "equity", "--quiet",
+    )  # fmt: skip
+    assert code == 0, (report, stderr)
+    assert report["hands"] == 12 == report["hands_conserved"]
+    assert stderr == ""
+    # the equity bots asked Equity, or Evaluate when this server has no Equity
+    assert {"Equity", "Evaluate"} & set(report["latency_ms"])
+    check_latency(report, {"StartHand", "Act"})
+
+
+def test_unavailable_target_is_retried_on_the_other(
+    live_server: Callable[..., LiveServer],
+) -> None:
+    server = live_server()
+    dead = f"127.0.0.1:{free_port()}"  # nothing listens there
+    code, report, stderr = run_load(
+        "--targets", f"{dead},{server.target}", "--duration", "2", "--tables", "4",
+        "--connections", "1", "--quiet",
+    )  # fmt: skip
+    assert code == 0, (report, stderr)
+    assert report["retries"] > 0
+    assert report["errors"] == {}
+    assert report["hands"] > 0 and report["hands_conserved"] == report["hands"]
+
+
+def test_no_server_answering_fails() -> None:
+    dead = f"127.0.0.1:{free_port()}"
+    code, report, stderr = run_load("--targets", dead, "--duration", "1", "--quiet")
+    assert code == 1
+    assert report["errors"].get("UNAVAILABLE", 0) > 0
+    assert report["hands"] == 0
+    assert report["retries"] > 0
+    assert "FAILED" in stderr
+
+
+def test_percentile_nearest_rank() -> None:
+    values = [float(v) for v in range(1, 101)]
+    assert percentile(values, 50) == 50.0
+    assert percentile(values, 95) == 95.0
+    assert percentile(values, 99) == 99.0
+    assert percentile(list(reversed(values)), 100) == 100.0
+    assert percentile([7.0], 99) == 7.0
+    assert percentile([], 50) == 0.0
+
+
+def test_resync_rereads_the_state_after_aborted(live_server: Callable[..., LiveServer]) -> None:
+    """A wrong expected_seq gets ABORTED; resync re-reads the held state with GetView and the
+    hand goes on from what the server says."""
+    import asyncio
+
+    import grpc
+    from stud_api.stud.v1 import stud_engine_pb2 as pb
+    from studclients.client import default_table
+    from studclients.load import Pool, Position, Stats, resync
+
+    server = live_server()
+
+    async def scenario() -> tuple[Position, Position, grpc.StatusCode]:
+        pool = Pool([server.target], 1)
+        stats = Stats()
+        start = pb.StartHandRequest(
+            variant=pb.VARIANT_SEVEN_CARD_STUD,
+            table=default_table(),
+            players=[pb.Player(id=f"p{i}", stack=500) for i in range(3)],
+            button=1,
+        )
+        update = (await pool.call("StartHand", start, stats)).hand
+        held = Position.of(update)
+        wrong = Position(held.state, held.seq + 5, held.to_act, held.legal, held.view)
+        first = held.legal[0]
+        act = pb.ActRequest(
+            state=wrong.state, seat=wrong.to_act, action=first.type, expected_seq=wrong.seq
+        )
+        try:
+            await pool.call("Act", act, stats)
+            code = grpc.StatusCode.OK
+        except grpc.aio.AioRpcError as error:
+            code = error.code()
+        fixed = await resync(wrong, pool, stats)
+        await pool.close()
+        return held, fixed, code
+
+    held, fixed, code = asyncio.run(scenario())
+    assert code == grpc.StatusCode.ABORTED
+    assert (fixed.seq, fixed.to_act) == (held.seq, held.to_act)
+    assert list(fixed.legal) == list(held.legal)
+    assert fixed.view.seats[fixed.to_act].cards == held.view.seats[held.to_act].cards
+
+
+def test_ctrl_c_finishes_the_hands_in_flight_and_reports(
+    live_server: Callable[..., LiveServer],
+) -> None:
+    import pexpect
+
+    server = live_server()
+    child = pexpect.spawn(
+        STUD_LOAD, ["--targets", server.target, "--duration", "120", "--tables", "4", "--json"],
+        cwd=str(REPO), encoding="utf-8", timeout=60,
+    )  # fmt: skip
+    child.expect(r"hands [1-9]\d* ")  # the progress line shows finished hands
+    child.sendintr()
+    child.expect("interrupted, finishing the hands in flight")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    text = (child.before or "").replace("\r\n", "\n")
+    report = json.loads(text[text.index("{") : text.rindex("}") + 1])
+    assert report["hands"] > 0 and report["hands_conserved"] == report["hands"]
+    assert report["unfinished"] == 0 and report["errors"] == {}
+
+
+def test_without_targets_it_starts_and_stops_a_two_worker_server() -> None:
+    """What `make load` runs: no --targets, so a 2-worker stud-server --dev of its own."""
+    import socket
+
+    code, report, stderr = run_load("--duration", "2", "--tables", "4", "--quiet")
+    assert code == 0, (report, stderr)
+    found = re.search(r"started stud-server --dev on 127\.0\.0\.1:(\d+)", stderr)
+    assert found, stderr
+    assert report["targets"] == [f"127.0.0.1:{found.group(1)}"]
+    assert report["hands"] > 0 and report["hands_conserved"] == report["hands"]
+    assert report["server_cpu_s"] > 0 and report["server_cpu_ms_per_call"] > 0
+    with socket.socket() as sock:  # the server is gone: nothing listens on its port
+        assert sock.connect_ex(("127.0.0.1", int(found.group(1)))) != 0

@@ -1,0 +1,41 @@
+"""``make bench-rpc`` runs end to end (a tiny load: this checks it works, not its figures)."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+
+from support.paths import REPO
+from support.server_harness import server_env
+
+
+def test_bench_rpc_prints_every_figure() -> None:
+    cmd = [sys.executable, "-m", "benchmarks.rpc", "--calls", "100", "--warmup", "10"]
+    out = subprocess.run(
+        [*cmd, "--rounds", "1", "--hands", "3", "--concurrency", "4"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=server_env(),
+        cwd=REPO,
+        check=True,
+    ).stdout
+    number = r"\s+[\d.]+"
+    for name in (
+        "Act (stud-server, 1 worker)",
+        "echo, same server settings",
+        "echo, no interceptor",
+        "echo, grpc.aio, no interceptor",
+    ):
+        assert re.search(re.escape(name) + number * 5 + r"\s*$", out, re.MULTILINE), out
+    assert re.search(r"Act / echo \(same settings\): server CPU per call [\d.]+x best", out), out
+    sizes = re.findall(r"^\s+(Five|Seven)\s+(\d) players\s+(\d+)\s+(\d+)$", out, re.MULTILINE)
+    assert {(game, players) for game, players, _, _ in sizes} == {
+        ("Five", "2"),
+        ("Five", "8"),
+        ("Seven", "2"),
+        ("Seven", "8"),
+    }
+    for _, _, first, largest in sizes:
+        assert 0 < int(first) <= int(largest)

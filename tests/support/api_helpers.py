@@ -1,0 +1,129 @@
+"""Helpers for the API tests: keys, a real in-process gRPC server, random play through
+the handlers or a stub, and a scan of every card a message shows."""
+
+from __future__ import annotations
+
+import base64
+import os
+import random
+from collections.abc import Callable
+from concurrent import futures
+
+import grpc
+from google.protobuf.descriptor import FieldDescriptor
+from google.protobuf.message import Message
+from stud_api.stud.v1 import stud_engine_pb2 as pb
+from studengine.cards import format_card
+from studengine.state.sealing import KeyRing
+
+
+def new_key(kid: str) -> tuple[str, bytes]:
+    return kid, os.urandom(32)
+
+
+def spec_of(key: tuple[str, bytes]) -> str:
+    return f"{key[0]}:{base64.b64encode(key[1]).decode()}"
+
+
+def table_7s() -> pb.Table:
+    return pb.Table(ante=5, bring_in=10, small_bet=20, big_bet=40)
+
+
+def table_5s() -> pb.Table:
+    return pb.Table(ante=50, bring_in=50, small_bet=100, big_bet=200)
+
+
+def random_start(rng: random.Random) -> pb.StartHandRequest:
+    """A random legal StartHand request (no test deck)."""
+    seven = rng.random() < 0.5
+    players = rng.randint(2, 8 if seven else 10)
+    stacks = [rng.choice([rng.randint(1, 60), rng.randint(60, 600), 1000]) for _ in range(players)]
+    table = table_7s() if seven else table_5s()
+    if not seven:
+        stacks = [s * 10 for s in stacks]
+    if rng.random() < 0.2:
+        table.ante = 0
+    return pb.StartHandRequest(
+        variant=pb.VARIANT_SEVEN_CARD_STUD if seven else pb.VARIANT_FIVE_CARD_STUD,
+        table=table,
+        players=[pb.Player(id=f"player-{i}", stack=s) for i, s in enumerate(stacks)],
+        button=rng.randrange(players),
+    )
+
+
+def random_act(rng: random.Random, update: pb.HandUpdate) -> pb.ActRequest:
+    """A random legal action (or a TIMEOUT now and then) for the seat to act."""
+    request = pb.ActRequest(state=update.state, seat=update.to_act, expected_seq=update.seq)
+    if rng.random() < 0.05:
+        request.action = pb.ACTION_TYPE_TIMEOUT
+        return request
+    weights = [0.4 if a.type == pb.ACTION_TYPE_FOLD else 1.0 for a in update.legal_actions]
+    choice = rng.choices(list(update.legal_actions), weights=weights)[0]
+    request.action = choice.type
+    if choice.HasField("to"):
+        request.to = choice.to
+    return request
+
+
+CARD_INDEX = {format_card(c): c for c in range(52)}
+_SKIP, _MESSAGE, _MESSAGES, _STRING, _STRINGS = range(5)
+_KINDS: dict[FieldDescriptor, int] = {}
+
+
+def _kind(field: FieldDescriptor) -> int:
+    kind = _KINDS.get(field)
+    if kind is None:
+        if hasattr(field, "is_repeated"):  # protobuf >= 6
+            many = bool(field.is_repeated)
+        else:
+            many = field.label == field.LABEL_REPEATED
+        if field.message_type is not None:
+            kind = _MESSAGES if many else _MESSAGE
+        elif field.type == FieldDescriptor.TYPE_STRING:
+            kind = _STRINGS if many else _STRING
+        else:
+            kind = _SKIP
+        _KINDS[field] = kind
+    return kind
+
+
+def cards_in(message: Message) -> set[int]:
+    """Every card a message shows: any string field, at any depth, that is a card."""
+    found: set[int] = set()
+    stack = [message]
+    index = CARD_INDEX
+    while stack:
+        for field, value in stack.pop().ListFields():
+            kind = _kind(field)
+            if kind == _STRINGS:
+                found.update(index[v] for v in value if v in index)
+            elif kind == _STRING:
+                if value in index:
+                    found.add(index[value])
+            elif kind == _MESSAGES:
+                stack.extend(value)
+            elif kind == _MESSAGE:
+                stack.append(value)
+    return found
+
+
+def start_inprocess(keyring: KeyRing, allow_test_decks: bool) -> tuple[grpc.Server, str]:
+    """A real gRPC server in this process on 127.0.0.1 (free port) with the API servicer."""
+    from studengine.api.servicer import StudEngineServicer, add_servicer
+
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=4))
+    add_servicer(server, StudEngineServicer(keyring, allow_test_decks))
+    port = server.add_insecure_port("127.0.0.1:0")
+    server.start()
+    return server, f"127.0.0.1:{port}"
+
+
+def call_code(call: Callable[[], object]) -> grpc.StatusCode:
+    """The status code of a call (OK when it returns)."""
+    try:
+        call()
+    except grpc.RpcError as error:
+        assert isinstance(error, grpc.Call)
+        code: grpc.StatusCode = error.code()
+        return code
+    return grpc.StatusCode.OK

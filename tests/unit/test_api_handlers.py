@@ -1,0 +1,437 @@
+"""The API handlers without gRPC: StartHand, Act, GetView, Evaluate; their refusals and
+what every hand response carries."""
+
+from __future__ import annotations
+
+import hashlib
+import random
+
+import grpc
+import pytest
+from stud_api.stud.v1 import stud_engine_pb2 as pb
+from studengine.api.errors import ApiError, field_violations, to_status
+from studengine.api.handlers import MAX_EVALUATE_BATCH, Handlers
+from studengine.cards import parse_cards
+from studengine.state.sealing import KeyRing
+from support.api_helpers import new_key, random_act, random_start, table_5s, table_7s
+
+SEVEN_DECK = ["Ac", "3c", "9s", "Kd", "3d", "9d", "Qh", "2d", "7c"]  # 7s-rejected-actions
+
+
+@pytest.fixture
+def handlers() -> Handlers:
+    return Handlers(KeyRing([new_key("k1")]), allow_test_decks=True)
+
+
+def start(handlers: Handlers, **changes: object) -> pb.HandUpdate:
+    request = pb.StartHandRequest(
+        variant=pb.VARIANT_SEVEN_CARD_STUD,
+        table=table_7s(),
+        players=[pb.Player(id=f"player-{i}", stack=500) for i in range(3)],
+        button=2,
+        test_deck=SEVEN_DECK,
+    )
+    for name, value in changes.items():
+        if isinstance(value, list):
+            request.ClearField(name)  # type: ignore[arg-type]
+            getattr(request, name).extend(value)
+        elif isinstance(value, pb.Table):
+            request.table.CopyFrom(value)
+        else:
+            setattr(request, name, value)
+    return handlers.start_hand(request).hand
+
+
+def action(name: str) -> pb.ActionType.ValueType:
+    return pb.ActionType.Value("ACTION_TYPE_" + name)
+
+
+def act(
+    handlers: Handlers, update: pb.HandUpdate, seat: int, name: str, **kw: int
+) -> pb.HandUpdate:
+    request = pb.ActRequest(state=update.state, seat=seat, action=action(name), **kw)
+    return handlers.act(request).hand
+
+
+def two(first: tuple[str, int], second: tuple[str, int] = ("b", 5)) -> list[pb.Player]:
+    return [pb.Player(id=first[0], stack=first[1]), pb.Player(id=second[0], stack=second[1])]
+
+
+def stakes(**kw: int) -> pb.Table:
+    table = pb.Table(ante=1, bring_in=10, small_bet=20, big_bet=40)
+    for name, value in kw.items():
+        setattr(table, name, value)
+    return table
+
+
+def refused(call: object, *args: object) -> ApiError:
+    with pytest.raises(ApiError) as error:
+        call(*args)  # type: ignore[operator]
+    return error.value
+
+
+def legal(update: pb.HandUpdate) -> list[tuple[str, int | None]]:
+    return [
+        (pb.ActionType.Name(a.type)[12:], a.to if a.HasField("to") else None)
+        for a in update.legal_actions
+    ]
+
+
+def test_start_hand_response_carries_everything(handlers: Handlers) -> None:
+    update = start(handlers)
+    assert len(update.hand_id) == 32 and update.seq == 0 and update.state
+    assert update.to_act == 1
+    assert legal(update) == [("BRING_IN", 10), ("COMPLETE", 20)]
+    assert update.spectator.pot == 15 and [s.stack for s in update.spectator.seats] == [495] * 3
+    assert len(update.seats) == 3 and not update.over
+    assert not update.HasField("result") and not update.HasField("reveal")
+    # events: antes then the deal, down cards hidden from the spectator
+    kinds = [e.WhichOneof("kind") for e in update.spectator.events]
+    assert kinds[:3] == ["ante_posted"] * 3 and kinds.count("card_dealt") == 9
+    assert kinds[-1] == "street_started"
+    hidden = [e.card_dealt for e in update.spectator.events if e.HasField("card_dealt")]
+    assert [d.hidden for d in hidden] == [True] * 6 + [False] * 3
+    # each seat sees its own two down cards, in its view and its events
+    for seat, view in enumerate(update.seats):
+        assert view.viewer_seat == seat
+        mine = view.seats[seat]
+        assert len(mine.down_cards) == 2 and mine.down_card_count == 2
+        own_events = [
+            e.card_dealt.card
+            for e in view.events
+            if e.HasField("card_dealt") and e.card_dealt.seat == seat and not e.card_dealt.face_up
+        ]
+        assert own_events == list(mine.down_cards)
+        for other in range(3):
+            if other != seat:
+                assert list(view.seats[other].down_cards) == []
+                assert view.seats[other].cards[:2] == ["", ""]
+
+
+def test_deck_commitment_and_reveal(handlers: Handlers) -> None:
+    update = start(handlers)
+    commitment = update.deck_commitment
+    update = act(handlers, update, 1, "BRING_IN")
+    assert update.deck_commitment == commitment
+    update = act(handlers, update, 2, "FOLD")
+    update = act(handlers, update, 0, "FOLD")
+    assert update.over and not update.HasField("to_act")
+    deck = parse_cards(list(update.reveal.deck))
+    assert len(deck) == 52 and deck[: len(SEVEN_DECK)] == parse_cards(SEVEN_DECK)
+    salt = bytes.fromhex(update.reveal.salt)
+    digest = hashlib.sha256(bytes.fromhex(update.hand_id) + salt + bytes(deck)).hexdigest()
+    assert digest == commitment
+    assert update.result.stacks == [495, 510, 495]
+    assert [(p.amount, list(p.winners)) for p in update.result.pots] == [(15, [1])]
+    assert list(update.result.revealed) == []
+
+
+def test_seq_increments_and_expected_seq_is_checked(handlers: Handlers) -> None:
+    update = start(handlers)
+    first = update
+    update = act(handlers, update, 1, "BRING_IN", expected_seq=0)
+    assert update.seq == 1 and update.hand_id == first.hand_id
+    error = refused(
+        handlers.act,
+        pb.ActRequest(state=update.state, seat=2, action=pb.ACTION_TYPE_CALL, expected_seq=0),
+    )
+    assert error.code == grpc.StatusCode.ABORTED
+    # an old state still plays (freshness is the caller's): it deals the same cards
+    again = act(handlers, first, 1, "BRING_IN")
+    assert again.seq == 1 and again.spectator == update.spectator
+
+
+def test_illegal_actions_fail_precondition_naming_legal_moves(handlers: Handlers) -> None:
+    update = start(handlers)
+    for seat, name, kw in [
+        (0, "CALL", {}),
+        (1, "FOLD", {}),
+        (1, "CHECK", {}),
+        (1, "COMPLETE", {"to": 30}),
+    ]:
+        error = refused(
+            handlers.act,
+            pb.ActRequest(
+                state=update.state,
+                seat=seat,
+                action=action(name),
+                **kw,
+            ),
+        )
+        assert error.code == grpc.StatusCode.FAILED_PRECONDITION
+        assert "BRING_IN 10" in error.message and "COMPLETE 20" in error.message
+
+
+def test_act_after_the_end_and_bad_fields(handlers: Handlers) -> None:
+    update = start(handlers)
+    update = act(handlers, update, 1, "COMPLETE")
+    update = act(handlers, update, 2, "FOLD")
+    update = act(handlers, update, 0, "FOLD")
+    assert update.over
+    error = refused(
+        handlers.act, pb.ActRequest(state=update.state, seat=0, action=pb.ACTION_TYPE_CHECK)
+    )
+    assert error.code == grpc.StatusCode.FAILED_PRECONDITION and "over" in error.message
+    for request, field in [
+        (pb.ActRequest(state=update.state, seat=7, action=pb.ACTION_TYPE_CHECK), "seat"),
+        (pb.ActRequest(state=update.state, seat=-1, action=pb.ACTION_TYPE_CHECK), "seat"),
+        (pb.ActRequest(state=update.state, seat=0), "action"),
+        (pb.ActRequest(state=update.state, seat=0, action=99), "action"),
+    ]:
+        error = refused(handlers.act, request)
+        assert error.code == grpc.StatusCode.INVALID_ARGUMENT
+        assert error.violations[0][0] == field
+
+
+def test_timeout_checks_brings_in_or_folds(handlers: Handlers) -> None:
+    update = start(handlers)
+    update = act(handlers, update, 1, "TIMEOUT")  # owes the bring-in: posts it
+    taken = [e.action_taken for e in update.spectator.events if e.HasField("action_taken")]
+    assert taken[0].type == pb.ACTION_TYPE_BRING_IN and taken[0].timeout
+    update = act(handlers, update, 2, "TIMEOUT")  # facing the bring-in: folds
+    taken = [e.action_taken for e in update.spectator.events if e.HasField("action_taken")]
+    assert taken[0].type == pb.ACTION_TYPE_FOLD and taken[0].timeout
+    update = act(handlers, update, 0, "CALL")
+    assert update.spectator.street == 1
+    to_act = update.to_act
+    update = act(handlers, update, to_act, "TIMEOUT")  # may check: checks
+    taken = [e.action_taken for e in update.spectator.events if e.HasField("action_taken")]
+    assert taken[0].type == pb.ACTION_TYPE_CHECK and taken[0].timeout
+    error = refused(
+        handlers.act, pb.ActRequest(state=update.state, seat=to_act, action=pb.ACTION_TYPE_TIMEOUT)
+    )
+    assert error.code == grpc.StatusCode.FAILED_PRECONDITION
+
+
+def test_open_pair_round_to_picks_the_size_and_defaults_to_the_smaller(
+    handlers: Handlers,
+) -> None:
+    # 5s-open-pair-big-bet: seat 0 pairs its up card on the second round
+    deck = ["2c", "3c", "Ks", "5h", "Kh", "9d"]
+    update = start(
+        handlers,
+        variant=pb.VARIANT_FIVE_CARD_STUD,
+        table=table_5s(),
+        players=[pb.Player(id=f"player-{i}", stack=1000) for i in range(2)],
+        button=1,
+        test_deck=deck,
+    )
+    update = act(handlers, update, update.to_act, "BRING_IN")
+    update = act(handlers, update, update.to_act, "CALL")
+    assert update.spectator.street == 1
+    bets = sorted(to for kind, to in legal(update) if kind == "BET")
+    assert bets == [100, 200]
+    small = act(handlers, update, update.to_act, "BET")
+    big = act(handlers, update, update.to_act, "BET", to=200)
+    assert small.spectator.pot == update.spectator.pot + 100
+    assert big.spectator.pot == update.spectator.pot + 200
+    error = refused(
+        handlers.act,
+        pb.ActRequest(state=update.state, seat=update.to_act, action=pb.ACTION_TYPE_BET, to=150),
+    )
+    assert error.code == grpc.StatusCode.FAILED_PRECONDITION
+
+
+@pytest.mark.parametrize(
+    ("changes", "field"),
+    [
+        ({"variant": 0}, "variant"),
+        ({"variant": 7}, "variant"),
+        ({"button": 3}, "button"),
+        ({"players": []}, "players"),
+        ({"players": [pb.Player(id=f"p{i}", stack=5) for i in range(9)]}, "players"),
+        ({"players": two(("a", 5), ("a", 5))}, "players[1].id"),
+        ({"players": two(("", 5))}, "players[0].id"),
+        ({"players": two(("x" * 65, 5))}, "players[0].id"),
+        ({"players": two(("a", 0))}, "players[0].stack"),
+        ({"players": two(("a", 10**16))}, "players[0].stack"),
+        ({"table": stakes(bring_in=20)}, "table.bring_in"),
+        ({"table": stakes(ante=-1)}, "table.ante"),
+        ({"table": stakes(big_bet=10)}, "table.big_bet"),
+        ({"table": stakes(max_bets=0)}, "table.max_bets"),
+        ({"table": stakes(max_bets=5000)}, "table.max_bets"),
+        ({"table": stakes(odd_chip=5)}, "table.odd_chip"),
+        ({"table": stakes(small_bet=10**16, big_bet=10**16)}, "table.small_bet"),
+        ({"test_deck": ["Ac", "Ac"]}, "test_deck[1]"),
+        ({"test_deck": ["Ac", "1x"]}, "test_deck[1]"),
+        ({"test_deck": ["Ac"] * 53}, "test_deck"),
+    ],
+)
+def test_bad_start_requests_name_the_field(
+    handlers: Handlers, changes: dict[str, object], field: str
+) -> None:
+    with pytest.raises(ApiError) as caught:
+        start(handlers, **changes)
+    error = caught.value
+    assert error.code == grpc.StatusCode.INVALID_ARGUMENT
+    assert error.violations[0][0] == field, error.violations
+    # and the rich status carries the same field violation
+    status = to_status(error)
+    assert status.code == grpc.StatusCode.INVALID_ARGUMENT
+    from grpc_status import rpc_status
+
+    class _Call:
+        def trailing_metadata(self) -> object:
+            return status.trailing_metadata
+
+        def code(self) -> grpc.StatusCode:
+            return status.code
+
+        def details(self) -> str:
+            return status.details
+
+    rich = rpc_status.from_call(_Call())
+    assert field_violations(rich)[0][0] == field
+
+
+def test_get_view_seat_and_spectator(handlers: Handlers) -> None:
+    update = start(handlers)
+    spectator = handlers.get_view(pb.GetViewRequest(state=update.state))
+    assert not spectator.view.HasField("viewer_seat") and not spectator.view.events
+    assert spectator.hand_id == update.hand_id and spectator.seq == 0 and spectator.to_act == 1
+    assert spectator.deck_commitment == update.deck_commitment
+    seat_view = handlers.get_view(pb.GetViewRequest(state=update.state, seat=2))
+    assert seat_view.view.seats[2].down_cards == update.seats[2].seats[2].down_cards
+    error = refused(handlers.get_view, pb.GetViewRequest(state=update.state, seat=3))
+    assert error.code == grpc.StatusCode.INVALID_ARGUMENT
+
+
+def test_random_hands_conserve_chips_and_finish(handlers: Handlers) -> None:
+    rng = random.Random(99)
+    for _ in range(60):
+        start_request = random_start(rng)
+        update = handlers.start_hand(start_request).hand
+        total = sum(p.stack for p in start_request.players)
+        while not update.over:
+            seats = update.spectator.seats
+            assert sum(s.stack for s in seats) + update.spectator.pot == total
+            update = handlers.act(random_act(rng, update)).hand
+        assert sum(update.result.stacks) == total
+        assert not update.legal_actions and not update.HasField("to_act")
+
+
+def test_evaluate(handlers: Handlers) -> None:
+    request = pb.EvaluateRequest(
+        hands=[
+            pb.CardSet(cards=["As", "Ks", "Qs", "Js", "Ts"]),
+            pb.CardSet(cards=["2c", "2d", "9h", "9s", "Kc", "3d"]),
+            pb.CardSet(cards=["Ac", "2d", "3h", "4s", "5c", "9d", "Jh"]),
+        ]
+    )
+    values = handlers.evaluate(request).values
+    assert [v.category for v in values] == ["Straight Flush", "Two Pair", "Straight"]
+    assert values[0].rank > values[2].rank > values[1].rank
+    assert values[1].description.startswith("Two Pair")
+    for cards, field in [(["As"] * 5, "hands[0].cards"), (["As", "Kd"], "hands[0].cards")]:
+        error = refused(handlers.evaluate, pb.EvaluateRequest(hands=[pb.CardSet(cards=cards)]))
+        assert error.code == grpc.StatusCode.INVALID_ARGUMENT and error.violations[0][0] == field
+    too_many = pb.EvaluateRequest(
+        hands=[pb.CardSet(cards=["As", "Ks", "Qs", "Js", "Ts"])] * (MAX_EVALUATE_BATCH + 1)
+    )
+    assert refused(handlers.evaluate, too_many).code == grpc.StatusCode.INVALID_ARGUMENT
+
+
+def test_equity_refuses_when_no_time_is_left(handlers: Handlers) -> None:
+    request = pb.EquityRequest(
+        variant=pb.VARIANT_SEVEN_CARD_STUD,
+        players=[pb.EquityPlayer(up_cards=["As"]), pb.EquityPlayer(up_cards=["Kd"])],
+    )
+    error = refused(handlers.equity, request, 0.01)
+    assert error.code == grpc.StatusCode.DEADLINE_EXCEEDED
+    assert handlers.equity(request, 30.0).samples > 0
+
+
+class Recorder:
+    """An ``Observer`` that keeps what it was told."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[object, ...]] = []
+
+    def hand_started(self, variant: str) -> None:
+        self.calls.append(("hand_started", variant))
+
+    def hand_finished(self, variant: str) -> None:
+        self.calls.append(("hand_finished", variant))
+
+    def action_taken(self, variant: str, action: str) -> None:
+        self.calls.append(("action_taken", variant, action))
+
+    def rejected(self, reason: str) -> None:
+        self.calls.append(("rejected", reason))
+
+    def state_size(self, nbytes: int) -> None:
+        self.calls.append(("state_size", nbytes))
+
+
+def test_observer_hears_hands_actions_and_sizes_and_log_context() -> None:
+    import structlog
+
+    recorder = Recorder()
+    handlers = Handlers(KeyRing([new_key("k1")]), allow_test_decks=True, observer=recorder)
+    structlog.contextvars.clear_contextvars()
+    update = start(handlers)
+    update = act(handlers, update, 1, "BRING_IN")
+    context = structlog.contextvars.get_contextvars()
+    assert context == {"hand_id": update.hand_id, "seq": 1, "seat": 1, "action": "BRING_IN"}
+    update = act(handlers, update, 2, "FOLD")
+    last = act(handlers, update, 0, "FOLD")
+    refused(handlers.get_view, pb.GetViewRequest(state=b"nonsense"))
+    structlog.contextvars.clear_contextvars()
+    sizes = [("state_size", len(u.state)) for u in (update, last)]
+    seven = "SEVEN_CARD_STUD"
+    assert recorder.calls[0] == ("hand_started", seven)
+    assert recorder.calls[-5:] == [
+        ("action_taken", seven, "FOLD"),
+        sizes[0],
+        ("action_taken", seven, "FOLD"),
+        ("hand_finished", seven),
+        sizes[1],
+    ]
+    assert [c[0] for c in recorder.calls].count("state_size") == 4
+    # refusals are the servicer's to report (the next test)
+    assert not [c for c in recorder.calls if c[0] == "rejected"]
+
+
+def test_refusals_are_reported_by_reason_by_the_servicer() -> None:
+    """A refusal becomes its status in the servicer, which reports its reason once."""
+    from studengine.api.servicer import StudEngineServicer
+
+    class Aborted(Exception):
+        pass
+
+    class Context:
+        def abort_with_status(self, status: grpc.Status) -> None:
+            self.status = status
+            raise Aborted
+
+    recorder = Recorder()
+    servicer = StudEngineServicer(KeyRing([new_key("k1")]), True, recorder)
+    context = Context()
+    with pytest.raises(Aborted):
+        servicer.GetView(pb.GetViewRequest(state=b"nonsense"), context)  # type: ignore[arg-type]
+    assert context.status.code is grpc.StatusCode.INVALID_ARGUMENT
+    request = pb.StartHandRequest(
+        variant=pb.VARIANT_SEVEN_CARD_STUD,
+        table=table_7s(),
+        players=[pb.Player(id=f"player-{i}", stack=500) for i in range(3)],
+        button=2,
+    )
+    update = servicer.StartHand(request, context).hand  # type: ignore[arg-type]
+    stale = pb.ActRequest(state=update.state, seat=1, action=pb.ACTION_TYPE_FOLD, expected_seq=3)
+    with pytest.raises(Aborted):
+        servicer.Act(stale, context)  # type: ignore[arg-type]
+    assert context.status.code is grpc.StatusCode.ABORTED
+    assert [c for c in recorder.calls if c[0] == "rejected"] == [
+        ("rejected", "bad_state"),
+        ("rejected", "stale_seq"),
+    ]
+
+
+def test_get_view_of_a_finished_hand_reveals_the_deal(handlers: Handlers) -> None:
+    update = start(handlers)
+    for seat, name in [(1, "COMPLETE"), (2, "FOLD"), (0, "FOLD")]:
+        update = act(handlers, update, seat, name)
+    view = handlers.get_view(pb.GetViewRequest(state=update.state, seat=0))
+    assert view.over and not view.HasField("to_act") and not view.legal_actions
+    assert view.result == update.result and view.reveal == update.reveal
+    assert view.view.seats[0].down_cards == update.seats[0].seats[0].down_cards
