@@ -1,22 +1,19 @@
-"""The bots that fill empty seats: the sample clients' bots (random, station, equity),
-reused through this one adapter. A bot is pure (it says what it wants to know and then
-decides from the answer); here its questions go to the engine over ``grpc.aio``."""
+"""The bots that fill empty seats: the sample clients' bots (``studclients.bots``: random,
+station, equity). A bot is pure (it says what it wants to know, then decides from the
+answer); here its questions go to the engine through stud-table's ``grpc.aio`` client."""
 
 from __future__ import annotations
 
 import random
 from collections.abc import Sequence
 
-from studengine.clients.bots import BOT_KINDS, Decision, EquityBot, make_bot
-
+from studclients.bots import BOT_KINDS, EQUITY_FALLBACK_CODES, Decision, EquityBot, make_bot
 from studclients.table.engine import Engine, EngineError, pb
 
 __all__ = ["BOT_KINDS", "Decision", "decide"]
 
-#: Equity failures after which the bot decides from Evaluate (as in the sample clients).
-FALLBACK_CODES = frozenset(
-    {"UNIMPLEMENTED", "INVALID_ARGUMENT", "RESOURCE_EXHAUSTED", "DEADLINE_EXCEEDED"}
-)
+#: The Equity failures after which a bot decides from Evaluate, by code name (EngineError's).
+FALLBACK_CODES = frozenset(code.name for code in EQUITY_FALLBACK_CODES)
 
 
 async def decide(

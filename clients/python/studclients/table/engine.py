@@ -10,8 +10,8 @@ from collections.abc import Sequence
 from typing import Any
 
 import grpc
-from studengine.gen.stud.v1 import stud_engine_pb2 as pb
-from studengine.gen.stud.v1 import stud_engine_pb2_grpc as pb_grpc
+from stud_api.stud.v1 import stud_engine_pb2 as pb
+from stud_api.stud.v1 import stud_engine_pb2_grpc as pb_grpc
 
 __all__ = ["Engine", "EngineError", "pb"]
 
