@@ -12,7 +12,7 @@ from typing import Any
 
 import aiohttp
 import pytest
-from table_harness import TableServer, call, join, view, wait_for
+from support.table_harness import TableServer, call, join, view, wait_for
 
 PASSIVE = ("check", "call", "bring_in")
 

@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import REPO, require_tool
-from studengine.gen.stud.v1 import stud_engine_pb2 as pb
-from table_harness import TableServer
+from stud_api.stud.v1 import stud_engine_pb2 as pb
+from support.paths import REPO, require_tool
+from support.table_harness import TableServer
 
 CHROMIUM_ARGS = [
     "--headless",

@@ -16,11 +16,11 @@ from typing import Any
 
 import grpc
 import pytest
-from conftest import require_tool
+from stud_api.stud.v1 import stud_engine_pb2 as pb
+from stud_api.stud.v1 import stud_engine_pb2_grpc as pb_grpc
 from studclients.table.store import Store, hands, history
-from studengine.gen.stud.v1 import stud_engine_pb2 as pb
-from studengine.gen.stud.v1 import stud_engine_pb2_grpc as pb_grpc
-from table_harness import Postgres, TableServer, call, join, view
+from support.paths import require_tool
+from support.table_harness import Postgres, TableServer, call, join, view
 
 RUN_SECONDS = 20.0
 ACTIONS = {"fold": 1, "check": 2, "call": 3, "bring_in": 4, "complete": 5, "bet": 6, "raise": 7}

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from server_harness import free_port
+from support.server_harness import free_port
 
 STARTUP_SECONDS = 60.0
 
