@@ -6,7 +6,8 @@ stud-table restart in the middle of a hand is ridden out by the pages (they reco
 Every pushed WebSocket message and DOM snapshot of each seat is checked against the deal
 read back from the database: it holds no card but the seat's own, the face-up ones, and
 (once the hand is over) the hands shown at showdown: never another seat's down card
-before the showdown reveals it, never a mucked hand (R-MUCK)."""
+before the showdown reveals it, never a mucked hand (R-MUCK). Each seat's page at the
+showdown is kept as a screenshot in build/test-artifacts/table-browser/ (STUD_ARTIFACTS)."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from typing import Any
 
 import pytest
 from stud_api.stud.v1 import stud_engine_pb2 as pb
-from support.paths import REPO, require_tool
+from support.paths import ARTIFACTS, require_tool
 from support.table_harness import TableServer
 
 CHROMIUM_ARGS = [
@@ -33,7 +34,7 @@ CHROMIUM_ARGS = [
     "--no-first-run",
 ]
 CARD = re.compile(r"\b[2-9TJQKA][cdhs]\b")
-ARTIFACTS = REPO / "tests" / "artifacts" / "table-browser"
+SCREENSHOTS = ARTIFACTS / "table-browser"
 PASSIVE = ("check", "call", "bring_in")
 HANDS = 2
 PLAYERS = 3  # two people and a station bot
@@ -96,7 +97,7 @@ def test_two_players_play_full_hands_in_chromium(
         ["--seats", "4", "--bots", "station", "--clock", "120", "--pause", "3",
          "--bot-delay", "0.2", "--variant", "seven"],
     )  # fmt: skip
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     frames: dict[str, list[str]] = {"Ann": [], "Bob": []}
     snapshots: dict[str, list[tuple[str, bool, str]]] = {"Ann": [], "Bob": []}
     screenshots: list[Path] = []
@@ -140,7 +141,7 @@ def test_two_players_play_full_hands_in_chromium(
                             continue  # the showdown list is rendered with the hand's end
                         seen_showdowns[name].add(hand_id)
                         shot = (
-                            ARTIFACTS
+                            SCREENSHOTS
                             / f"{name}-seat{seat_of[name]}-hand{len(seen_showdowns[name])}.png"
                         )
                         page.screenshot(path=str(shot), full_page=True)
