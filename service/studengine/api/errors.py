@@ -15,7 +15,7 @@ from google.protobuf import any_pb2
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
-from studengine.rules.types import IllegalAction, InvalidHand
+from studengine.rules.types import IllegalAction, InvalidHand, Refusal
 from studengine.state.sealing import INVALID_MESSAGE
 
 
@@ -53,13 +53,18 @@ def invalid_hand(error: InvalidHand, prefix: str = "") -> ApiError:
     return bad_request(prefix + error.field, error.reason)
 
 
+# the engine's refusal -> the rejection reason counted (a wrong amount is an illegal move)
+_REFUSAL_REASONS = {
+    Refusal.HAND_OVER: "hand_over",
+    Refusal.OUT_OF_TURN: "out_of_turn",
+    Refusal.NOT_LEGAL_NOW: "illegal_action",
+    Refusal.BAD_AMOUNT: "illegal_action",
+}
+
+
 def illegal_action(error: IllegalAction) -> ApiError:
-    if error.to_act is None:
-        reason = "hand_over"
-    elif "not to act" in error.reason or "no seat" in error.reason:
-        reason = "out_of_turn"
-    else:
-        reason = "illegal_action"
+    """FAILED_PRECONDITION naming the legal moves, counted by the engine's typed refusal."""
+    reason = _REFUSAL_REASONS[error.refusal]
     return ApiError(grpc.StatusCode.FAILED_PRECONDITION, str(error), reason)
 
 
