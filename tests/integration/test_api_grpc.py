@@ -24,8 +24,8 @@ from studengine.conformance.remote import RemoteDriver
 from studengine.state.sealing import INVALID_MESSAGE, KeyRing
 from support.api_helpers import call_code, new_key, spec_of, table_7s
 from support.known_failures import check_command_output, vector_params
-from support.refusals import REFUSALS, Refusal, outcome_of
 from support.paths import CONFORMANCE_DIR
+from support.refusals import REFUSALS, Refusal, outcome_of
 from support.server_harness import LiveServer
 
 VECTORS = sorted(CONFORMANCE_DIR.glob("*.json"))

@@ -81,6 +81,19 @@ def _non_negative_float(text: str) -> float:
     return value
 
 
+class _Version(argparse.Action):
+    """``--version``: the server's and its libraries' versions (read only when asked)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: object) -> None:
+        super().__init__(option_strings, dest, nargs=0, help="print the versions and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, *_args: object) -> None:
+        from studengine.server.buildinfo import version_text
+
+        print(version_text())
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     d = ServerConfig()
     p = argparse.ArgumentParser(
@@ -90,6 +103,7 @@ def build_parser() -> argparse.ArgumentParser:
         "command line wins.",
     )
     add = p.add_argument
+    add("--version", action=_Version)
     add("--host", default=d.host, help=f"address to bind (default {d.host})")
     add("--port", type=_port, default=d.port, help=f"gRPC port; 0 picks one (default {d.port})")
     add(

@@ -108,6 +108,7 @@ def start_server(config: ServerConfig, keyring: KeyRing, reuse_port: bool = Fals
     from studengine.api.servicer import StudEngineServicer, add_servicer
     from studengine.server import metrics
 
+    metrics.record_build_info()
     server = build_grpc_server(config, reuse_port)
     add_servicer(server, StudEngineServicer(keyring, config.allow_test_decks, metrics))
     checker = add_health_and_reflection(server, [SERVICE_NAME])
