@@ -4,7 +4,6 @@ bad field; the reasons are the proto's; the engine's typed refusals map in one p
 
 from __future__ import annotations
 
-import enum
 from typing import Any
 
 import grpc
@@ -15,17 +14,19 @@ from stud_api.stud.v1 import errors_pb2
 from stud_api.stud.v1 import stud_engine_pb2 as pb
 from studengine.api.errors import (
     MAX_VIOLATIONS,
+    REFUSAL_REASONS,
     ApiError,
     Reason,
     Violation,
-    engine_reason,
     error_info,
+    illegal_action,
     invalid,
     rich_status,
     to_status,
 )
 from studengine.api.handlers import Handlers
 from studengine.rules.types import ActionType, IllegalAction, LegalAction
+from studengine.rules.types import Refusal as EngineRefusal
 from studengine.state.sealing import KeyRing
 from support.api_helpers import new_key
 from support.refusals import REFUSALS, Outcome, Refusal, outcome_of
@@ -112,34 +113,19 @@ def test_many_violations_are_capped_and_counted() -> None:
     assert len(to_status(error).trailing_metadata[0][1]) < 8192
 
 
-class Refusal9(enum.Enum):
-    """The shape of the engine's typed refusal (issue 9): mapped by name."""
-
-    HAND_OVER = "hand_over"
-    OUT_OF_TURN = "out_of_turn"
-    NOT_LEGAL_NOW = "not_legal_now"
-    BAD_AMOUNT = "bad_amount"
-
-
-@pytest.mark.parametrize(
-    ("refusal", "reason"),
-    [
-        (Refusal9.HAND_OVER, Reason.HAND_OVER),
-        (Refusal9.OUT_OF_TURN, Reason.OUT_OF_TURN),
-        (Refusal9.NOT_LEGAL_NOW, Reason.ILLEGAL_ACTION),
-        (Refusal9.BAD_AMOUNT, Reason.ILLEGAL_ACTION),
-    ],
-)
-def test_the_engines_typed_refusal_decides_the_reason(refusal: Refusal9, reason: Reason) -> None:
-    # a message that would say otherwise: the typed refusal wins
-    error = IllegalAction("seat 3 is not to act", (LegalAction(ActionType.FOLD),), 1)
-    error.refusal = refusal  # type: ignore[attr-defined]
-    assert engine_reason(error) is reason
-
-
-def test_without_a_typed_refusal_the_reason_comes_from_the_exception() -> None:
+def test_every_typed_refusal_of_the_engine_has_its_reason() -> None:
+    """The engine's refusal decides the reason, whatever its message says."""
+    assert set(REFUSAL_REASONS) == set(EngineRefusal)
+    expected = {
+        EngineRefusal.HAND_OVER: Reason.HAND_OVER,
+        EngineRefusal.OUT_OF_TURN: Reason.OUT_OF_TURN,
+        EngineRefusal.NOT_LEGAL_NOW: Reason.ILLEGAL_ACTION,
+        EngineRefusal.BAD_AMOUNT: Reason.ILLEGAL_ACTION,
+    }
     legal = (LegalAction(ActionType.FOLD), LegalAction(ActionType.CALL, 20))
-    assert engine_reason(IllegalAction("the hand is over", (), None)) is Reason.HAND_OVER
-    assert engine_reason(IllegalAction("seat 2 is not to act", legal, 1)) is Reason.OUT_OF_TURN
-    assert engine_reason(IllegalAction("there is no seat 9", legal, 1)) is Reason.OUT_OF_TURN
-    assert engine_reason(IllegalAction("CHECK is not allowed", legal, 1)) is Reason.ILLEGAL_ACTION
+    for refusal, reason in expected.items():
+        error = illegal_action(IllegalAction(refusal, "seat 3 is not to act", legal, 1), 7)
+        assert error.reason is reason and error.metadata["seq"] == "7"
+        if reason is not Reason.HAND_OVER:
+            assert error.metadata["legal"] == "FOLD,CALL:20"
+            assert error.metadata["to_act"] == "1"

@@ -162,6 +162,20 @@ def test_illegal_actions_fail_precondition_naming_legal_moves(handlers: Handlers
         assert "BRING_IN 10" in error.message and "COMPLETE 20" in error.message
 
 
+def test_fold_or_check_with_an_amount_is_refused_like_a_bad_amount(handlers: Handlers) -> None:
+    """R-ACTIONS: one form per action; FOLD or CHECK with ``to`` gets the same
+    FAILED_PRECONDITION as a wrong amount, naming the legal moves, and changes nothing."""
+    update = act(handlers, start(handlers), 1, "BRING_IN")
+    for name, to in [("FOLD", 10), ("FOLD", 0), ("CALL", 20)]:
+        error = refused(
+            handlers.act, pb.ActRequest(state=update.state, seat=2, action=action(name), to=to)
+        )
+        assert error.code == grpc.StatusCode.FAILED_PRECONDITION
+        assert error.reason == "ILLEGAL_ACTION" and error.metric_label == "illegal_action"
+        assert "CALL 10" in error.message and "COMPLETE 20" in error.message
+    assert act(handlers, update, 2, "FOLD").to_act == 0
+
+
 def test_act_after_the_end_and_bad_fields(handlers: Handlers) -> None:
     update = start(handlers)
     update = act(handlers, update, 1, "COMPLETE")
@@ -435,3 +449,18 @@ def test_get_view_of_a_finished_hand_reveals_the_deal(handlers: Handlers) -> Non
     assert view.over and not view.HasField("to_act") and not view.legal_actions
     assert view.result == update.result and view.reveal == update.reveal
     assert view.view.seats[0].down_cards == update.seats[0].seats[0].down_cards
+
+
+def test_refusal_reasons_come_from_the_engines_typed_refusal(handlers: Handlers) -> None:
+    """The rejection reason counted is the engine's Refusal, not a match on its words."""
+    update = start(handlers)
+    cases = [(0, "CALL", "OUT_OF_TURN"), (1, "CHECK", "ILLEGAL_ACTION")]
+    for seat, name, reason in cases:
+        error = refused(
+            handlers.act, pb.ActRequest(state=update.state, seat=seat, action=action(name))
+        )
+        assert (error.code, error.reason) == (grpc.StatusCode.FAILED_PRECONDITION, reason)
+    update = act(handlers, update, 1, "COMPLETE")
+    update = act(handlers, act(handlers, update, 2, "FOLD"), 0, "FOLD")
+    error = refused(handlers.act, pb.ActRequest(state=update.state, seat=1, action=action("CHECK")))
+    assert error.reason == "HAND_OVER" and error.metric_label == "hand_over"

@@ -44,7 +44,7 @@ def reference_view(
             player_id=player_ids[seat],
             stack=hand.stacks[seat],
             committed=hand.committed[seat],
-            round_bet=hand.round_bets[seat],
+            round_bet=hand.round.bets[seat],
             folded=hand.folded[seat],
             all_in=not hand.folded[seat] and hand.stacks[seat] == 0,
             cards=[t if up or visible else "" for t, up in zip(texts, face_up, strict=False)],

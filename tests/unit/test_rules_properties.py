@@ -25,6 +25,7 @@ from studengine.rules.types import (
 from studengine.rules.variants import VARIANTS
 
 ALL_ACTIONS = list(ActionType)
+AGGRESSIVE = {ActionType.COMPLETE, ActionType.BET, ActionType.RAISE}
 
 
 def random_table(rng: random.Random) -> Table:
@@ -51,6 +52,49 @@ def invariants(hand: Hand) -> None:
         assert not hand.is_over
         assert hand.legal_actions(), "someone is to act but has no legal action"
         assert not hand.folded[hand.to_act] and hand.stacks[hand.to_act] > 0
+        legal_is_a_set(hand)
+        choices_agree_with_legal(hand)
+        raises_can_be_answered(hand)
+        someone_to_bet_against(hand)
+
+
+def legal_is_a_set(hand: Hand) -> None:
+    """R-LEGAL-ONCE: each move (type and amount) is offered once."""
+    legal = hand.legal_actions()
+    assert len(set(legal)) == len(legal), legal
+
+
+def choices_agree_with_legal(hand: Hand) -> None:
+    """What ``act`` checks an action against (the moves of its type) is exactly the legal
+    list's moves of that type."""
+    legal, me = hand.legal_actions(), hand.to_act
+    assert me is not None
+    for kind in ActionType:
+        mine = hand.round.choices(kind, me, hand.stacks, hand.folded)
+        assert mine == tuple(a for a in legal if a.type is kind)
+
+
+def raises_can_be_answered(hand: Hand) -> None:
+    """R-ACTIONS: a bet, raise or completion is offered only when another player still in
+    the hand could put in more than the current bet."""
+    me, betting = hand.to_act, hand.round
+    if any(a.type in AGGRESSIVE for a in hand.legal_actions()):
+        assert any(
+            seat != me
+            and not hand.folded[seat]
+            and betting.bets[seat] + hand.stacks[seat] > betting.level
+            for seat in range(hand.players)
+        )
+
+
+def someone_to_bet_against(hand: Hand) -> None:
+    """R-ROUND-END, R-ANTE-ALL-IN-LOW: whoever is to act owes chips or faces another
+    player who is not all-in (else no betting is left to do)."""
+    me, betting = hand.to_act, hand.round
+    assert me is not None
+    owes = betting.bets[me] < betting.level
+    others = [s for s in range(hand.players) if s != me and not hand.folded[s] and hand.stacks[s]]
+    assert owes or others
 
 
 def chips_paid_out(events: list[Event]) -> None:

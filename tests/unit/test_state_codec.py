@@ -9,6 +9,7 @@ import random
 
 import pytest
 from studengine.cards import shuffled_deck
+from studengine.rules.betting import BettingRound
 from studengine.rules.hand import Hand, start_hand
 from studengine.rules.types import OddChip, Table, Variant
 from studengine.state._gen.stud.internal.v1 import state_pb2
@@ -73,15 +74,30 @@ def test_round_trip_random_hands_mid_play() -> None:
         # every field, one by one (dataclass equality would hide a field made equal by default)
         for field in dataclasses.fields(Hand):
             assert getattr(back.hand, field.name) == getattr(hand, field.name), field.name
+        for field in dataclasses.fields(BettingRound):
+            name = field.name
+            assert getattr(back.hand.round, name) == getattr(hand.round, name), name
         # the decoded hand plays on exactly like the original
         if not hand.is_over:
             assert back.hand.legal_actions() == hand.legal_actions()
     assert 20 < over < 380  # both finished and unfinished hands were covered
 
 
+# the betting round's fields under their proto names; its table and bet size are the hand's
+ROUND_PROTO_NAMES = {"bets": "round_bets", "held": "round_held", "full_bets": "bets"}
+ROUND_DERIVED = {"table", "big_street"}
+
+
 def test_every_hand_field_has_a_proto_field() -> None:
     proto_fields = set(state_pb2.EngineHand.DESCRIPTOR.fields_by_name)
-    assert {f.name for f in dataclasses.fields(Hand)} == proto_fields
+    hand_fields = {f.name for f in dataclasses.fields(Hand)} - {"round"}
+    round_fields = {
+        ROUND_PROTO_NAMES.get(f.name, f.name)
+        for f in dataclasses.fields(BettingRound)
+        if f.name not in ROUND_DERIVED
+    }
+    assert not hand_fields & round_fields
+    assert hand_fields | round_fields == proto_fields
 
 
 def test_encoding_is_stable_through_a_round_trip() -> None:

@@ -8,8 +8,8 @@ also carries ``google.rpc.BadRequest`` with every field violation found, each wi
 reason. ``ApiError.metric_label`` is the refusal's label on ``stud_rejections_total`` (the
 labels dashboards and alerts already use).
 
-The rules engine's refusals (``IllegalAction``) map to a reason in ``engine_reason``: from
-the engine's typed refusal where it has one, else from what the exception tells.
+The rules engine's typed refusals (``IllegalAction.refusal``) map to a reason in one place,
+``REFUSAL_REASONS``.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from google.protobuf.message import Message
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
-from studengine.rules.types import IllegalAction, InvalidHand, LegalAction
+from studengine.rules.types import IllegalAction, InvalidHand, LegalAction, Refusal
 from studengine.state.sealing import INVALID_MESSAGE
 
 DOMAIN = "stud.v1"
@@ -167,30 +167,17 @@ def legal_text(legal: Iterable[LegalAction]) -> str:
     return ",".join(a.type.value if a.to is None else f"{a.type.value}:{a.to}" for a in legal)
 
 
-#: The engine's typed refusal (``IllegalAction.refusal``, by name) -> the API's reason.
-_BY_REFUSAL = {
-    "HAND_OVER": Reason.HAND_OVER,
-    "OUT_OF_TURN": Reason.OUT_OF_TURN,
-    "NOT_LEGAL_NOW": Reason.ILLEGAL_ACTION,
-    "BAD_AMOUNT": Reason.ILLEGAL_ACTION,
+#: The engine's typed refusal -> the API's reason (a wrong amount is an illegal move).
+REFUSAL_REASONS = {
+    Refusal.HAND_OVER: Reason.HAND_OVER,
+    Refusal.OUT_OF_TURN: Reason.OUT_OF_TURN,
+    Refusal.NOT_LEGAL_NOW: Reason.ILLEGAL_ACTION,
+    Refusal.BAD_AMOUNT: Reason.ILLEGAL_ACTION,
 }
 
 
-def engine_reason(error: IllegalAction) -> Reason:
-    """The reason of an engine refusal: its typed refusal where the engine gives one,
-    else what the exception says (nobody to act: over; a turn problem: out of turn)."""
-    refusal = getattr(error, "refusal", None)
-    if isinstance(refusal, enum.Enum) and refusal.name in _BY_REFUSAL:
-        return _BY_REFUSAL[refusal.name]
-    if error.to_act is None:
-        return Reason.HAND_OVER
-    if "not to act" in error.reason or "no seat" in error.reason:
-        return Reason.OUT_OF_TURN
-    return Reason.ILLEGAL_ACTION
-
-
 def illegal_action(error: IllegalAction, seq: int) -> ApiError:
-    reason = engine_reason(error)
+    reason = REFUSAL_REASONS[error.refusal]
     metadata = {"seq": str(seq)}
     if reason is not Reason.HAND_OVER and error.to_act is not None:
         metadata["to_act"] = str(error.to_act)

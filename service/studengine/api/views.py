@@ -209,7 +209,7 @@ class _Pieces:
             info.player_id = player_ids[seat]
             info.stack = stack
             info.committed = hand.committed[seat]
-            info.round_bet = hand.round_bets[seat]
+            info.round_bet = hand.round.bets[seat]
             if folded:
                 info.folded = True
             elif stack == 0:

@@ -4,7 +4,7 @@ R-FIRST-TO-ACT, R-SHOWDOWN-ORDER).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import cache
 
 
@@ -50,15 +50,17 @@ def clockwise_from(start: int, players: int) -> list[int]:
     return [*range(start, players), *range(start)]
 
 
-def lowest_up_card(up_card_by_seat: dict[int, int]) -> int:
+def lowest_up_card(up_card_by_seat: Mapping[int, int]) -> int:
     """The seat showing the lowest up card, rank then suit (R-BRING-IN-WHO, R-SUITS)."""
     return min(up_card_by_seat, key=up_card_by_seat.__getitem__)
 
 
 def best_board(
-    seats_from_dealers_left: Sequence[int], board_of: Callable[[int], Sequence[int]]
+    seats_from_dealers_left: Sequence[int],
+    board_of: Callable[[int], Sequence[int]],
+    strength: Callable[[Sequence[int]], tuple[int, ...]] = board_strength,
 ) -> int:
-    """The seat with the best board (``board_of(seat)``, its up cards); ties go to the
-    one nearest the dealer's left."""
+    """The seat with the best board (``board_of(seat)``, its up cards, by ``strength``);
+    ties go to the one nearest the dealer's left."""
     # max() keeps the first of equal boards: the one nearest the dealer's left
-    return max(seats_from_dealers_left, key=lambda seat: board_strength(board_of(seat)))
+    return max(seats_from_dealers_left, key=lambda seat: strength(board_of(seat)))

@@ -1,68 +1,72 @@
-"""The end of a hand: uncalled chips back, pots awarded, hands shown or mucked
-(R-SHOWDOWN-ORDER, R-MUCK, R-HAND-RANK, R-SPLIT, R-ODD-CHIP, R-SIDE-POTS).
+"""The end of a hand, worked out without touching it: uncalled chips back, pots awarded,
+hands shown or mucked (R-SIDE-POTS, R-SHOWDOWN-ORDER, R-MUCK, R-HAND-RANK, R-SPLIT,
+R-ODD-CHIP). ``settle`` returns a ``Settlement``; ``Hand`` applies it.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from dataclasses import dataclass
 
-from studengine import evaluator
+from studengine.rules.betting import BettingRound
 from studengine.rules.board import best_board, clockwise_from
 from studengine.rules.pots import build_layers, split_pot, uncalled_chips
-from studengine.rules.types import (
-    Event,
-    HandEnded,
-    HandMucked,
-    HandResult,
-    HandShown,
-    Pot,
-    PotAwarded,
-    ShownHand,
-    UncalledReturned,
-)
-
-if TYPE_CHECKING:
-    from studengine.rules.hand import Hand
+from studengine.rules.types import OddChip, Pot, ShownHand
+from studengine.rules.variants import VariantSpec
 
 
-def first_to_show(hand: Hand, live: list[int]) -> int:
-    """R-SHOWDOWN-ORDER: the last bettor on the final round, else its first actor,
-    else (no round held) the best board."""
-    if hand.round_held:
-        if hand.last_aggressor is not None and not hand.folded[hand.last_aggressor]:
-            return hand.last_aggressor
-        if hand.first_actor is not None:
-            for seat in clockwise_from(hand.first_actor, len(hand.stacks)):
-                if not hand.folded[seat]:
-                    return seat
-    from_left = [s for s in clockwise_from(hand.button + 1, len(hand.stacks)) if s in live]
-    return best_board(from_left, hand.up_cards)
+@dataclass(frozen=True)
+class Showing:
+    """One seat's turn at showdown, in showing order: its hand shown, or mucked (None)."""
+
+    seat: int
+    shown: ShownHand | None
 
 
-def settle(hand: Hand) -> list[Event]:
-    """Pay the hand out, record its result and return the closing events."""
-    events: list[Event] = []
-    players = len(hand.stacks)
-    uncalled = uncalled_chips(hand.committed)
+@dataclass(frozen=True)
+class Settlement:
+    """Everything the end of a hand moves and reveals."""
+
+    uncalled: tuple[int, int] | None  # (seat, chips) nobody matched, returned first
+    pots: tuple[Pot, ...]  # main pot first; each pot's winners and their shares
+    descriptions: tuple[str, ...]  # each pot's winning hand ("" when uncontested)
+    showings: tuple[Showing, ...]  # empty when everyone else folded
+
+
+@dataclass(frozen=True)
+class Finished:
+    """What the showdown reads of a finished hand: its cards, chips and last round."""
+
+    spec: VariantSpec
+    odd_chip: OddChip
+    button: int
+    cards: Sequence[Sequence[int]]
+    community: int | None
+    committed: Sequence[int]
+    folded: Sequence[bool]
+    last_round: BettingRound
+
+
+def settle(hand: Finished) -> Settlement:
+    """The settlement of a finished hand (R-SIDE-POTS, R-SPLIT, R-MUCK)."""
+    players = len(hand.committed)
+    committed = list(hand.committed)
+    uncalled = uncalled_chips(committed)
     if uncalled is not None:
-        seat, amount = uncalled
-        hand.committed[seat] -= amount
-        hand.stacks[seat] += amount
-        events.append(UncalledReturned(seat, amount))
+        committed[uncalled[0]] -= uncalled[1]
 
     live = [seat for seat in range(players) if not hand.folded[seat]]
-    showdown = len(live) > 1
-    ranks: dict[int, int] = {}
-    holdings: dict[int, list[int]] = {}
-    if showdown:
-        for seat in live:
-            holdings[seat] = hand.cards[seat] + ([] if hand.community is None else [hand.community])
-            ranks[seat] = evaluator.evaluate(holdings[seat])
+    ranking = hand.spec.ranking
+    holdings = {
+        seat: [*hand.cards[seat], *([] if hand.community is None else [hand.community])]
+        for seat in live
+    }
+    ranks = {seat: ranking.rank(cards) for seat, cards in holdings.items()} if len(live) > 1 else {}
 
-    layers = build_layers(hand.committed, hand.folded)
     pots: list[Pot] = []
-    for layer in layers:
-        if showdown and len(layer.eligible) > 1:
+    descriptions: list[str] = []
+    for layer in build_layers(committed, hand.folded):
+        if ranks and len(layer.eligible) > 1:
             best = max(ranks[seat] for seat in layer.eligible)
             winners = tuple(seat for seat in layer.eligible if ranks[seat] == best)
         else:
@@ -70,45 +74,51 @@ def settle(hand: Hand) -> list[Event]:
         shares = split_pot(
             layer.amount,
             winners,
-            hand.table.odd_chip,
+            hand.odd_chip,
             hand.button,
             players,
             lambda seat: max(hand.cards[seat]),
         )
         pots.append(Pot(layer.amount, layer.eligible, winners, shares))
+        descriptions.append(ranking.describe(ranks[winners[0]]) if ranks else "")
 
-    shown: list[ShownHand] = []
-    if showdown:
+    showings: list[Showing] = []
+    if ranks:
         first = first_to_show(hand, live)
         pot_winners = {seat for pot in pots for seat in pot.winners}
         for seat in clockwise_from(first, players):
             if hand.folded[seat]:
                 continue
-            if seat == first or seat in pot_winners:
+            shown = None
+            if seat == first or seat in pot_winners:  # R-MUCK
                 rank = ranks[seat]
-                cards = tuple(hand.cards[seat])
-                five = tuple(evaluator.best_five(holdings[seat]))
-                description = evaluator.describe(rank)
-                shown.append(ShownHand(seat, cards, five, rank, description))
-                events.append(HandShown(seat, cards, five, rank, description))
-            else:
-                events.append(HandMucked(seat))
+                shown = ShownHand(
+                    seat,
+                    tuple(hand.cards[seat]),
+                    tuple(ranking.best_five(holdings[seat])),
+                    rank,
+                    ranking.describe(rank),
+                )
+            showings.append(Showing(seat, shown))
+    return Settlement(uncalled, tuple(pots), tuple(descriptions), tuple(showings))
 
-    for index in range(len(pots) - 1, -1, -1):  # R-SPLIT: last side pot first
-        pot = pots[index]
-        for seat, share in zip(pot.winners, pot.shares, strict=True):
-            hand.stacks[seat] += share
-        description = evaluator.describe(ranks[pot.winners[0]]) if showdown else ""
-        events.append(PotAwarded(index, pot.amount, pot.winners, pot.shares, description))
-    hand.committed = [0] * players
-    hand.round_bets = [0] * players
-    hand.to_act = None
-    hand.over = True
-    hand.result = HandResult(
-        pots=tuple(pots),
-        stacks=tuple(hand.stacks),
-        shown=tuple(shown),
-        uncalled=() if uncalled is None else (uncalled,),
+
+def first_to_show(hand: Finished, live: list[int]) -> int:
+    """R-SHOWDOWN-ORDER: the last bettor on the final round, else its first actor,
+    else (no round held) the best board."""
+    last = hand.last_round
+    players = len(hand.committed)
+    if last.held:
+        if last.last_aggressor is not None and not hand.folded[last.last_aggressor]:
+            return last.last_aggressor
+        if last.first_actor is not None:
+            for seat in clockwise_from(last.first_actor, players):
+                if not hand.folded[seat]:
+                    return seat
+    from_left = [s for s in clockwise_from(hand.button + 1, players) if s in live]
+    up = hand.spec.up_positions
+    return best_board(
+        from_left,
+        lambda seat: [hand.cards[seat][i] for i in up if i < len(hand.cards[seat])],
+        hand.spec.board_strength,
     )
-    events.append(HandEnded(tuple(hand.stacks)))
-    return events

@@ -17,6 +17,7 @@ from typing import Literal
 from google.protobuf.message import DecodeError
 
 from studengine.cards import DECK_SIZE
+from studengine.rules.betting import BettingRound
 from studengine.rules.hand import Hand
 from studengine.rules.types import HandResult, InvalidHand, OddChip, Pot, ShownHand, Table, Variant
 from studengine.rules.validation import validate_table
@@ -86,25 +87,26 @@ def _play_fields(hand: Hand) -> state_pb2.EngineHand:
     msg.dealt = hand.dealt
     msg.stacks.extend(hand.stacks)
     msg.committed.extend(hand.committed)
-    msg.round_bets.extend(hand.round_bets)
+    betting = hand.round  # the round's state; its table and bet size follow from the hand's
+    msg.round_bets.extend(betting.bets)
     msg.cards.extend([bytes(c) for c in hand.cards])
     msg.folded.extend(hand.folded)
-    msg.acted.extend(hand.acted)
+    msg.acted.extend(betting.acted)
     msg.street = hand.street
-    msg.level = hand.level
-    msg.full_level = hand.full_level
-    msg.bets = hand.bets
-    if hand.uncapped:
+    msg.level = betting.level
+    msg.full_level = betting.full_level
+    msg.bets = betting.full_bets
+    if betting.uncapped:
         msg.uncapped = True
-    if hand.open_pair:
+    if betting.open_pair:
         msg.open_pair = True
-    if hand.big_made:
+    if betting.big_made:
         msg.big_made = True
-    if hand.bring_in_due:
+    if betting.bring_in_due:
         msg.bring_in_due = True
-    if hand.opener_may_fold:
+    if betting.opener_may_fold:
         msg.opener_may_fold = True
-    if hand.round_held:
+    if betting.held:
         msg.round_held = True
     if hand.over:
         msg.over = True
@@ -112,10 +114,10 @@ def _play_fields(hand: Hand) -> state_pb2.EngineHand:
         msg.community = hand.community
     if hand.to_act is not None:
         msg.to_act = hand.to_act
-    if hand.first_actor is not None:
-        msg.first_actor = hand.first_actor
-    if hand.last_aggressor is not None:
-        msg.last_aggressor = hand.last_aggressor
+    if betting.first_actor is not None:
+        msg.first_actor = betting.first_actor
+    if betting.last_aggressor is not None:
+        msg.last_aggressor = betting.last_aggressor
     if hand.result is not None:
         _fill_result(msg.result, hand.result)
     return msg
@@ -381,24 +383,28 @@ def decode_hand(msg: state_pb2.EngineHand) -> Hand:
         dealt=dealt,
         stacks=stacks,
         committed=committed,
-        round_bets=round_bets,
         cards=[list(c) for c in raw_cards],
         community=community,
         folded=folded,
-        acted=list(msg.acted),
         street=msg.street,
         to_act=to_act,
-        level=msg.level,
-        full_level=msg.full_level,
-        bets=msg.bets,
-        uncapped=msg.uncapped,
-        open_pair=msg.open_pair,
-        big_made=msg.big_made,
-        bring_in_due=msg.bring_in_due,
-        opener_may_fold=msg.opener_may_fold,
-        first_actor=_optional_seat(msg, "first_actor", players),
-        last_aggressor=_optional_seat(msg, "last_aggressor", players),
-        round_held=msg.round_held,
+        round=BettingRound(
+            table=table,
+            big_street=spec.streets[msg.street].big_bet,
+            bets=round_bets,
+            acted=list(msg.acted),
+            held=msg.round_held,
+            level=msg.level,
+            full_level=msg.full_level,
+            full_bets=msg.bets,
+            uncapped=msg.uncapped,
+            open_pair=msg.open_pair,
+            big_made=msg.big_made,
+            bring_in_due=msg.bring_in_due,
+            opener_may_fold=msg.opener_may_fold,
+            first_actor=_optional_seat(msg, "first_actor", players),
+            last_aggressor=_optional_seat(msg, "last_aggressor", players),
+        ),
         over=over,
         result=_decode_result(msg.result, players) if over else None,
     )
