@@ -40,6 +40,10 @@ class ServerConfig:
     grace_seconds: float = 10.0
     max_connection_age_seconds: float = 0.0  # 0: off
     log_level: str = "info"
+    http_port: int | None = None  # None: no HTTP port; 0 picks one
+    tls_cert: str | None = None  # PEM certificate chain (both ports)
+    tls_key: str | None = None
+    tls_client_ca: str | None = None  # PEM CA: client certificates required (mTLS)
 
     @property
     def address(self) -> str:
@@ -168,6 +172,20 @@ def build_parser() -> argparse.ArgumentParser:
         help="close client connections after this age so load balancers rebalance; 0 = off",
     )
     add("--log-level", choices=LOG_LEVELS, default=d.log_level, help="default info")
+    add(
+        "--http-port",
+        type=_port,
+        default=None,
+        help="also serve the API over HTTP/1.1 and HTTP/2 (Connect JSON and binary, gRPC-Web) "
+        "on this port; 0 picks one (default: off)",
+    )
+    add("--tls-cert", default=None, help="PEM certificate chain: serve TLS on both ports")
+    add("--tls-key", default=None, help="PEM private key of --tls-cert")
+    add(
+        "--tls-client-ca",
+        default=None,
+        help="PEM CA certificates: require client certificates signed by them (mTLS)",
+    )
     return p
 
 
@@ -215,4 +233,8 @@ def parse_config(
         grace_seconds=ns.grace_seconds,
         max_connection_age_seconds=ns.max_connection_age_seconds,
         log_level=ns.log_level,
+        http_port=ns.http_port,
+        tls_cert=ns.tls_cert,
+        tls_key=ns.tls_key,
+        tls_client_ca=ns.tls_client_ca,
     )
