@@ -15,7 +15,7 @@ import grpc
 import pytest
 from stud_api.stud.v1 import stud_engine_pb2 as pb
 from stud_api.stud.v1 import stud_engine_pb2_grpc as pb_grpc
-from support.certs import Issued, CertAuthority
+from support.certs import CertAuthority, Issued
 from support.server_harness import LiveServer
 
 HAND = pb.EvaluateRequest(hands=[pb.CardSet(cards=["Ac", "Kc", "Qc", "Jc", "Tc"])])
