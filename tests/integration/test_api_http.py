@@ -25,7 +25,40 @@ from support.refusals import REFUSALS, Outcome, Refusal, outcome_of
 from support.server_harness import LiveServer
 from test_clients_node import node_client, play
 
-DECK = ["Ah", "Kd", "2c", "9s", "9h", "Qc", "3d", "7d", "Jc", "5s", "Td", "4h", "8c", "6s", "Ks", "2h", "Qs", "7h", "3c", "Jd", "As", "9d", "Tc", "4s", "5h", "8d", "Kc", "Qh", "6h", "Js", "2s", "8h"]  # fmt: skip
+DECK = [  # a fixed deal
+    "Ah",
+    "Kd",
+    "2c",
+    "9s",
+    "9h",
+    "Qc",
+    "3d",
+    "7d",
+    "Jc",
+    "5s",
+    "Td",
+    "4h",
+    "8c",
+    "6s",
+    "Ks",
+    "2h",
+    "Qs",
+    "7h",
+    "3c",
+    "Jd",
+    "As",
+    "9d",
+    "Tc",
+    "4s",
+    "5h",
+    "8d",
+    "Kc",
+    "Qh",
+    "6h",
+    "Js",
+    "2s",
+    "8h",
+]
 SERVICE = "/stud.v1.StudEngineService/"
 CODES = {code.name.lower(): code.name for code in grpc.StatusCode}
 CODES["canceled"] = "CANCELLED"
@@ -60,7 +93,8 @@ def summary_of_json(hand: dict[str, Any]) -> dict[str, Any]:
         "pots": [(int(p["amount"]), p.get("winners", []), [int(s) for s in p.get("shares", [])])
                  for p in result["pots"]],
         "stacks": [int(s) for s in result["stacks"]],
-        "shown": [(s.get("seat", 0), s["cards"], s["description"]) for s in result.get("shown", [])],
+        "shown": [(s.get("seat", 0), s["cards"], s["description"])
+                  for s in result.get("shown", [])],
         "seq": int(hand.get("seq", 0)),
     }  # fmt: skip
 
