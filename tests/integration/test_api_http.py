@@ -9,6 +9,7 @@ import base64
 import http.client
 import json
 import subprocess
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -242,3 +243,30 @@ def test_health_and_metrics_of_the_http_port(server: LiveServer) -> None:
         'grpc_service="stud.v1.StudEngineService",grpc_type="unary"}'
     ) in text
     assert "stud_build_info{" in text
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_the_http_port_drains_and_exits_cleanly(
+    live_server: Callable[..., LiveServer], workers: int
+) -> None:
+    """Workers share the HTTP port (SO_REUSEPORT); on SIGTERM a call in flight finishes,
+    the port closes and the process exits 0."""
+    server = live_server(workers=workers, args=["--http-port", "0", "--grace-seconds", "20"])
+    port = int(server.wait_for_log("serving")["http_port"])
+    for _ in range(4):  # new connections: with two workers, both are likely reached
+        status, _body = connect_call(port, "Evaluate", pb.EvaluateRequest(
+            hands=[pb.CardSet(cards=["Ac", "Kc", "Qc", "Jc", "Tc"])]))  # fmt: skip
+        assert status == 200
+    # an exact Equity with many unknown cards: a call that takes a while
+    hands = [pb.EquityPlayer(down_cards=["Ac", "Kd"]), pb.EquityPlayer(down_cards=["2c", "7h"])]
+    slow = pb.EquityRequest(variant=pb.VARIANT_SEVEN_CARD_STUD, players=hands, street=5,
+                            method=pb.EQUITY_METHOD_EXACT)  # fmt: skip
+    results: list[tuple[int, bytes]] = []
+    caller = threading.Thread(target=lambda: results.append(connect_call(port, "Equity", slow)))
+    caller.start()
+    server.wait_for_log("rpc")
+    assert server.stop() == 0, server.output()
+    caller.join(30)
+    assert results and results[0][0] in (200, 400, 504), results
+    with pytest.raises(ConnectionError):
+        connect_call(port, "Evaluate", pb.EvaluateRequest())

@@ -238,6 +238,7 @@ class HttpListener:
 
         self._loop = asyncio.get_running_loop()
         self._stop = asyncio.Event()
+        self.sock.detach()  # hypercorn owns the descriptor now (it closes it when done)
         await serve(self.app, self._config, shutdown_trigger=self._stop.wait)  # type: ignore[arg-type]
 
     async def shutdown(self, grace: float) -> None:
@@ -271,4 +272,4 @@ class HttpListener:
         if self._loop is not None and self._thread is not None:
             asyncio.run_coroutine_threadsafe(self.shutdown(grace), self._loop).result(10)
             self._thread.join(grace + 10)
-        self.sock.close()
+        self.sock.close()  # a no-op once hypercorn took the descriptor
