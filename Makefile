@@ -117,9 +117,10 @@ $(TOOLS_STAMP): $(STAMP) deploy/tools/install-tools.sh
 tools: $(TOOLS_STAMP)
 
 # ---- main job ---------------------------------------------------------------------
-# the server on 127.0.0.1:50051 with an ephemeral dev key (metrics on :9464)
+# the server on 127.0.0.1:50051 (gRPC) and :8080 (HTTP: Connect, gRPC-Web) with an ephemeral
+# dev key (metrics on :9464)
 run: $(STAMP) $(GEN)
-	$(BIN)/stud-server --dev --host 127.0.0.1
+	$(BIN)/stud-server --dev --host 127.0.0.1 --http-port 8080
 
 # ---- checks -----------------------------------------------------------------------
 fmt: $(STAMP)

@@ -5,6 +5,7 @@
 //
 //   node dist/play.js --target 127.0.0.1:50051 [--variant five|seven] [--players N]
 //        [--seed N] [--json] [--transport grpc|connect|grpc-web] [--base-url URL]
+//        [--test-deck Ac,Kd,...]
 
 import { parseArgs } from "node:util";
 import { Code, ConnectError } from "@connectrpc/connect";
@@ -15,6 +16,7 @@ import { attemptsOf } from "./retry.js";
 const USAGE = `usage: node dist/play.js [--target HOST:PORT | --base-url URL]
        [--transport grpc|connect|grpc-web] [--http-version 1.1|2] [--binary]
        [--variant five|seven] [--players N] [--stack N] [--seed N] [--json]
+       [--test-deck CARD,CARD,...]
        [--attempts N] [--max-backoff-ms N] [--timeout-ms N]`;
 
 interface Args {
@@ -26,6 +28,7 @@ interface Args {
   players: number;
   stack: number;
   seed: number;
+  testDeck: string[];
   json: boolean;
   attempts: number;
   maxBackoffMs: number;
@@ -52,6 +55,7 @@ function parse(argv: string[]): Args | "help" {
       players: { type: "string", default: "4" },
       stack: { type: "string", default: "1000" },
       seed: { type: "string", default: "1" },
+      "test-deck": { type: "string", default: "" },
       json: { type: "boolean", default: false },
       attempts: { type: "string", default: "4" },
       "max-backoff-ms": { type: "string", default: "2000" },
@@ -75,6 +79,7 @@ function parse(argv: string[]): Args | "help" {
     players: integer("players", values.players, 2),
     stack: integer("stack", values.stack, 1),
     seed: integer("seed", values.seed, 0),
+    testDeck: values["test-deck"].split(",").filter((c) => c !== ""),
     json: values.json,
     attempts: integer("attempts", values.attempts, 1),
     maxBackoffMs: integer("max-backoff-ms", values["max-backoff-ms"], 0),
@@ -131,7 +136,7 @@ async function main(): Promise<number> {
   });
   try {
     const log = args.json ? () => {} : (line: string) => console.log(line);
-    const { hand, start, actions, conserved } = await playHand(client, { ...args, log });
+    const { hand, start, actions, moves, conserved } = await playHand(client, { ...args, log });
     const pots = hand.result?.pots ?? [];
     const shown = hand.result?.shown ?? [];
     const stacks = hand.result?.stacks ?? [];
@@ -140,8 +145,10 @@ async function main(): Promise<number> {
         JSON.stringify({
           transport: args.transport,
           hand_id: hand.handId,
+          button: hand.spectator?.button ?? null,
           seq: Number(hand.seq),
           actions,
+          moves,
           pots: pots.map((p) => ({
             amount: chips(p.amount),
             eligible: p.eligible,
