@@ -19,7 +19,17 @@ from google.protobuf.message import DecodeError
 from studengine.cards import DECK_SIZE
 from studengine.rules.betting import BettingRound
 from studengine.rules.hand import Hand
-from studengine.rules.types import HandResult, InvalidHand, OddChip, Pot, ShownHand, Table, Variant
+from studengine.rules.types import (
+    ActionType,
+    HandResult,
+    InvalidHand,
+    Move,
+    OddChip,
+    Pot,
+    ShownHand,
+    Table,
+    Variant,
+)
 from studengine.rules.validation import validate_table
 from studengine.rules.variants import VARIANTS, VariantSpec
 from studengine.state._gen.stud.internal.v1 import state_pb2
@@ -35,6 +45,10 @@ VARIANT_CODES = {Variant.FIVE_CARD_STUD: 1, Variant.SEVEN_CARD_STUD: 2}
 ODD_CHIP_CODES = {OddChip.LEFT_OF_DEALER: 1, OddChip.HIGH_CARD_BY_SUIT: 2}
 VARIANT_BY_CODE = {code: v for v, code in VARIANT_CODES.items()}
 ODD_CHIP_BY_CODE = {code: o for o, code in ODD_CHIP_CODES.items()}
+# the action log's kinds (a 3-bit code each) and which of them carry a round total
+ACTION_KINDS: tuple[ActionType, ...] = tuple(ActionType)
+_KIND_CODES = {kind: code for code, kind in enumerate(ACTION_KINDS)}
+_UNSIZED = frozenset({ActionType.FOLD, ActionType.CHECK})
 
 
 class StateInvalid(ValueError):
@@ -120,7 +134,47 @@ def _play_fields(hand: Hand) -> state_pb2.EngineHand:
         msg.last_aggressor = betting.last_aggressor
     if hand.result is not None:
         _fill_result(msg.result, hand.result)
+    if hand.moves:
+        msg.moves = pack_moves(hand.moves)
     return msg
+
+
+def pack_moves(moves: Sequence[Move]) -> bytes:
+    """The action log, compact: per action one byte (seat << 4 | kind << 1 | timeout),
+    then the round total as a varint for a sized action (not FOLD or CHECK)."""
+    out = bytearray()
+    for move in moves:
+        out.append(move.seat << 4 | _KIND_CODES[move.type] << 1 | move.timeout)
+        if move.to is not None:
+            out += _varint(move.to)
+    return bytes(out)
+
+
+def unpack_moves(raw: bytes, players: int) -> list[Move]:
+    """``pack_moves`` undone; StateInvalid names the first malformed action."""
+    moves: list[Move] = []
+    at, end = 0, len(raw)
+    while at < end:
+        head = raw[at]
+        at += 1
+        seat, code, timeout = head >> 4, head >> 1 & 7, bool(head & 1)
+        where = f"moves[{len(moves)}]"
+        _check(seat < players, f"{where}: seat {seat} is not a seat (0 to {players - 1})")
+        _check(code < len(ACTION_KINDS), f"{where}: unknown action kind {code}")
+        kind = ACTION_KINDS[code]
+        to: int | None = None
+        if kind not in _UNSIZED:
+            to, shift = 0, 0
+            while True:
+                _check(at < end and shift < 64, f"{where}: a truncated amount")
+                byte = raw[at]
+                at += 1
+                to |= (byte & 0x7F) << shift
+                shift += 7
+                if byte < 0x80:
+                    break
+        moves.append(Move(seat, kind, to, timeout))
+    return moves
 
 
 def _fill_result(msg: state_pb2.EngineResult, r: HandResult) -> None:
@@ -407,6 +461,7 @@ def decode_hand(msg: state_pb2.EngineHand) -> Hand:
         ),
         over=over,
         result=_decode_result(msg.result, players) if over else None,
+        moves=unpack_moves(msg.moves, players),
     )
 
 
