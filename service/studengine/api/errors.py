@@ -77,6 +77,15 @@ def stale_seq(expected: int, actual: int) -> ApiError:
     )
 
 
+def hand_not_over(seq: int) -> ApiError:
+    """FAILED_PRECONDITION: what needs a finished hand (its history) asked of one in play."""
+    return ApiError(
+        grpc.StatusCode.FAILED_PRECONDITION,
+        f"the hand is not over (seq {seq}): its history is written once it ends",
+        "hand_not_over",
+    )
+
+
 def limit(field: str, description: str) -> ApiError:
     return bad_request(field, description, reason="limit")
 

@@ -78,7 +78,7 @@ class Replayed:
 
     stacks: list[int]
     stacks_agree: bool | None
-    actions: int
+    actions: int  # betting actions played (not deals or showdown lines)
 
 
 # ---- reading the fields -------------------------------------------------------------
@@ -422,7 +422,8 @@ def replay(history: History) -> Replayed:
             break  # no hand the history hides was shown: this fill is as good as any
     stacks = list(hand.stacks)
     agree = None if history.finishing_stacks is None else stacks == history.finishing_stacks
-    return Replayed(stacks, agree, sum(1 for line in history.actions if line.words[:1] != ("d",)))
+    moves = [line for line in history.actions if line.words[:1] not in (("d",), ())]
+    return Replayed(stacks, agree, sum(1 for line in moves if line.words[1:2] != ("sm",)))
 
 
 def _positions(hand: Hand, deck: Sequence[int], seat: int) -> list[int]:

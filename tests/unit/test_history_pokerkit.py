@@ -1,0 +1,46 @@
+"""Our PHH histories read by PokerKit (the reference implementation of PHH): every history
+of thousands of random hands of each PHH variant the engine plays loads with
+``pokerkit.HandHistory.loads``, plays through PokerKit's own rules, and ends with our
+finishing stacks. Deep stacks and no open-pair big bet: the rules PokerKit shares with
+ours (R-ANTE, R-BRING-IN-WHO, R-FIRST-TO-ACT, R-CAP, R-SPLIT, R-ODD-CHIP)."""
+
+from __future__ import annotations
+
+import random
+import warnings
+
+import pytest
+from studengine.history.codes import EXTENSION_CODES, PHH_CODES
+from studengine.history.phh import Audience, render
+from studengine.rules.types import Table, Variant
+from support.history_helpers import meta_for, play_random_hand, random_players
+
+pokerkit = pytest.importorskip("pokerkit", reason="pip install -e '.[test]' (PokerKit)")
+
+PHH_VARIANTS = [v for v, code in PHH_CODES.items() if code not in EXTENSION_CODES]
+HANDS = 2000  # per variant; about 20 s each on one core
+
+
+def pokerkit_stacks(text: str) -> list[int]:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # an unexpected field would only warn
+        history = pokerkit.HandHistory.loads(text)
+        *_, final = iter(history)
+    return list(final.stacks)
+
+
+@pytest.mark.parametrize("variant", PHH_VARIANTS, ids=lambda v: PHH_CODES[v])
+def test_pokerkit_replays_our_histories_to_the_same_stacks(variant: Variant) -> None:
+    rng = random.Random(f"pokerkit {variant.value}")
+    table = Table(ante=5, bring_in=10, small_bet=20, big_bet=40, open_pair_big_bet=False)
+    showdowns = 0
+    for index in range(HANDS):
+        players = random_players(rng, variant, most=7)
+        hand = play_random_hand(rng, variant, table, [100_000] * players)
+        assert hand.result is not None
+        showdowns += bool(hand.result.shown)
+        audience = Audience.AUDIT if index % 2 == 0 else Audience.PLAYERS
+        text = render(hand, meta_for(hand, index), audience)
+        order = [(hand.button + 1 + i) % players for i in range(players)]
+        assert pokerkit_stacks(text) == [hand.stacks[s] for s in order], text
+    assert showdowns > HANDS // 4
