@@ -248,3 +248,21 @@ def test_hidden_cards_replay_when_the_showdown_does_not_need_them() -> None:
     plays: hidden hands that lost are filled with cards that lose again."""
     text = GOOD.replace("AsKs2c", "????2c").replace("JhTh9h", "????9h")
     assert replay(parse(text)).stacks_agree
+
+
+def test_the_community_card_round_trips() -> None:
+    """R-COMMUNITY-CARD: eight players to seventh street share one up card, written as a
+    board deal (``d db``), and the history plays back the same."""
+    rng = random.Random(12)
+    table = Table(5, 10, 20, 40)
+    found = 0
+    for index in range(40):
+        hand = play_random_hand(rng, Variant.SEVEN_CARD_STUD, table, [100_000] * 8, 0.01)
+        if hand.community is None:
+            continue
+        found += 1
+        for audience in Audience:
+            text = render(hand, meta_for(hand, index), audience)
+            assert f'"d db {format_card(hand.community)}"' in text
+            assert replay(parse(text)).stacks_agree
+    assert found >= 5
