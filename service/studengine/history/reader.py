@@ -376,14 +376,12 @@ def _play(history: History, deck: list[int]) -> tuple[Hand, set[int]]:
         if words[0] == "d":
             _check_deal(line, pending, players)
             continue
+        if len(words) >= 2 and words[1] == "sm":  # the engine shows and mucks by R-MUCK;
+            _player(line, words[0], players)  # an all-in showdown may come before the deals
+            continue
         if pending:
             who = "the board" if pending[0].seat is None else f"p{pending[0].seat + 1}"
             raise PhhError(line.number, f"{line.text!r} comes before the deal to {who}")
-        if len(words) >= 2 and words[1] == "sm":
-            _player(line, words[0], players)
-            if not hand.over:
-                raise PhhError(line.number, f"{line.text!r}: a showdown before the hand is over")
-            continue
         if hand.over:
             raise PhhError(line.number, f"{line.text!r}: the hand is already over")
         events = _act(hand, line, players)
