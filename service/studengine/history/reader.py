@@ -237,7 +237,11 @@ def _read_deal(history: History) -> _Deal:
         elif len(words) == 2 and words[1] == "f":
             live = [p for p in live if p != _player(line, words[0], players)]
         elif len(words) == 3 and words[1] == "sm" and words[2] != "-":
-            deal.shown[_player(line, words[0], players)] = _cards(line, words[2])
+            shown = _cards(line, words[2])  # "????" keeps a card down: what is known stays
+            known = deal.shown.setdefault(_player(line, words[0], players), [])
+            known.extend([None] * (len(shown) - len(known)))
+            for at, card in enumerate(shown):
+                known[at] = known[at] if card is None else card
         previous = words[0] if words else previous
     return deal
 
