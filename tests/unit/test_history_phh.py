@@ -203,6 +203,8 @@ def test_the_sample_replays() -> None:
         (("big_bet = 40", 'big_bet = "40"'), 5, "big_bet must be int"),
         (('variant = "F7S"', 'variant = "NT"'), 1, "variant 'NT' is not played here"),
         (("antes = [5, 5, 5]", "antes = [5, 5, 1]"), 2, "one ante, the same for every player"),
+        (("bring_in = 10", "bring_in = 30"), 3, "table.bring_in"),
+        (("[1000, 1000, 1000]", "[1000, 0, 1000]"), 6, "players[1].stack"),
     ],
 )
 def test_a_bad_file_gets_an_error_naming_the_line(

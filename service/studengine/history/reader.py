@@ -69,6 +69,7 @@ class History:
     finishing_stacks: list[int] | None
     hand: str | None
     players: list[str] | None
+    text: str  # the file, to name the line of a field
 
 
 @dataclass(frozen=True)
@@ -176,6 +177,7 @@ def parse(text: str) -> History:
         finishing_stacks=finishing,
         hand=None if data.get("hand") is None else str(data["hand"]),
         players=[str(p) for p in players] if isinstance(players, list) else None,
+        text=text,
     )
 
 
@@ -369,8 +371,11 @@ def _play(history: History, deck: list[int]) -> tuple[Hand, set[int]]:
         hand, events = start_hand(
             history.variant, history.table, history.starting_stacks, players - 1, deck
         )
-    except InvalidHand as error:
-        raise PhhError(None, f"not a hand the engine can start: {error}") from None
+    except InvalidHand as error:  # named by the PHH field it comes from
+        field = error.field.split("[")[0].removeprefix("table.")
+        key = {"players": "starting_stacks", "ante": "antes", "button": "starting_stacks"}
+        where = _key_line(history.text, key.get(field, field))
+        raise PhhError(where, f"not a hand the engine can start: {error}") from None
     pending = [e for e in events if isinstance(e, CardDealt)]
     shown = {e.seat for e in events if isinstance(e, HandShown)}
     for line in history.actions:
