@@ -48,7 +48,7 @@ ODD_CHIP_BY_CODE = {code: o for o, code in ODD_CHIP_CODES.items()}
 # the action log's kinds (a 3-bit code each) and which of them carry a round total
 ACTION_KINDS: tuple[ActionType, ...] = tuple(ActionType)
 _KIND_CODES = {kind: code for code, kind in enumerate(ACTION_KINDS)}
-_UNSIZED = frozenset({ActionType.FOLD, ActionType.CHECK})
+_UNSIZED_CODES = frozenset({_KIND_CODES[ActionType.FOLD], _KIND_CODES[ActionType.CHECK]})
 
 
 class StateInvalid(ValueError):
@@ -143,37 +143,46 @@ def pack_moves(moves: Sequence[Move]) -> bytes:
     """The action log, compact: per action one byte (seat << 4 | kind << 1 | timeout),
     then the round total as a varint for a sized action (not FOLD or CHECK)."""
     out = bytearray()
-    for move in moves:
-        out.append(move.seat << 4 | _KIND_CODES[move.type] << 1 | move.timeout)
-        if move.to is not None:
-            out += _varint(move.to)
+    append, codes = out.append, _KIND_CODES
+    for seat, kind, to, timeout in moves:
+        append(seat << 4 | codes[kind] << 1 | timeout)
+        if to is not None:
+            while to > 0x7F:
+                append(to & 0x7F | 0x80)
+                to >>= 7
+            append(to)
     return bytes(out)
 
 
 def unpack_moves(raw: bytes, players: int) -> list[Move]:
     """``pack_moves`` undone; StateInvalid names the first malformed action."""
     moves: list[Move] = []
+    append, kinds, unsized = moves.append, ACTION_KINDS, _UNSIZED_CODES
     at, end = 0, len(raw)
     while at < end:
         head = raw[at]
         at += 1
-        seat, code, timeout = head >> 4, head >> 1 & 7, bool(head & 1)
-        where = f"moves[{len(moves)}]"
-        _check(seat < players, f"{where}: seat {seat} is not a seat (0 to {players - 1})")
-        _check(code < len(ACTION_KINDS), f"{where}: unknown action kind {code}")
-        kind = ACTION_KINDS[code]
-        to: int | None = None
-        if kind not in _UNSIZED:
-            to, shift = 0, 0
-            while True:
-                _check(at < end and shift < 64, f"{where}: a truncated amount")
-                byte = raw[at]
-                at += 1
-                to |= (byte & 0x7F) << shift
-                shift += 7
-                if byte < 0x80:
-                    break
-        moves.append(Move(seat, kind, to, timeout))
+        seat, code = head >> 4, head >> 1 & 7
+        if seat >= players:
+            raise StateInvalid(
+                f"moves[{len(moves)}]: seat {seat} is not a seat (0 to {players - 1})"
+            )
+        if code >= len(kinds):
+            raise StateInvalid(f"moves[{len(moves)}]: unknown action kind {code}")
+        if code in unsized:
+            append(Move(seat, kinds[code], None, bool(head & 1)))
+            continue
+        to = shift = 0
+        while True:
+            if at >= end or shift > 63:
+                raise StateInvalid(f"moves[{len(moves)}]: a truncated amount")
+            byte = raw[at]
+            at += 1
+            to |= (byte & 0x7F) << shift
+            if byte < 0x80:
+                break
+            shift += 7
+        append(Move(seat, kinds[code], to, bool(head & 1)))
     return moves
 
 
