@@ -10,10 +10,10 @@ import random
 from stud_api.stud.v1 import stud_engine_pb2 as pb
 from studengine.api.conversions import VARIANT_TO_PB, table_to_pb
 from studengine.api.views import build_view, build_views, event_to_pb
-from studengine.api.visibility import revealed_seats
 from studengine.cards import format_card
 from studengine.rules.hand import Hand, start_hand
 from studengine.rules.types import CardDealt, Event, Table, Variant
+from studengine.rules.visibility import revealed_seats
 from studengine.state._gen.stud.internal.v1 import state_pb2
 from studengine.state.codec import FORMAT_VERSION, HandRecord, decode, encode, encode_hand
 

@@ -7,10 +7,10 @@ from __future__ import annotations
 import random
 
 from studengine.api.views import build_view
-from studengine.api.visibility import revealed_seats, sees_dealt_card, visible_cards
 from studengine.cards import format_card
 from studengine.rules.hand import Hand, start_hand
 from studengine.rules.types import CardDealt, Table, Variant
+from studengine.rules.visibility import revealed_seats, sees_dealt_card, visible_cards
 
 
 def finished_hands(seed: int, count: int) -> list[Hand]:

@@ -17,9 +17,12 @@ from studengine.state.codec import (
     FORMAT_VERSION,
     HandRecord,
     StateInvalid,
+    _varint,
     decode,
     encode,
     encode_hand,
+    pack_moves,
+    unpack_moves,
 )
 
 
@@ -205,3 +208,32 @@ def test_encode_hand_sets_optional_fields_only_when_present() -> None:
     assert msg.HasField("to_act")
     assert not msg.HasField("community")
     assert not msg.HasField("result")
+
+
+@pytest.mark.parametrize(
+    ("raw", "reason"),
+    [
+        (bytes([0x30]), "moves[0]: seat 3 is not a seat"),
+        (bytes([0x0E]), "moves[0]: unknown action kind 7"),
+        (bytes([0x02, 0x04]), "moves[1]: a truncated amount"),  # CHECK, then a CALL cut off
+        (bytes([0x04, 0x80]), "moves[0]: a truncated amount"),
+    ],
+)
+def test_a_malformed_action_log_is_refused(raw: bytes, reason: str) -> None:
+    hand, _ = start_hand(
+        Variant.SEVEN_CARD_STUD, Table(5, 10, 20, 40), [500, 500, 500], 0, shuffled_deck()
+    )
+    msg = state_pb2.HandState.FromString(encode(record_of(hand)))
+    msg.hand.moves = raw
+    with pytest.raises(StateInvalid) as refused:
+        decode(msg.SerializeToString())
+    assert str(refused.value).startswith(reason), str(refused.value)
+
+
+def test_the_action_log_is_packed_small() -> None:
+    """One byte per fold or check, one plus the varint total per sized action."""
+    hand = random_hand(random.Random(11))
+    packed = pack_moves(hand.moves)
+    sized = [m for m in hand.moves if m.to is not None]
+    assert len(packed) == len(hand.moves) + sum(len(_varint(m.to or 0)) for m in sized)
+    assert unpack_moves(packed, hand.players) == hand.moves

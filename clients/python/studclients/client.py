@@ -4,6 +4,7 @@ target parsing and the chip check (``devserver`` starts a server for a session).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
 from stud_api.stud.v1 import stud_engine_pb2 as pb
 
@@ -70,6 +71,25 @@ def chips_conserved(start_stacks: Sequence[int], update: pb.HandUpdate) -> bool:
     return bool(update.over) and sum(update.result.stacks) == sum(start_stacks)
 
 
+HISTORY_AUDIENCES = {
+    "players": pb.HISTORY_AUDIENCE_PLAYERS,
+    "audit": pb.HISTORY_AUDIENCE_AUDIT,
+}
+
+
+def history_request(update: pb.HandUpdate, audience: str) -> pb.GetHandHistoryRequest:
+    """The GetHandHistory request for a finished hand's last update."""
+    return pb.GetHandHistoryRequest(state=update.state, audience=HISTORY_AUDIENCES[audience])
+
+
+def save_history(directory: Path, history: pb.GetHandHistoryResponse) -> Path:
+    """Write one hand's PHH history as ``DIR/<hand_id>.phh``; returns the path."""
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / f"{history.hand_id}.phh"
+    path.write_text(history.phh, encoding="utf-8")
+    return path
+
+
 def parse_targets(text: str) -> list[str]:
     """``"h1:1,h2:2"`` -> ``["h1:1", "h2:2"]``; each must be ``host:port``."""
     targets = [part.strip() for part in text.split(",") if part.strip()]
@@ -91,11 +111,14 @@ __all__ = [
     "ACTION_WORDS",
     "CALL_TIMEOUT",
     "CHANNEL_OPTIONS",
+    "HISTORY_AUDIENCES",
     "MAX_PLAYERS",
     "VARIANTS",
     "VARIANT_NAMES",
     "chips_conserved",
     "default_table",
     "describe_action",
+    "history_request",
     "parse_targets",
+    "save_history",
 ]

@@ -12,6 +12,7 @@ import random
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import grpc
 from stud_api.stud.v1 import stud_engine_pb2 as pb
@@ -28,12 +29,15 @@ from studclients.bots import (
 from studclients.client import (
     CALL_TIMEOUT,
     CHANNEL_OPTIONS,
+    HISTORY_AUDIENCES,
     MAX_PLAYERS,
     VARIANT_NAMES,
     VARIANTS,
     chips_conserved,
     default_table,
     describe_action,
+    history_request,
+    save_history,
 )
 from studclients.devserver import ServerProcess, start_dev_server
 
@@ -222,6 +226,10 @@ class Game:
             out = sum(update.result.stacks)
             self.write(f"WARNING: chips not conserved ({sum(start)} in, {out} out)")
         self.write(f"Hand {self.hands} over. Stacks: {self._stacks()}")
+        if self.args.history_dir is not None:
+            asked = history_request(update, self.args.history_audience)
+            history = self.stub.GetHandHistory(asked, timeout=CALL_TIMEOUT)
+            self.write(f"History written to {save_history(self.args.history_dir, history)}")
         return True
 
     def prompt(self, update: pb.HandUpdate) -> Decision | None:
@@ -364,6 +372,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=None, help="seed for the bots and the button")
     p.add_argument("--hands", type=int, default=0, help="stop after N hands (0: until you quit)")
     p.add_argument("--target", default=None, help="HOST:PORT of a server (default: start one)")
+    p.add_argument(
+        "--history-dir",
+        type=Path,
+        default=None,
+        help="write each finished hand's history there as HAND_ID.phh (PHH)",
+    )
+    p.add_argument(
+        "--history-audience",
+        choices=sorted(HISTORY_AUDIENCES),
+        default="players",
+        help="the players' history (mucked cards hidden) or the audit one (default %(default)s)",
+    )
     return p
 
 

@@ -9,6 +9,7 @@ from google.protobuf.internal.containers import RepeatedCompositeFieldContainer
 from stud_api.stud.v1 import stud_engine_pb2 as pb
 
 from studengine.cards import DECK_SIZE, format_card
+from studengine.history.phh import Audience
 from studengine.rules.types import ActionType, HandResult, LegalAction, OddChip, Table, Variant
 
 VARIANT_TO_PB = {
@@ -32,6 +33,12 @@ ACTION_TO_PB = {
     ActionType.RAISE: pb.ACTION_TYPE_RAISE,
 }
 ACTION_FROM_PB = {code: a for a, code in ACTION_TO_PB.items()}
+AUDIENCE_TO_PB = {
+    Audience.PLAYERS: pb.HISTORY_AUDIENCE_PLAYERS,
+    Audience.AUDIT: pb.HISTORY_AUDIENCE_AUDIT,
+}
+AUDIENCE_FROM_PB = {code: a for a, code in AUDIENCE_TO_PB.items()}
+AUDIENCE_FROM_PB[pb.HISTORY_AUDIENCE_UNSPECIFIED] = Audience.PLAYERS
 
 
 CARD_TEXT: tuple[str, ...] = tuple(format_card(c) for c in range(DECK_SIZE))

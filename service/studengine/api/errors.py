@@ -42,6 +42,7 @@ class Reason(enum.StrEnum):
     STALE_SEQ = "STALE_SEQ"
     TEST_DECK_REFUSED = "TEST_DECK_REFUSED"
     LIMIT_EXCEEDED = "LIMIT_EXCEEDED"
+    HAND_NOT_OVER = "HAND_NOT_OVER"
 
 
 #: ``stud_rejections_total{reason}``: the labels of the alerts and the dashboard.
@@ -54,6 +55,7 @@ METRIC_LABELS = {
     Reason.STALE_SEQ: "stale_seq",
     Reason.TEST_DECK_REFUSED: "test_deck_refused",
     Reason.LIMIT_EXCEEDED: "limit",
+    Reason.HAND_NOT_OVER: "hand_not_over",
 }
 
 #: Of several violations' reasons, the one ErrorInfo carries: the first in this order.
@@ -225,6 +227,16 @@ def rich_status(error: ApiError) -> status_pb2.Status:
         packed.Pack(detail)
         status.details.append(packed)
     return status
+
+
+def hand_not_over(seq: int) -> ApiError:
+    """FAILED_PRECONDITION: what needs a finished hand (its history) asked of one in play."""
+    return ApiError(
+        grpc.StatusCode.FAILED_PRECONDITION,
+        f"the hand is not over (seq {seq}): its history is written once it ends",
+        Reason.HAND_NOT_OVER,
+        metadata={"seq": str(seq)},
+    )
 
 
 def to_status(error: ApiError) -> grpc.Status:

@@ -20,6 +20,8 @@ from stud_api.stud.v1 import stud_engine_pb2 as pb
 from studengine import cards as cardlib
 from studengine.api.conversions import (
     ACTION_FROM_PB,
+    AUDIENCE_FROM_PB,
+    AUDIENCE_TO_PB,
     ODD_CHIP_FROM_PB,
     VARIANT_FROM_PB,
     add_legal,
@@ -31,6 +33,7 @@ from studengine.api.errors import (
     ApiError,
     Reason,
     Violations,
+    hand_not_over,
     illegal_action,
     limit,
     no_time_left,
@@ -39,6 +42,7 @@ from studengine.api.errors import (
 )
 from studengine.api.observer import Observer, Unobserved
 from studengine.api.views import build_view, fill_views
+from studengine.history.phh import HandMeta, HistoryError, render
 from studengine.rules.hand import Hand, start_hand
 from studengine.rules.types import Event, IllegalAction, InvalidHand, OddChip, Table, Variant
 from studengine.rules.validation import players_problems, table_problems, validate_deck
@@ -275,6 +279,35 @@ class Handlers:
             response.result.CopyFrom(result_to_pb(hand.result))
             response.reveal.CopyFrom(pb.Reveal(salt=record.salt.hex(), deck=cards_text(hand.deck)))
         return response
+
+    # ---- GetHandHistory -----------------------------------------------------------
+
+    def get_hand_history(self, request: pb.GetHandHistoryRequest) -> pb.GetHandHistoryResponse:
+        """A finished hand's history in PHH, for the players or for the audit."""
+        found = Violations()
+        audience = AUDIENCE_FROM_PB.get(request.audience)
+        if audience is None:
+            found.add("audience", f"unknown value {request.audience}")
+        record = self._open(request.state, found)
+        found.check()
+        assert audience is not None
+        hand = record.hand
+        if not hand.over:
+            raise hand_not_over(record.seq)
+        meta = HandMeta(
+            hand_id=record.hand_id.hex(),
+            player_ids=record.player_ids,
+            deck_commitment=deck_commitment(record.hand_id, record.salt, hand.deck),
+            salt=record.salt.hex(),
+        )
+        try:
+            text = render(hand, meta, audience)
+        except HistoryError:  # a state whose action log does not play again: not ours
+            found.found.append(state_violation())
+            found.refuse()
+        return pb.GetHandHistoryResponse(
+            hand_id=record.hand_id.hex(), audience=AUDIENCE_TO_PB[audience], phh=text
+        )
 
     # ---- the shared response ------------------------------------------------------
 

@@ -81,6 +81,11 @@ class StudEngineServicer(pb_grpc.StudEngineServiceServicer):
         remaining = context.time_remaining()
         return _call(lambda r: self.handlers.equity(r, remaining), request, context, self.observer)
 
+    def GetHandHistory(
+        self, request: pb.GetHandHistoryRequest, context: grpc.ServicerContext
+    ) -> pb.GetHandHistoryResponse:
+        return _call(self.handlers.get_hand_history, request, context, self.observer)
+
 
 def _parser(message: type[Message]) -> Callable[[bytes], Message | Malformed]:
     name = message.DESCRIPTOR.name
@@ -100,6 +105,7 @@ METHODS: dict[str, tuple[type[Message], type[Message]]] = {
     "GetView": (pb.GetViewRequest, pb.GetViewResponse),
     "Evaluate": (pb.EvaluateRequest, pb.EvaluateResponse),
     "Equity": (pb.EquityRequest, pb.EquityResponse),
+    "GetHandHistory": (pb.GetHandHistoryRequest, pb.GetHandHistoryResponse),
 }
 
 

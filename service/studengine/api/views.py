@@ -17,7 +17,6 @@ from studengine.api.conversions import (
     cards_text,
     table_to_pb,
 )
-from studengine.api.visibility import revealed_seats, sees_dealt_card, sees_down_cards
 from studengine.rules.hand import Hand
 from studengine.rules.types import (
     ActionTaken,
@@ -33,6 +32,7 @@ from studengine.rules.types import (
     UncalledReturned,
     Variant,
 )
+from studengine.rules.visibility import revealed_seats, sees_dealt_card, sees_down_cards
 
 
 def event_to_pb(event: Event, viewer: int | None) -> pb.Event:

@@ -28,6 +28,7 @@ from studengine.rules.types import (
     HandShown,
     IllegalAction,
     LegalAction,
+    Move,
     PotAwarded,
     Refusal,
     StreetStarted,
@@ -59,6 +60,7 @@ class Hand:
     round: BettingRound  # this street's betting round (the last one once the hand is over)
     over: bool
     result: HandResult | None
+    moves: list[Move]  # every action taken, in order (the deal is the deck)
 
     # ---- what the hand looks like --------------------------------------------------
 
@@ -174,6 +176,7 @@ class Hand:
         moved = betting.take(seat, action)
         self.stacks[seat] -= moved
         self.committed[seat] += moved
+        self.moves.append(Move(seat, action.type, action.to, timeout))
         if action.type is FOLD:
             self.folded[seat] = True
         all_in = self.stacks[seat] == 0
@@ -358,6 +361,7 @@ def start_hand(
         round=BettingRound(table, False, [0] * players, [False] * players, held=False),
         over=False,
         result=None,
+        moves=[],
     )
     events = hand._post_antes()
     events += hand._deal_street()

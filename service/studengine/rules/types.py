@@ -60,6 +60,17 @@ class LegalAction(NamedTuple):
         return self.type.value if self.to is None else f"{self.type.value} {self.to}"
 
 
+class Move(NamedTuple):
+    """One action as the hand keeps it in its log (``Hand.moves``), all a history needs:
+    who acted, how, the round total for a sized action (None for FOLD and CHECK), and
+    whether the clock chose it."""
+
+    seat: int
+    type: ActionType
+    to: int | None = None
+    timeout: bool = False
+
+
 # ---- events: what happened, in order, for clients to animate ----------------------
 # Named tuples: immutable and typed (mypy sees every field).
 

@@ -145,6 +145,11 @@ class StudEngineConnect:
     async def evaluate(self, request: pb.EvaluateRequest, ctx: Any) -> pb.EvaluateResponse:
         return await self._call("Evaluate", self.handlers.evaluate, request)
 
+    async def get_hand_history(
+        self, request: pb.GetHandHistoryRequest, ctx: Any
+    ) -> pb.GetHandHistoryResponse:
+        return await self._call("GetHandHistory", self.handlers.get_hand_history, request)
+
     async def equity(self, request: pb.EquityRequest, ctx: Any) -> pb.EquityResponse:
         timeout_ms = ctx.timeout_ms
         remaining = None if timeout_ms is None else timeout_ms / 1000

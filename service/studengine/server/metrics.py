@@ -87,7 +87,7 @@ def action_taken(variant: str, action: str) -> None:
 
 def rejected(reason: str) -> None:
     """``reason``: bad_request, bad_state, illegal_action, out_of_turn, stale_seq,
-    hand_over, test_deck_refused, limit."""
+    hand_over, hand_not_over (a history asked too early), test_deck_refused, limit."""
     _rejection_child(reason).inc()
 
 

@@ -19,7 +19,17 @@ from google.protobuf.message import DecodeError
 from studengine.cards import DECK_SIZE
 from studengine.rules.betting import BettingRound
 from studengine.rules.hand import Hand
-from studengine.rules.types import HandResult, InvalidHand, OddChip, Pot, ShownHand, Table, Variant
+from studengine.rules.types import (
+    ActionType,
+    HandResult,
+    InvalidHand,
+    Move,
+    OddChip,
+    Pot,
+    ShownHand,
+    Table,
+    Variant,
+)
 from studengine.rules.validation import validate_table
 from studengine.rules.variants import VARIANTS, VariantSpec
 from studengine.state._gen.stud.internal.v1 import state_pb2
@@ -35,6 +45,10 @@ VARIANT_CODES = {Variant.FIVE_CARD_STUD: 1, Variant.SEVEN_CARD_STUD: 2}
 ODD_CHIP_CODES = {OddChip.LEFT_OF_DEALER: 1, OddChip.HIGH_CARD_BY_SUIT: 2}
 VARIANT_BY_CODE = {code: v for v, code in VARIANT_CODES.items()}
 ODD_CHIP_BY_CODE = {code: o for o, code in ODD_CHIP_CODES.items()}
+# the action log's kinds (a 3-bit code each) and which of them carry a round total
+ACTION_KINDS: tuple[ActionType, ...] = tuple(ActionType)
+_KIND_CODES = {kind: code for code, kind in enumerate(ACTION_KINDS)}
+_UNSIZED_CODES = frozenset({_KIND_CODES[ActionType.FOLD], _KIND_CODES[ActionType.CHECK]})
 
 
 class StateInvalid(ValueError):
@@ -120,7 +134,56 @@ def _play_fields(hand: Hand) -> state_pb2.EngineHand:
         msg.last_aggressor = betting.last_aggressor
     if hand.result is not None:
         _fill_result(msg.result, hand.result)
+    if hand.moves:
+        msg.moves = pack_moves(hand.moves)
     return msg
+
+
+def pack_moves(moves: Sequence[Move]) -> bytes:
+    """The action log, compact: per action one byte (seat << 4 | kind << 1 | timeout),
+    then the round total as a varint for a sized action (not FOLD or CHECK)."""
+    out = bytearray()
+    append, codes = out.append, _KIND_CODES
+    for seat, kind, to, timeout in moves:
+        append(seat << 4 | codes[kind] << 1 | timeout)
+        if to is not None:
+            while to > 0x7F:
+                append(to & 0x7F | 0x80)
+                to >>= 7
+            append(to)
+    return bytes(out)
+
+
+def unpack_moves(raw: bytes, players: int) -> list[Move]:
+    """``pack_moves`` undone; StateInvalid names the first malformed action."""
+    moves: list[Move] = []
+    append, kinds, unsized = moves.append, ACTION_KINDS, _UNSIZED_CODES
+    at, end = 0, len(raw)
+    while at < end:
+        head = raw[at]
+        at += 1
+        seat, code = head >> 4, head >> 1 & 7
+        if seat >= players:
+            raise StateInvalid(
+                f"moves[{len(moves)}]: seat {seat} is not a seat (0 to {players - 1})"
+            )
+        if code >= len(kinds):
+            raise StateInvalid(f"moves[{len(moves)}]: unknown action kind {code}")
+        if code in unsized:
+            append(Move(seat, kinds[code], None, bool(head & 1)))
+            continue
+        to = shift = 0
+        while True:
+            if at >= end or shift > 63:
+                raise StateInvalid(f"moves[{len(moves)}]: a truncated amount")
+            byte = raw[at]
+            at += 1
+            to |= (byte & 0x7F) << shift
+            if byte < 0x80:
+                break
+            shift += 7
+        append(Move(seat, kinds[code], to, bool(head & 1)))
+    return moves
 
 
 def _fill_result(msg: state_pb2.EngineResult, r: HandResult) -> None:
@@ -407,6 +470,7 @@ def decode_hand(msg: state_pb2.EngineHand) -> Hand:
         ),
         over=over,
         result=_decode_result(msg.result, players) if over else None,
+        moves=unpack_moves(msg.moves, players),
     )
 
 
