@@ -124,6 +124,10 @@ def _after_the_end(call: Caller) -> tuple[str, Message]:
     return "Act", pb.ActRequest(state=state, seat=0, action=pb.ACTION_TYPE_CHECK)
 
 
+def _history_in_play(call: Caller) -> tuple[str, Message]:
+    return "GetHandHistory", pb.GetHandHistoryRequest(state=_dealt(call).state)
+
+
 def _view_bad_seat(call: Caller) -> tuple[str, Message]:
     return "GetView", pb.GetViewRequest(state=_dealt(call).state, seat=5)
 
@@ -207,4 +211,12 @@ REFUSALS = [
                 variant=pb.VARIANT_SEVEN_CARD_STUD, samples=10**9,
                 players=[pb.EquityPlayer(up_cards=["Ac"]), pb.EquityPlayer(up_cards=["Kd"])])),
             "INVALID_ARGUMENT", "LIMIT_EXCEEDED", fields=("samples",)),
+    Refusal("history: the hand is not over", _history_in_play, "FAILED_PRECONDITION",
+            "HAND_NOT_OVER", {"seq": "*"}),
+    Refusal("history: a state that does not open", _just("GetHandHistory",
+                pb.GetHandHistoryRequest(state=b"forged")),
+            "INVALID_ARGUMENT", "STATE_INVALID", fields=("state",)),
+    Refusal("history: an unknown audience and a state that does not open", _just(
+                "GetHandHistory", pb.GetHandHistoryRequest(state=b"forged", audience=7)),
+            "INVALID_ARGUMENT", "STATE_INVALID", fields=("audience", "state")),
 ]  # fmt: skip

@@ -37,6 +37,7 @@ METHODS = {
     "GetView": "get_view",
     "Evaluate": "evaluate",
     "Equity": "equity",
+    "GetHandHistory": "get_hand_history",
 }
 
 

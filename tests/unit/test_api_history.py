@@ -14,7 +14,7 @@ from studengine.api.errors import ApiError
 from studengine.api.handlers import Handlers, deck_commitment
 from studengine.history.phh import Audience, HandMeta, render
 from studengine.history.reader import parse, replay
-from studengine.state.sealing import KeyRing, Sealer
+from studengine.state.sealing import INVALID_MESSAGE, KeyRing, Sealer
 from support.api_helpers import new_key, random_act, random_start
 
 KEYS = KeyRing([new_key("k1")])
@@ -37,7 +37,9 @@ def test_a_hand_in_play_has_no_history_yet(handlers: Handlers) -> None:
         history(handlers, update.state)
     error = refused.value
     assert error.code == grpc.StatusCode.FAILED_PRECONDITION
-    assert error.reason == "hand_not_over"
+    assert error.reason == "HAND_NOT_OVER"
+    assert error.metric_label == "hand_not_over"
+    assert error.metadata == {"seq": "0"}
     assert "not over" in error.message and "seq 0" in error.message
 
 
@@ -45,10 +47,11 @@ def test_bad_state_and_audience_are_refused(handlers: Handlers) -> None:
     with pytest.raises(ApiError) as refused:
         history(handlers, b"not a state")
     assert refused.value.code == grpc.StatusCode.INVALID_ARGUMENT
-    assert refused.value.reason == "bad_state"
+    assert refused.value.reason == "STATE_INVALID"
     with pytest.raises(ApiError) as refused:
         history(handlers, b"", audience=7)
-    assert refused.value.violations == (("audience", "unknown value 7"),)
+    fields = [(v.field, v.description) for v in refused.value.violations]
+    assert fields == [("audience", "unknown value 7"), ("state", INVALID_MESSAGE)]
 
 
 def test_finished_hands_histories_in_both_renderings(handlers: Handlers) -> None:
