@@ -21,6 +21,7 @@ from studengine import cards as cardlib
 from studengine.api.conversions import (
     ACTION_FROM_PB,
     ODD_CHIP_FROM_PB,
+    RANKING_FROM_PB,
     VARIANT_FROM_PB,
     add_legal,
     cards_text,
@@ -40,6 +41,7 @@ from studengine.api.observer import Observer, Unobserved
 from studengine.api.views import build_view, fill_views
 from studengine.rules.hand import Hand, start_hand
 from studengine.rules.types import Event, IllegalAction, InvalidHand, Table, Variant
+from studengine.rules.variants import VARIANTS
 from studengine.state.codec import HAND_ID_BYTES, MAX_PLAYER_ID, SALT_BYTES, HandRecord
 from studengine.state.sealing import KeyRing, SealedStateInvalid, Sealer
 
@@ -48,7 +50,10 @@ MAX_BETS_LIMIT = 1000
 MAX_PLAYERS_ANY = 10
 MAX_EVALUATE_BATCH = 10_000
 MAX_TEST_DECK = cardlib.DECK_SIZE
-VARIANT_REQUIRED = "must be VARIANT_FIVE_CARD_STUD or VARIANT_SEVEN_CARD_STUD"
+VARIANT_REQUIRED = (
+    "must be VARIANT_FIVE_CARD_STUD, VARIANT_SEVEN_CARD_STUD, VARIANT_RAZZ "
+    "or VARIANT_SEVEN_CARD_STUD_HI_LO"
+)
 
 
 def deck_commitment(hand_id: bytes, salt: bytes, deck: Sequence[int]) -> str:
@@ -93,8 +98,10 @@ class Handlers:
 
     # ---- StartHand ----------------------------------------------------------------
 
-    def _table(self, msg: pb.Table) -> Table:
-        for name in ("ante", "bring_in", "small_bet", "big_bet"):
+    def _table(self, msg: pb.Table, variant: Variant) -> Table:
+        """The table, its options' defaults filled in: the open-pair option on only in the
+        games that have it (the engine refuses it turned on in Razz and Hi-Lo)."""
+        for name in ("ante", "bring_in", "small_bet", "big_bet", "rake_cap"):
             _amount(getattr(msg, name), f"table.{name}")
         max_bets = msg.max_bets if msg.HasField("max_bets") else 4
         if max_bets > MAX_BETS_LIMIT:
@@ -109,15 +116,21 @@ class Handlers:
             big_bet=msg.big_bet,
             max_bets=max_bets,
             uncapped_heads_up=msg.uncapped_heads_up if msg.HasField("uncapped_heads_up") else False,
-            open_pair_big_bet=msg.open_pair_big_bet if msg.HasField("open_pair_big_bet") else True,
+            open_pair_big_bet=(
+                msg.open_pair_big_bet
+                if msg.HasField("open_pair_big_bet")
+                else VARIANTS[variant].open_pair_street is not None
+            ),
             odd_chip=odd_chip,
+            rake_percent_bp=msg.rake_percent_bp,
+            rake_cap=msg.rake_cap,
         )
 
     def start_hand(self, request: pb.StartHandRequest) -> pb.StartHandResponse:
         variant = VARIANT_FROM_PB.get(request.variant)
         if variant is None:
             raise bad_request("variant", VARIANT_REQUIRED)
-        table = self._table(request.table)
+        table = self._table(request.table, variant)
         if len(request.players) > MAX_PLAYERS_ANY:
             raise bad_request("players", f"at most {MAX_PLAYERS_ANY} players")
         ids = []
@@ -268,6 +281,14 @@ class Handlers:
 
         if len(request.hands) > MAX_EVALUATE_BATCH:
             raise limit("hands", f"at most {MAX_EVALUATE_BATCH} hands a call")
+        ranking = RANKING_FROM_PB.get(request.ranking)
+        if ranking is None:
+            raise bad_request("ranking", f"unknown ranking {request.ranking}")
+        evaluate_many, describe = {
+            "high": (evaluator.evaluate_many, evaluator.describe),
+            "low": (evaluator.evaluate_low_many, evaluator.describe_low),
+            "low8": (evaluator.evaluate_low8_many, evaluator.describe_low),
+        }[ranking]
         by_size: dict[int, list[int]] = {5: [], 6: [], 7: []}
         buffers: dict[int, bytearray] = {5: bytearray(), 6: bytearray(), 7: bytearray()}
         for index, hand_msg in enumerate(request.hands):
@@ -283,15 +304,17 @@ class Handlers:
         ranks = [0] * len(request.hands)
         for size, indexes in by_size.items():
             if indexes:
-                for index, rank in zip(
-                    indexes, evaluator.evaluate_many(buffers[size], size), strict=True
-                ):
+                for index, rank in zip(indexes, evaluate_many(buffers[size], size), strict=True):
                     ranks[index] = rank
         values = []
         for rank in ranks:
-            description = evaluator.describe(rank)
+            description = describe(rank)
             values.append(
-                pb.HandValue(rank=rank, category=description.split(",")[0], description=description)
+                pb.HandValue(
+                    rank=rank,
+                    category=_category(description, low=ranking != "high", rank=rank),
+                    description=description,
+                )
             )
         return pb.EvaluateResponse(values=values)
 
@@ -355,19 +378,32 @@ class Handlers:
             raise bad_request("equity", str(error)) from None
         except TimeoutError as error:
             raise ApiError(grpc.StatusCode.DEADLINE_EXCEEDED, str(error), "limit") from None
+        halves = zip(result.high, result.low, strict=True) if result.high else None
+        shares: list[pb.PlayerEquity] = []
+        for w, t, e, s in zip(result.win, result.tie, result.equity, result.stderr, strict=True):
+            share = pb.PlayerEquity(win=w, tie=t, equity=e, stderr=s)
+            if halves is not None:  # Hi-Lo: each half's chances (R-HILO-SPLIT)
+                share.high, share.low = next(halves)
+            shares.append(share)
         return pb.EquityResponse(
-            players=[
-                pb.PlayerEquity(win=w, tie=t, equity=e, stderr=s)
-                for w, t, e, s in zip(
-                    result.win, result.tie, result.equity, result.stderr, strict=True
-                )
-            ],
+            players=shares,
             method=result.method,
             samples=result.samples,
             stderr=max(result.stderr, default=0.0),
             complete=result.complete,
             seed=result.seed or 0,
         )
+
+
+def _category(description: str, *, low: bool, rank: int) -> str:
+    """HandValue.category: the description's head ("Two Pair"); for a low, its pairing
+    ("One Pair", ...), "Low" when unpaired, "No Low" when it does not qualify."""
+    if not low:
+        return description.split(",")[0]
+    if rank == 0:
+        return "No Low"
+    head, comma, _ = description.partition(",")
+    return head if comma else "Low"
 
 
 EQUITY_METHODS = {

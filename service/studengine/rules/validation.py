@@ -1,4 +1,5 @@
-"""Checks on a new hand's settings: each failure names its field (R-SEATS, R-STAKES, R-DECK)."""
+"""Checks on a new hand's settings: each failure names its field (R-SEATS, R-STAKES,
+R-OPEN-PAIR in the games that have it, R-RAKE, R-DECK)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ from collections.abc import Sequence
 from studengine.cards import DECK_SIZE, complete_deck
 from studengine.rules.types import InvalidHand, Table
 from studengine.rules.variants import VariantSpec
+
+MAX_RAKE_BP = 10_000  # R-RAKE: basis points, 100 %
 
 
 def validate_table(table: Table) -> None:
@@ -28,6 +31,23 @@ def validate_table(table: Table) -> None:
         )
     if table.max_bets < 1:
         raise InvalidHand("table.max_bets", f"must be at least 1, got {table.max_bets}")
+    if not 0 <= table.rake_percent_bp <= MAX_RAKE_BP:
+        raise InvalidHand(
+            "table.rake_percent_bp",
+            f"must be 0 to {MAX_RAKE_BP} basis points, got {table.rake_percent_bp}",
+        )
+    if table.rake_cap < 0:
+        raise InvalidHand("table.rake_cap", f"must be 0 (no cap) or more, got {table.rake_cap}")
+
+
+def validate_game(spec: VariantSpec, table: Table) -> None:
+    """The table's options exist in the game: no open-pair option in Razz or Stud Hi-Lo
+    (section 7 of the rulebook)."""
+    if table.open_pair_big_bet and spec.open_pair_street is None:
+        raise InvalidHand(
+            "table.open_pair_big_bet",
+            f"{spec.variant.value} has no open-pair option; it must be off",
+        )
 
 
 def validate_players(spec: VariantSpec, stacks: Sequence[int], button: int) -> None:
