@@ -15,8 +15,8 @@ STAMP  := $(VENV)/.installed
 GEN    := proto/python/stud_api/__init__.py service/studengine/state/_gen/__init__.py
 PROTOS := $(shell find proto -name '*.proto' -not -path '*/node_modules/*')
 BUF    := proto/node_modules/.bin/buf
-# the three distributions, editable; the server with its dev and deploy extras
-EDITABLES := -e ./proto/python -e '.[dev,deploy]' -e ./clients/python
+# the three distributions, editable; the server with its dev, deploy and test extras
+EDITABLES := -e ./proto/python -e '.[dev,deploy,test]' -e ./clients/python
 # CI installs the exact versions of requirements/ci.txt (pip-compile --generate-hashes)
 LOCK   := requirements/ci.txt
 PY_SRC := service tests clients/python benchmarks deploy proto/generate.py proto/python/setup.py
