@@ -217,6 +217,8 @@ class Handlers:
         _bind(seq=record.seq)
         if hand.over:
             self.observer.hand_finished(hand.variant.value)
+            if hand.result is not None and hand.result.rake:
+                self.observer.rake_taken(hand.variant.value, hand.result.rake)
         response = pb.ActResponse()
         self._update(record, events, response.hand)
         return response
