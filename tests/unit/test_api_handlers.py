@@ -175,7 +175,7 @@ def test_fold_or_check_with_an_amount_is_refused_like_a_bad_amount(handlers: Han
             handlers.act, pb.ActRequest(state=update.state, seat=2, action=action(name), to=to)
         )
         assert error.code == grpc.StatusCode.FAILED_PRECONDITION
-        assert error.reason == "illegal_action"
+        assert error.reason == "ILLEGAL_ACTION" and error.metric_label == "illegal_action"
         assert "CALL 10" in error.message and "COMPLETE 20" in error.message
     assert act(handlers, update, 2, "FOLD").to_act == 0
 
@@ -470,7 +470,7 @@ def test_get_view_of_a_finished_hand_reveals_the_deal(handlers: Handlers) -> Non
 def test_refusal_reasons_come_from_the_engines_typed_refusal(handlers: Handlers) -> None:
     """The rejection reason counted is the engine's Refusal, not a match on its words."""
     update = start(handlers)
-    cases = [(0, "CALL", "out_of_turn"), (1, "CHECK", "illegal_action")]
+    cases = [(0, "CALL", "OUT_OF_TURN"), (1, "CHECK", "ILLEGAL_ACTION")]
     for seat, name, reason in cases:
         error = refused(
             handlers.act, pb.ActRequest(state=update.state, seat=seat, action=action(name))
@@ -479,7 +479,7 @@ def test_refusal_reasons_come_from_the_engines_typed_refusal(handlers: Handlers)
     update = act(handlers, update, 1, "COMPLETE")
     update = act(handlers, act(handlers, update, 2, "FOLD"), 0, "FOLD")
     error = refused(handlers.act, pb.ActRequest(state=update.state, seat=1, action=action("CHECK")))
-    assert error.reason == "hand_over"
+    assert error.reason == "HAND_OVER" and error.metric_label == "hand_over"
 
 
 def play_passively(handlers: Handlers, update: pb.HandUpdate) -> list[pb.HandUpdate]:

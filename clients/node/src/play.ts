@@ -5,7 +5,7 @@
 //
 //   node dist/play.js --target 127.0.0.1:50051 [--variant five|seven|razz|hilo]
 //        [--players N] [--rake-bp N] [--rake-cap N] [--seed N] [--json]
-//        [--transport grpc|connect|grpc-web] [--base-url URL]
+//        [--transport grpc|connect|grpc-web] [--base-url URL] [--test-deck Ac,Kd,...]
 
 import { parseArgs } from "node:util";
 import { Code, ConnectError } from "@connectrpc/connect";
@@ -16,7 +16,7 @@ import { attemptsOf } from "./retry.js";
 const USAGE = `usage: node dist/play.js [--target HOST:PORT | --base-url URL]
        [--transport grpc|connect|grpc-web] [--http-version 1.1|2] [--binary]
        [--variant five|seven|razz|hilo] [--players N] [--stack N] [--seed N] [--json]
-       [--rake-bp N] [--rake-cap N]
+       [--rake-bp N] [--rake-cap N] [--test-deck CARD,CARD,...]
        [--attempts N] [--max-backoff-ms N] [--timeout-ms N]`;
 
 interface Args {
@@ -30,6 +30,7 @@ interface Args {
   seed: number;
   rakeBp: number;
   rakeCap: number;
+  testDeck: string[];
   json: boolean;
   attempts: number;
   maxBackoffMs: number;
@@ -58,6 +59,7 @@ function parse(argv: string[]): Args | "help" {
       seed: { type: "string", default: "1" },
       "rake-bp": { type: "string", default: "0" },
       "rake-cap": { type: "string", default: "0" },
+      "test-deck": { type: "string", default: "" },
       json: { type: "boolean", default: false },
       attempts: { type: "string", default: "4" },
       "max-backoff-ms": { type: "string", default: "2000" },
@@ -83,6 +85,7 @@ function parse(argv: string[]): Args | "help" {
     seed: integer("seed", values.seed, 0),
     rakeBp: integer("rake-bp", values["rake-bp"], 0),
     rakeCap: integer("rake-cap", values["rake-cap"], 0),
+    testDeck: values["test-deck"].split(",").filter((c) => c !== ""),
     json: values.json,
     attempts: integer("attempts", values.attempts, 1),
     maxBackoffMs: integer("max-backoff-ms", values["max-backoff-ms"], 0),
@@ -139,7 +142,7 @@ async function main(): Promise<number> {
   });
   try {
     const log = args.json ? () => {} : (line: string) => console.log(line);
-    const { hand, start, actions, conserved } = await playHand(client, { ...args, log });
+    const { hand, start, actions, moves, conserved } = await playHand(client, { ...args, log });
     const pots = hand.result?.pots ?? [];
     const shown = hand.result?.shown ?? [];
     const stacks = hand.result?.stacks ?? [];
@@ -148,8 +151,10 @@ async function main(): Promise<number> {
         JSON.stringify({
           transport: args.transport,
           hand_id: hand.handId,
+          button: hand.spectator?.button ?? null,
           seq: Number(hand.seq),
           actions,
+          moves,
           pots: pots.map((p) => ({
             amount: chips(p.amount),
             eligible: p.eligible,

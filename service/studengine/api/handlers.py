@@ -2,7 +2,8 @@
 codes): open the sealed state, let the rules engine act, build the views, seal the next
 state. Tests call them directly; ``servicer.py`` is a thin gRPC layer over them.
 
-Refusals raise ``ApiError`` (see ``errors.py``). Log context (``hand_id``, ``seq``,
+Refusals raise ``ApiError`` (see ``errors.py``): a malformed request is refused once, with
+every bad field found (``Violations``). Log context (``hand_id``, ``seq``,
 ``seat``, ``action``) is bound with structlog's contextvars for the call interceptor; no
 hidden card, deck, salt or key is ever bound or logged.
 """
@@ -13,7 +14,6 @@ import hashlib
 import os
 from collections.abc import Callable, Sequence
 
-import grpc
 import structlog
 from stud_api.stud.v1 import stud_engine_pb2 as pb
 
@@ -30,17 +30,24 @@ from studengine.api.conversions import (
 )
 from studengine.api.errors import (
     ApiError,
-    bad_request,
-    bad_state,
+    Reason,
+    Violations,
     illegal_action,
-    invalid_hand,
     limit,
+    no_time_left,
     stale_seq,
+    state_violation,
 )
 from studengine.api.observer import Observer, Unobserved
 from studengine.api.views import build_view, fill_views
 from studengine.rules.hand import Hand, start_hand
-from studengine.rules.types import Event, IllegalAction, InvalidHand, Table, Variant
+from studengine.rules.types import Event, IllegalAction, InvalidHand, OddChip, Table, Variant
+from studengine.rules.validation import (
+    game_problems,
+    players_problems,
+    table_problems,
+    validate_deck,
+)
 from studengine.rules.variants import VARIANTS
 from studengine.state.codec import HAND_ID_BYTES, MAX_PLAYER_ID, SALT_BYTES, HandRecord
 from studengine.state.sealing import KeyRing, SealedStateInvalid, Sealer
@@ -65,20 +72,20 @@ def _bind(**values: object) -> None:
     structlog.contextvars.bind_contextvars(**values)
 
 
-def _parse_cards(texts: Sequence[str], field: str) -> list[int]:
+def _parse_cards(texts: Sequence[str], field: str, found: Violations) -> list[int]:
+    """The cards that parse; each one that does not is a violation."""
     parsed = []
     for index, text in enumerate(texts):
         try:
             parsed.append(cardlib.parse_card(text))
         except ValueError:
-            raise bad_request(f"{field}[{index}]", f"not a card: {text[:8]!r}") from None
+            found.add(f"{field}[{index}]", f"not a card: {text[:8]!r}")
     return parsed
 
 
-def _amount(value: int, field: str) -> int:
+def _amount(value: int, field: str, found: Violations) -> None:
     if value > MAX_CHIPS:
-        raise limit(field, f"must be at most {MAX_CHIPS}, got {value}")
-    return value
+        found.limit(field, f"must be at most {MAX_CHIPS}, got {value}")
 
 
 class Handlers:
@@ -98,18 +105,20 @@ class Handlers:
 
     # ---- StartHand ----------------------------------------------------------------
 
-    def _table(self, msg: pb.Table, variant: Variant) -> Table:
-        """The table, its options' defaults filled in: the open-pair option on only in the
-        games that have it (the engine refuses it turned on in Razz and Hi-Lo)."""
+    def _table(self, msg: pb.Table, variant: Variant | None, found: Violations) -> Table:
+        """The table asked for, its options' defaults filled in (the open-pair option on
+        only in the games that have it); every problem with it goes to ``found``, an
+        option the game does not have included (section 7: no open pair in Razz, Hi-Lo)."""
         for name in ("ante", "bring_in", "small_bet", "big_bet", "rake_cap"):
-            _amount(getattr(msg, name), f"table.{name}")
+            _amount(getattr(msg, name), f"table.{name}", found)
         max_bets = msg.max_bets if msg.HasField("max_bets") else 4
         if max_bets > MAX_BETS_LIMIT:
-            raise limit("table.max_bets", f"must be at most {MAX_BETS_LIMIT}, got {max_bets}")
+            found.limit("table.max_bets", f"must be at most {MAX_BETS_LIMIT}, got {max_bets}")
         odd_chip = ODD_CHIP_FROM_PB.get(msg.odd_chip)
         if odd_chip is None:
-            raise bad_request("table.odd_chip", f"unknown value {msg.odd_chip}")
-        return Table(
+            found.add("table.odd_chip", f"unknown value {msg.odd_chip}")
+            odd_chip = OddChip.LEFT_OF_DEALER
+        table = Table(
             ante=msg.ante,
             bring_in=msg.bring_in,
             small_bet=msg.small_bet,
@@ -119,49 +128,77 @@ class Handlers:
             open_pair_big_bet=(
                 msg.open_pair_big_bet
                 if msg.HasField("open_pair_big_bet")
-                else VARIANTS[variant].open_pair_street is not None
+                else variant is None or VARIANTS[variant].open_pair_street is not None
             ),
             odd_chip=odd_chip,
             rake_percent_bp=msg.rake_percent_bp,
             rake_cap=msg.rake_cap,
         )
+        for problem in table_problems(table):
+            found.invalid_hand(problem)
+        if variant is not None:
+            for problem in game_problems(VARIANTS[variant], table):
+                found.invalid_hand(problem)
+        return table
 
-    def start_hand(self, request: pb.StartHandRequest) -> pb.StartHandResponse:
-        variant = VARIANT_FROM_PB.get(request.variant)
-        if variant is None:
-            raise bad_request("variant", VARIANT_REQUIRED)
-        table = self._table(request.table, variant)
+    def _players(
+        self, request: pb.StartHandRequest, variant: Variant | None, found: Violations
+    ) -> list[str]:
+        """The player ids; every problem with the players or the button goes to ``found``."""
         if len(request.players) > MAX_PLAYERS_ANY:
-            raise bad_request("players", f"at most {MAX_PLAYERS_ANY} players")
-        ids = []
+            found.add("players", f"at most {MAX_PLAYERS_ANY} players")
+            return []
+        ids: list[str] = []
         for seat, player in enumerate(request.players):
             if not 0 < len(player.id) <= MAX_PLAYER_ID:
-                raise bad_request(f"players[{seat}].id", f"must be 1 to {MAX_PLAYER_ID} characters")
-            if player.id in ids:
-                raise bad_request(f"players[{seat}].id", "appears twice")
+                found.add(f"players[{seat}].id", f"must be 1 to {MAX_PLAYER_ID} characters")
+            elif player.id in ids:
+                found.add(f"players[{seat}].id", "appears twice")
             ids.append(player.id)
-            _amount(player.stack, f"players[{seat}].stack")
+            _amount(player.stack, f"players[{seat}].stack", found)
+        stacks = [p.stack for p in request.players]
+        spec = VARIANTS[variant or Variant.SEVEN_CARD_STUD]
+        for problem in players_problems(spec, stacks, request.button):
+            if variant is not None or problem.field != "players":  # the count is the variant's
+                found.invalid_hand(problem)
+        return ids
+
+    def _test_deck(self, request: pb.StartHandRequest, found: Violations) -> list[int]:
+        if not self.allow_test_decks:
+            found.add(
+                "test_deck", "test decks are not allowed on this server", Reason.TEST_DECK_REFUSED
+            )
+            return []
+        if len(request.test_deck) > MAX_TEST_DECK:
+            found.add("test_deck", f"at most {MAX_TEST_DECK} cards")
+            return []
+        before = len(found.found)
+        deck = _parse_cards(request.test_deck, "test_deck", found)
+        if len(found.found) == before:  # every card parsed: is it a deck's order?
+            try:
+                validate_deck(deck)
+            except InvalidHand as error:
+                found.invalid_hand(error, prefix="test_")
+        return deck
+
+    def start_hand(self, request: pb.StartHandRequest) -> pb.StartHandResponse:
+        found = Violations()
+        variant = VARIANT_FROM_PB.get(request.variant)
+        if variant is None:
+            found.add("variant", VARIANT_REQUIRED)
+        table = self._table(request.table, variant, found)
+        ids = self._players(request, variant, found)
         test_deck = bool(request.test_deck)
-        if test_deck:
-            if not self.allow_test_decks:
-                raise bad_request(
-                    "test_deck",
-                    "test decks are not allowed on this server",
-                    reason="test_deck_refused",
-                )
-            if len(request.test_deck) > MAX_TEST_DECK:
-                raise bad_request("test_deck", f"at most {MAX_TEST_DECK} cards")
-            deck = _parse_cards(request.test_deck, "test_deck")
-        else:
-            deck = self._shuffle()
+        deck = self._test_deck(request, found) if test_deck else self._shuffle()
+        found.check()
+        assert variant is not None  # else found had a violation
         try:
             hand, events = start_hand(
                 variant, table, [p.stack for p in request.players], request.button, deck
             )
-        except InvalidHand as error:
-            if error.field.startswith("deck"):
-                raise bad_request("test_" + error.field, error.reason) from None
-            raise invalid_hand(error) from None
+        except InvalidHand as error:  # the checks above found none: the engine has its say
+            found.invalid_hand(error, prefix="test_" if error.field.startswith("deck") else "")
+            found.refuse()
         record = HandRecord(
             hand_id=os.urandom(HAND_ID_BYTES),
             seq=0,
@@ -178,28 +215,32 @@ class Handlers:
 
     # ---- Act ----------------------------------------------------------------------
 
-    def _open(self, state: bytes, **context: object) -> HandRecord:
-        """The opened state; binds its hand id and seq (and ``context``) for the log line."""
+    def _open(self, state: bytes, found: Violations, **context: object) -> HandRecord:
+        """The opened state; binds its hand id and seq (and ``context``) for the log line.
+        A state that does not open is refused, with the violations ``found`` so far."""
         try:
             record = self.sealer.open(state)
         except SealedStateInvalid:
-            raise bad_state() from None
+            found.found.append(state_violation())
+            found.refuse()
         _bind(hand_id=record.hand_id.hex(), seq=record.seq, **context)
         return record
 
     def act(self, request: pb.ActRequest) -> pb.ActResponse:
+        found = Violations()
         timeout = request.action == pb.ACTION_TYPE_TIMEOUT
         action = ACTION_FROM_PB.get(request.action)
         if action is None and not timeout:
-            raise bad_request("action", f"unknown action {request.action}")
+            found.add("action", f"unknown action {request.action}")
         seat = request.seat
         label = "TIMEOUT" if timeout else str(action and action.value)
-        record = self._open(request.state, seat=seat, action=label)
+        record = self._open(request.state, found, seat=seat, action=label)
         hand = record.hand
+        if not 0 <= seat < hand.players:
+            found.add("seat", f"must be a seat from 0 to {hand.players - 1}")
+        found.check()
         if request.HasField("expected_seq") and request.expected_seq != record.seq:
             raise stale_seq(request.expected_seq, record.seq)
-        if not 0 <= seat < hand.players:
-            raise bad_request("seat", f"must be a seat from 0 to {hand.players - 1}")
         try:
             if timeout:
                 events = hand.timeout(seat)
@@ -211,7 +252,7 @@ class Handlers:
                 to = request.to if request.HasField("to") else self._smallest(hand, action)
                 events = hand.act(seat, action, to)
         except IllegalAction as error:
-            raise illegal_action(error) from None
+            raise illegal_action(error, record.seq) from None
         self.observer.action_taken(hand.variant.value, label)
         record.seq += 1
         _bind(seq=record.seq)
@@ -232,12 +273,14 @@ class Handlers:
     # ---- GetView ------------------------------------------------------------------
 
     def get_view(self, request: pb.GetViewRequest) -> pb.GetViewResponse:
-        record = self._open(request.state)
+        found = Violations()
+        record = self._open(request.state, found)
         hand = record.hand
         viewer: int | None = None
         if request.HasField("seat"):
             if not 0 <= request.seat < hand.players:
-                raise bad_request("seat", f"must be a seat from 0 to {hand.players - 1}")
+                found.add("seat", f"must be a seat from 0 to {hand.players - 1}")
+            found.check()
             viewer = request.seat
         _bind(seat=viewer)
         response = pb.GetViewResponse(
@@ -283,9 +326,11 @@ class Handlers:
 
         if len(request.hands) > MAX_EVALUATE_BATCH:
             raise limit("hands", f"at most {MAX_EVALUATE_BATCH} hands a call")
+        found = Violations()
         ranking = RANKING_FROM_PB.get(request.ranking)
         if ranking is None:
-            raise bad_request("ranking", f"unknown ranking {request.ranking}")
+            found.add("ranking", f"unknown ranking {request.ranking}")
+            ranking = "high"
         evaluate_many, describe = {
             "high": (evaluator.evaluate_many, evaluator.describe),
             "low": (evaluator.evaluate_low_many, evaluator.describe_low),
@@ -297,12 +342,17 @@ class Handlers:
             field = f"hands[{index}].cards"
             size = len(hand_msg.cards)
             if size not in by_size:
-                raise bad_request(field, f"a hand has 5 to 7 cards, got {size}")
-            hand_cards = _parse_cards(hand_msg.cards, field)
+                found.add(field, f"a hand has 5 to 7 cards, got {size}")
+                continue
+            hand_cards = _parse_cards(hand_msg.cards, field, found)
+            if len(hand_cards) != size:  # a card did not parse
+                continue
             if len(set(hand_cards)) != size:
-                raise bad_request(field, "a card appears twice")
+                found.add(field, "a card appears twice")
+                continue
             by_size[size].append(index)
             buffers[size].extend(hand_cards)
+        found.check()
         ranks = [0] * len(request.hands)
         for size, indexes in by_size.items():
             if indexes:
@@ -326,22 +376,34 @@ class Handlers:
         """Equity of each player; the call's deadline (less a margin) bounds the work."""
         from studengine import equity as eq
 
+        found = Violations()
         variant = VARIANT_FROM_PB.get(request.variant)
         if variant is None:
-            raise bad_request("variant", VARIANT_REQUIRED)
+            found.add("variant", VARIANT_REQUIRED)
         if not 2 <= len(request.players) <= eq.MAX_PLAYERS:
-            raise bad_request("players", f"equity takes 2 to {eq.MAX_PLAYERS} players")
+            found.add("players", f"equity takes 2 to {eq.MAX_PLAYERS} players")
         known = []
-        for index, player in enumerate(request.players):
-            up = _parse_cards(player.up_cards, f"players[{index}].up_cards")
-            down = _parse_cards(player.down_cards, f"players[{index}].down_cards")
+        for index, player in enumerate(request.players[: eq.MAX_PLAYERS]):
+            up = _parse_cards(player.up_cards, f"players[{index}].up_cards", found)
+            down = _parse_cards(player.down_cards, f"players[{index}].down_cards", found)
             known.append(down + up)
+        dead: list[int] = []
         if len(request.dead_cards) > cardlib.DECK_SIZE:
-            raise limit("dead_cards", f"at most {cardlib.DECK_SIZE} cards")
-        dead = _parse_cards(request.dead_cards, "dead_cards")
+            found.limit("dead_cards", f"at most {cardlib.DECK_SIZE} cards")
+        else:
+            dead = _parse_cards(request.dead_cards, "dead_cards", found)
         community = None
         if request.HasField("community_card"):
-            community = _parse_cards([request.community_card], "community_card")[0]
+            parsed = _parse_cards([request.community_card], "community_card", found)
+            community = parsed[0] if parsed else None
+        samples = request.samples or eq.DEFAULT_SAMPLES
+        if samples > eq.MAX_SAMPLES:
+            found.limit("samples", f"at most {eq.MAX_SAMPLES}")
+        method = EQUITY_METHODS.get(request.method)
+        if method is None:
+            found.add("method", f"unknown method {request.method}")
+        found.check()
+        assert variant is not None and method is not None  # else found had a violation
         if request.HasField("street"):
             street = request.street
         else:  # the cards each player holds: the most known of anyone, or by up cards
@@ -351,19 +413,11 @@ class Handlers:
             street = max(most, by_up, first_street)
             if community is not None:
                 street = 7
-        samples = request.samples or eq.DEFAULT_SAMPLES
-        if samples > eq.MAX_SAMPLES:
-            raise limit("samples", f"at most {eq.MAX_SAMPLES}")
-        method = EQUITY_METHODS.get(request.method)
-        if method is None:
-            raise bad_request("method", f"unknown method {request.method}")
         budget = MAX_EQUITY_SECONDS
         if time_remaining is not None:
             budget = min(budget, time_remaining - EQUITY_MARGIN_SECONDS)
             if budget <= 0:
-                raise ApiError(
-                    grpc.StatusCode.DEADLINE_EXCEEDED, "no time left for Equity", "limit"
-                )
+                raise no_time_left("no time left for Equity")
         try:
             result = eq.stud_equity(
                 known,
@@ -377,9 +431,10 @@ class Handlers:
                 deadline=budget,
             )
         except ValueError as error:
-            raise bad_request("equity", str(error)) from None
+            found.add("equity", str(error))
+            found.refuse()
         except TimeoutError as error:
-            raise ApiError(grpc.StatusCode.DEADLINE_EXCEEDED, str(error), "limit") from None
+            raise no_time_left(str(error)) from None
         halves = zip(result.high, result.low, strict=True) if result.high else None
         shares: list[pb.PlayerEquity] = []
         for w, t, e, s in zip(result.win, result.tie, result.equity, result.stderr, strict=True):

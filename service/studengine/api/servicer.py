@@ -45,7 +45,7 @@ def _call(
             raise bad_request("request", f"not a valid {request.type_name} message")
         return handler(request)
     except ApiError as error:
-        observer.rejected(error.reason)
+        observer.rejected(error.metric_label)
         context.abort_with_status(to_status(error))
         raise  # abort_with_status raises; this line is never reached
 

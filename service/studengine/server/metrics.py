@@ -11,7 +11,14 @@ import functools
 import os
 from wsgiref.simple_server import WSGIServer
 
-from prometheus_client import REGISTRY, CollectorRegistry, Counter, Histogram, start_http_server
+from prometheus_client import (
+    REGISTRY,
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    start_http_server,
+)
 from prometheus_client import multiprocess as _multiprocess
 
 MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
@@ -43,6 +50,21 @@ STATE_BYTES = Histogram(
     "Size of the sealed state returned, in bytes.",
     buckets=(256, 512, 768, 1024, 1536, 2048, 3072, 4096, 8192),
 )
+
+
+BUILD_INFO = Gauge(
+    "stud_build_info",
+    "Always 1; the labels say what this server runs: its version, Python, grpcio, protobuf, "
+    "connectrpc, and the evaluator backend (c or python).",
+    ["version", "python", "grpc", "protobuf", "connectrpc", "evaluator"],
+    multiprocess_mode="max",
+)
+
+
+def record_build_info() -> None:
+    from studengine.server.buildinfo import build_info
+
+    BUILD_INFO.labels(**build_info()).set(1)
 
 
 # The helpers below run on every call: each label set's child is looked up once.

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     import grpc
     from grpc_health.v1.health import HealthServicer
 
+    from studengine.server.http import HttpListener
     from studengine.state.sealing import KeyRing
 
 SERVICE_NAME = "stud.v1.StudEngineService"
@@ -81,9 +82,15 @@ def add_health_and_reflection(server: grpc.Server, services: Sequence[str]) -> H
 
 
 def bind(server: grpc.Server, config: ServerConfig) -> int:
-    """Bind the insecure port; the port bound (useful with ``--port 0``)."""
+    """Bind the port (TLS when configured); the port bound (useful with ``--port 0``)."""
+    from studengine.server.tls import grpc_credentials, tls_files
+
+    files = tls_files(config)
     try:
-        port = server.add_insecure_port(config.address)
+        if files is None:
+            port = server.add_insecure_port(config.address)
+        else:
+            port = server.add_secure_port(config.address, grpc_credentials(files))
     except RuntimeError as exc:
         raise ConfigError(f"cannot listen on {config.address}: {exc}") from None
     if port == 0:
@@ -96,11 +103,20 @@ class RunningServer:
     server: grpc.Server
     health: HealthServicer
     port: int
+    http: HttpListener | None = None  # the HTTP port, on its own thread
+
+    @property
+    def http_port(self) -> int | None:
+        return self.http.port if self.http else None
 
     def shutdown(self, grace: float) -> None:
-        """NOT_SERVING, refuse new calls, let calls in flight finish within ``grace``."""
+        """NOT_SERVING, refuse new calls, let calls in flight finish within ``grace`` (both
+        ports drain together)."""
         self.health.enter_graceful_shutdown()
-        self.server.stop(grace).wait()
+        stopped = self.server.stop(grace)
+        if self.http is not None:
+            self.http.stop(grace)
+        stopped.wait()
 
 
 def start_server(config: ServerConfig, keyring: KeyRing, reuse_port: bool = False) -> RunningServer:
@@ -108,12 +124,21 @@ def start_server(config: ServerConfig, keyring: KeyRing, reuse_port: bool = Fals
     from studengine.api.servicer import StudEngineServicer, add_servicer
     from studengine.server import metrics
 
+    metrics.record_build_info()
     server = build_grpc_server(config, reuse_port)
     add_servicer(server, StudEngineServicer(keyring, config.allow_test_decks, metrics))
     checker = add_health_and_reflection(server, [SERVICE_NAME])
     port = bind(server, config)
+    http = None
+    if config.http_port is not None:
+        from studengine.server.http import HttpListener
+        from studengine.server.tls import tls_files
+
+        http = HttpListener(config, keyring, tls_files(config), reuse_port)
     server.start()
-    return RunningServer(server, checker, port)
+    if http is not None:
+        http.start()
+    return RunningServer(server, checker, port, http)
 
 
 def run_single(config: ServerConfig, keys: Keys) -> int:
@@ -123,7 +148,9 @@ def run_single(config: ServerConfig, keys: Keys) -> int:
     stop = stop_event()
     http = serve_metrics(config)
     running = start_server(config, KeyRing(keys))
-    _log.info("serving", host=config.host, port=running.port, workers=1)
+    _log.info(
+        "serving", host=config.host, port=running.port, http_port=running.http_port, workers=1
+    )
     wait_for(stop)
     _log.info("shutting down", grace_seconds=config.grace_seconds)
     running.shutdown(config.grace_seconds)
