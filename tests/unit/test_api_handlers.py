@@ -638,3 +638,23 @@ def test_equity_of_the_new_games(handlers: Handlers) -> None:
     low_draw, trips = hilo.players
     assert low_draw.low > 0.3 and trips.low < low_draw.low and trips.high > low_draw.high
     assert abs(low_draw.equity + trips.equity - 1) < 1e-9
+
+
+def test_observer_hears_the_rake_by_variant() -> None:
+    """R-RAKE: a raked hand's rake is reported with its variant (the server counts it as
+    stud_rake_chips_total{variant})."""
+    recorder = Recorder()
+    handlers = Handlers(KeyRing([new_key("k1")]), allow_test_decks=True, observer=recorder)
+    table = table_7s()
+    table.rake_percent_bp = 1000
+    update = start(
+        handlers,
+        variant=pb.VARIANT_SEVEN_CARD_STUD_HI_LO,
+        table=table,
+        players=[pb.Player(id=f"p{i}", stack=1000) for i in range(3)],
+        test_deck=HILO_DECK,
+    )
+    last = play_passively(handlers, update)[-1]
+    assert last.result.rake > 0
+    raked = [c for c in recorder.calls if c[0] == "rake_taken"]
+    assert raked == [("rake_taken", "SEVEN_CARD_STUD_HI_LO", last.result.rake)]
