@@ -3,6 +3,8 @@ hand laid out card by card."""
 
 from __future__ import annotations
 
+import random
+
 import pytest
 from studengine import evaluator
 from studengine.cards import parse_cards, shuffled_deck
@@ -251,3 +253,19 @@ def test_bad_rake_options_refused_r_rake(options, field):
     with pytest.raises(InvalidHand) as error:
         start_hand(SEVEN, Table(5, 10, 20, 40, **options), [100, 100], 0, shuffled_deck())
     assert error.value.field == field
+
+
+@pytest.mark.parametrize("variant", [RAZZ, HILO], ids=lambda v: v.value)
+def test_eight_players_share_a_community_card_r_community_card(variant):
+    """R-COMMUNITY-CARD in Razz and Hi-Lo: eight players reaching seventh street share one
+    card dealt face up to the middle; every live hand counts it at showdown."""
+    for seed in range(5):
+        deck = list(range(52))
+        random.Random(seed).shuffle(deck)
+        hand, _ = start_hand(variant, TABLE_7R, [1000] * 8, seed % 8, deck)
+        check_down(hand)
+        assert hand.community is not None and hand.result is not None
+        assert all(len(cards) == 6 for cards in hand.cards)
+        ranking = hand.spec.ranking
+        for shown in hand.result.shown:
+            assert shown.rank == ranking.rank([*hand.cards[shown.seat], hand.community])
