@@ -15,8 +15,9 @@ STAMP  := $(VENV)/.installed
 GEN    := proto/python/stud_api/__init__.py service/studengine/state/_gen/__init__.py
 PROTOS := $(shell find proto -name '*.proto' -not -path '*/node_modules/*')
 BUF    := proto/node_modules/.bin/buf
-# the three distributions, editable; the server with its dev, deploy and test extras, the
-# clients with their test extra
+# the three distributions, editable; the server with its dev, deploy and test extras (the
+# PokerKit differential test), the clients with their test extra (stud-table's browser and
+# Compose checks)
 EDITABLES := -e ./proto/python -e '.[dev,deploy,test]' -e './clients/python[test]'
 # CI installs the exact versions of requirements/ci.txt (pip-compile --generate-hashes)
 LOCK   := requirements/ci.txt

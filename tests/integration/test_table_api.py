@@ -195,3 +195,33 @@ def test_restarted_table_resumes_the_hand_in_progress(table: tuple[TableServer, 
         stacks = [r[0] for r in conn.execute("SELECT stack FROM seats")]
     assert over == 1 and steps == list(range(len(steps)))
     assert sum(stacks) == 2000
+
+
+@pytest.mark.parametrize(("variant", "game"), [("razz", "Razz"), ("hilo", "Seven Card Stud Hi-Lo")])
+def test_razz_and_hi_lo_tables_play_a_hand_to_the_end(
+    live_server: Callable[..., Any], tmp_path: Path, variant: str, game: str
+) -> None:
+    """stud-table runs the new games: the table names its game, and a hand called down
+    ends with the chips conserved (no rake at this table)."""
+    engine = live_server()
+    db = tmp_path / "table.db"
+    server = TableServer(
+        engine.target,
+        f"sqlite:///{db}",
+        ["--variant", variant, "--clock", "120", "--pause", "0.5", "--seats", "4"],
+    )
+    try:
+        base = server.url
+        seats, first = seated_pair(base)
+        assert first["table"]["game"] == game
+        hand_id = first["hand"]["id"]
+        while True:
+            seat, page = to_act(base, seats)
+            if page["hand"]["id"] != hand_id:
+                break
+            assert move(base, seats[seat], page, seq=page["hand"]["seq"], **passive(page))[0] == 200
+        with sqlite3.connect(db) as conn:
+            stacks = [r[0] for r in conn.execute("SELECT stack FROM seats")]
+        assert sum(stacks) == 2000
+    finally:
+        server.stop()

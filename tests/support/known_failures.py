@@ -1,7 +1,8 @@
 """Conformance vectors this branch's engine does not pass yet, in one place.
 
-The new games and rake (issue 12) are not built yet: their vectors are expected to fail,
-strictly (an unexpected pass fails the suite, so the marks go when issue 12 lands).
+None today: every public vector must pass, in-process and through a live server. A
+vector marked here is expected to fail, strictly (an unexpected pass fails the suite,
+so a mark goes as soon as the work that fixes it lands).
 """
 
 from __future__ import annotations
@@ -14,12 +15,8 @@ from typing import Any
 
 import pytest
 
-ISSUE_12 = "issue 12: Razz, Seven Card Stud Hi-Lo and rake are not built yet"
-KNOWN_FAILING: dict[str, str] = {
-    "7r-*": ISSUE_12,
-    "7h-*": ISSUE_12,
-    "*-rake-*": ISSUE_12,
-}
+# vector name pattern (fnmatch) -> the issue that makes it pass
+KNOWN_FAILING: dict[str, str] = {}
 
 
 def known_failure(name: str) -> str | None:

@@ -2,7 +2,8 @@
 only the hand's events (what a spectator saw), compared with the engine's
 ``legal_actions`` at every decision of thousands of random hands: every table option,
 ``small_bet == big_bet`` tables, short stacks (R-ACTIONS, R-LEGAL-ONCE, R-BRING-IN-*,
-R-SHORT-BRING-IN, R-ANTE-ALL-IN-LOW, R-CAP, R-OPEN-PAIR, R-HALF-BET, R-TABLE-STAKES).
+R-SHORT-BRING-IN, R-ANTE-ALL-IN-LOW, R-CAP, R-OPEN-PAIR, R-HALF-BET, R-TABLE-STAKES), in
+all four games (Razz brings in by the highest card, R-RAZZ-BRING-IN) and on raked tables.
 
 Nothing here uses the engine's betting code or its round state: the reference replays
 the events of the current round from scratch for each decision.
@@ -32,12 +33,16 @@ FOLD, CHECK, CALL = "FOLD", "CHECK", "CALL"
 BRING_IN, COMPLETE, BET, RAISE = "BRING_IN", "COMPLETE", "BET", "RAISE"
 AGGRESSIVE = {COMPLETE, BET, RAISE}
 # R-LIMITS-5S / R-LIMITS-7S: which betting rounds use the big bet, written out here
+SEVEN_ROUNDS = [False, False, True, True, True]  # Razz and Hi-Lo bet as Seven Card Stud
 BIG_ROUNDS = {
     Variant.FIVE_CARD_STUD: [False, False, True, True],
-    Variant.SEVEN_CARD_STUD: [False, False, True, True, True],
+    Variant.SEVEN_CARD_STUD: SEVEN_ROUNDS,
+    Variant.RAZZ: SEVEN_ROUNDS,
+    Variant.SEVEN_CARD_STUD_HI_LO: SEVEN_ROUNDS,
 }
 OPEN_PAIR_ROUND = 1  # R-OPEN-PAIR: the second betting round
-PLAYERS = {Variant.FIVE_CARD_STUD: (2, 10), Variant.SEVEN_CARD_STUD: (2, 8)}
+OPEN_PAIR_GAMES = {Variant.FIVE_CARD_STUD, Variant.SEVEN_CARD_STUD}  # section 7: not the others
+PLAYERS = {Variant.FIVE_CARD_STUD: (2, 10)}  # R-SEATS: the seven-card games seat 2 to 8
 
 Move = tuple[str, int | None]
 
@@ -47,6 +52,12 @@ def card_order(card: int) -> tuple[int, int]:
     hearts < spades (R-BRING-IN-WHO, R-SUITS)."""
     text = format_card(card)
     return "23456789TJQKA".index(text[0]), "cdhs".index(text[1])
+
+
+def razz_card_order(card: int) -> tuple[int, int]:
+    """(rank, suit) with the ace lowest and the king highest (R-RAZZ-BRING-IN)."""
+    text = format_card(card)
+    return "A23456789TJQK".index(text[0]), "cdhs".index(text[1])
 
 
 @dataclass
@@ -106,7 +117,10 @@ def reference_legal(variant: Variant, table: Table, seen: Seen, me: int) -> list
     if seen.round_index == 0 and all(a.type is ActionType.FOLD for a in seen.actions):
         starters = [p for p in range(players) if seen.in_at_start[p]]
         first_up = {p: seen.up_cards[p][0] for p in starters}
-        low = min(starters, key=lambda p: card_order(first_up[p]))
+        if variant is Variant.RAZZ:  # R-RAZZ-BRING-IN: the highest card, ace low
+            low = max(starters, key=lambda p: razz_card_order(first_up[p]))
+        else:
+            low = min(starters, key=lambda p: card_order(first_up[p]))
         moves: list[Move] = []
         if seen.stacks_at_start[low] == 0:  # R-ANTE-ALL-IN-LOW: an opener who may fold
             moves.append((FOLD, None))
@@ -182,7 +196,7 @@ def reference_legal(variant: Variant, table: Table, seen: Seen, me: int) -> list
     return moves
 
 
-def random_table(rng: random.Random) -> Table:
+def random_table(rng: random.Random, variant: Variant) -> Table:
     small = rng.choice([2, 4, 10, 20, 40])
     return Table(
         ante=rng.choice([0, 1, small // 4, small // 2, small]),
@@ -191,23 +205,25 @@ def random_table(rng: random.Random) -> Table:
         big_bet=small * rng.choice([1, 1, 2, 3]),  # equal sizes often (R-LEGAL-ONCE)
         max_bets=rng.choice([1, 2, 3, 4, 5]),
         uncapped_heads_up=rng.random() < 0.5,
-        open_pair_big_bet=rng.random() < 0.8,
+        open_pair_big_bet=variant in OPEN_PAIR_GAMES and rng.random() < 0.8,
         odd_chip=rng.choice(list(OddChip)),
+        rake_percent_bp=rng.choice([0, 0, 500, 10_000]),
+        rake_cap=rng.choice([0, small]),
     )
 
 
 def test_engine_legal_actions_equal_the_rulebook_reference() -> None:
     """R-ACTIONS, R-LEGAL-ONCE, R-HALF-BET, R-CAP, R-OPEN-PAIR, R-BRING-IN-CHOICE,
     R-SHORT-BRING-IN, R-ANTE-ALL-IN-LOW: the engine offers exactly the reference's moves
-    at every decision of 4,000 random hands."""
+    at every decision of 4,000 random hands of the four games (R-RAZZ-BRING-IN)."""
     rng = random.Random("legal-reference")
     seen_cases: Counter[str] = Counter()
     decisions = 0
     for _ in range(4000):
         variant = rng.choice(list(Variant))
-        low, high = PLAYERS[variant]
+        low, high = PLAYERS.get(variant, (2, 8))
         players = rng.randint(low, high)
-        table = random_table(rng)
+        table = random_table(rng, variant)
         stacks = [rng.randint(1, rng.choice([3, 8, 30]) * table.small_bet) for _ in range(players)]
         deck = list(range(52))
         rng.shuffle(deck)

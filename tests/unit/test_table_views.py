@@ -86,3 +86,21 @@ def test_narration_groups_the_deal_and_names_the_viewer() -> None:
         "Bob mucks",
         "Ann (you) wins 30 from the main pot with Pair",
     ]
+
+
+def test_narration_tells_a_hi_lo_pot_half_by_half() -> None:
+    """R-HILO-SPLIT at the table: a shown hand with its low, a pot's high and low halves."""
+    low = "8-5-4-2-A low"
+    shown = pb.HandShown(seat=1, cards=["As", "2d"], description="One Pair, Aces",
+                         low_description=low)  # fmt: skip
+    awarded = pb.PotAwarded(pot=0, amount=45, winners=[0], shares=[23], description="Flush",
+                            low_winners=[1], low_shares=[22], low_description=low)  # fmt: skip
+    lines = views.narrate(
+        [pb.Event(hand_shown=shown), pb.Event(pot_awarded=awarded)], ["Ann", "Bob"], 0
+    )
+    assert lines == [
+        "Bob shows As 2d: One Pair, Aces and 8-5-4-2-A low",
+        "Ann (you) wins the high half of the main pot, 23, with Flush; "
+        "Bob wins the low half, 22, with 8-5-4-2-A low",
+    ]
+    assert views.game_name(pb.VARIANT_RAZZ) == "Razz"

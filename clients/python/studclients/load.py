@@ -214,7 +214,7 @@ async def strength_async(
 
 async def play_hand(rng: random.Random, cfg: Config, pool: Pool, stats: Stats) -> None:
     variant = (
-        VARIANTS[rng.choice(["five", "seven"])]
+        VARIANTS[rng.choice(list(VARIANTS))]  # the four games, Razz and Hi-Lo included
         if cfg.variant == "mixed"
         else (VARIANTS[cfg.variant])
     )
@@ -392,7 +392,7 @@ def report(
 def format_report(data: dict[str, Any]) -> str:
     lines = [
         f"stud-load: {data['duration_s']:.1f} s, {data['tables']} tables, "
-        f"{data['variant']} stud, {data['players']} players, targets {','.join(data['targets'])}",
+        f"{data['variant']} games, {data['players']} players, targets {','.join(data['targets'])}",
         f"hands   {data['hands']:>9}  {data['hands_per_s']:>9.1f}/s   checked "
         f"{data['hands_checked']}, chips conserved {data['hands_conserved']}, "
         f"unfinished {data['unfinished']}"
@@ -452,7 +452,12 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"seconds to run (default 10; capped at {MAX_SECONDS:.0f})",
     )
     p.add_argument("--hands", type=int, default=0, help="stop after N hands (0: no limit)")
-    p.add_argument("--variant", choices=["five", "seven", "mixed"], default="mixed")
+    p.add_argument(
+        "--variant",
+        choices=[*VARIANTS, "mixed"],
+        default="mixed",
+        help="five, seven, razz, hilo or mixed (all four, hand by hand; the default)",
+    )
     p.add_argument("--players", type=int, default=4, help="players per table (default 4)")
     p.add_argument("--stack", type=int, default=1000)
     p.add_argument(

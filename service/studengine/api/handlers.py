@@ -23,6 +23,7 @@ from studengine.api.conversions import (
     AUDIENCE_FROM_PB,
     AUDIENCE_TO_PB,
     ODD_CHIP_FROM_PB,
+    RANKING_FROM_PB,
     VARIANT_FROM_PB,
     add_legal,
     cards_text,
@@ -45,7 +46,12 @@ from studengine.api.views import build_view, fill_views
 from studengine.history.phh import HandMeta, HistoryError, render
 from studengine.rules.hand import Hand, start_hand
 from studengine.rules.types import Event, IllegalAction, InvalidHand, OddChip, Table, Variant
-from studengine.rules.validation import players_problems, table_problems, validate_deck
+from studengine.rules.validation import (
+    game_problems,
+    players_problems,
+    table_problems,
+    validate_deck,
+)
 from studengine.rules.variants import VARIANTS
 from studengine.state.codec import HAND_ID_BYTES, MAX_PLAYER_ID, SALT_BYTES, HandRecord
 from studengine.state.sealing import KeyRing, SealedStateInvalid, Sealer
@@ -55,7 +61,10 @@ MAX_BETS_LIMIT = 1000
 MAX_PLAYERS_ANY = 10
 MAX_EVALUATE_BATCH = 10_000
 MAX_TEST_DECK = cardlib.DECK_SIZE
-VARIANT_REQUIRED = "must be VARIANT_FIVE_CARD_STUD or VARIANT_SEVEN_CARD_STUD"
+VARIANT_REQUIRED = (
+    "must be VARIANT_FIVE_CARD_STUD, VARIANT_SEVEN_CARD_STUD, VARIANT_RAZZ "
+    "or VARIANT_SEVEN_CARD_STUD_HI_LO"
+)
 
 
 def deck_commitment(hand_id: bytes, salt: bytes, deck: Sequence[int]) -> str:
@@ -100,9 +109,11 @@ class Handlers:
 
     # ---- StartHand ----------------------------------------------------------------
 
-    def _table(self, msg: pb.Table, found: Violations) -> Table:
-        """The table asked for; every problem with it goes to ``found``."""
-        for name in ("ante", "bring_in", "small_bet", "big_bet"):
+    def _table(self, msg: pb.Table, variant: Variant | None, found: Violations) -> Table:
+        """The table asked for, its options' defaults filled in (the open-pair option on
+        only in the games that have it); every problem with it goes to ``found``, an
+        option the game does not have included (section 7: no open pair in Razz, Hi-Lo)."""
+        for name in ("ante", "bring_in", "small_bet", "big_bet", "rake_cap"):
             _amount(getattr(msg, name), f"table.{name}", found)
         max_bets = msg.max_bets if msg.HasField("max_bets") else 4
         if max_bets > MAX_BETS_LIMIT:
@@ -118,11 +129,20 @@ class Handlers:
             big_bet=msg.big_bet,
             max_bets=max_bets,
             uncapped_heads_up=msg.uncapped_heads_up if msg.HasField("uncapped_heads_up") else False,
-            open_pair_big_bet=msg.open_pair_big_bet if msg.HasField("open_pair_big_bet") else True,
+            open_pair_big_bet=(
+                msg.open_pair_big_bet
+                if msg.HasField("open_pair_big_bet")
+                else variant is None or VARIANTS[variant].open_pair_street is not None
+            ),
             odd_chip=odd_chip,
+            rake_percent_bp=msg.rake_percent_bp,
+            rake_cap=msg.rake_cap,
         )
         for problem in table_problems(table):
             found.invalid_hand(problem)
+        if variant is not None:
+            for problem in game_problems(VARIANTS[variant], table):
+                found.invalid_hand(problem)
         return table
 
     def _players(
@@ -170,7 +190,7 @@ class Handlers:
         variant = VARIANT_FROM_PB.get(request.variant)
         if variant is None:
             found.add("variant", VARIANT_REQUIRED)
-        table = self._table(request.table, found)
+        table = self._table(request.table, variant, found)
         ids = self._players(request, variant, found)
         test_deck = bool(request.test_deck)
         deck = self._test_deck(request, found) if test_deck else self._shuffle()
@@ -242,6 +262,8 @@ class Handlers:
         _bind(seq=record.seq)
         if hand.over:
             self.observer.hand_finished(hand.variant.value)
+            if hand.result is not None and hand.result.rake:
+                self.observer.rake_taken(hand.variant.value, hand.result.rake)
         response = pb.ActResponse()
         self._update(record, events, response.hand)
         return response
@@ -338,6 +360,15 @@ class Handlers:
         if len(request.hands) > MAX_EVALUATE_BATCH:
             raise limit("hands", f"at most {MAX_EVALUATE_BATCH} hands a call")
         found = Violations()
+        ranking = RANKING_FROM_PB.get(request.ranking)
+        if ranking is None:
+            found.add("ranking", f"unknown ranking {request.ranking}")
+            ranking = "high"
+        evaluate_many, describe = {
+            "high": (evaluator.evaluate_many, evaluator.describe),
+            "low": (evaluator.evaluate_low_many, evaluator.describe_low),
+            "low8": (evaluator.evaluate_low8_many, evaluator.describe_low),
+        }[ranking]
         by_size: dict[int, list[int]] = {5: [], 6: [], 7: []}
         buffers: dict[int, bytearray] = {5: bytearray(), 6: bytearray(), 7: bytearray()}
         for index, hand_msg in enumerate(request.hands):
@@ -358,15 +389,17 @@ class Handlers:
         ranks = [0] * len(request.hands)
         for size, indexes in by_size.items():
             if indexes:
-                for index, rank in zip(
-                    indexes, evaluator.evaluate_many(buffers[size], size), strict=True
-                ):
+                for index, rank in zip(indexes, evaluate_many(buffers[size], size), strict=True):
                     ranks[index] = rank
         values = []
         for rank in ranks:
-            description = evaluator.describe(rank)
+            description = describe(rank)
             values.append(
-                pb.HandValue(rank=rank, category=description.split(",")[0], description=description)
+                pb.HandValue(
+                    rank=rank,
+                    category=_category(description, low=ranking != "high", rank=rank),
+                    description=description,
+                )
             )
         return pb.EvaluateResponse(values=values)
 
@@ -435,19 +468,32 @@ class Handlers:
             found.refuse()
         except TimeoutError as error:
             raise no_time_left(str(error)) from None
+        halves = zip(result.high, result.low, strict=True) if result.high else None
+        shares: list[pb.PlayerEquity] = []
+        for w, t, e, s in zip(result.win, result.tie, result.equity, result.stderr, strict=True):
+            share = pb.PlayerEquity(win=w, tie=t, equity=e, stderr=s)
+            if halves is not None:  # Hi-Lo: each half's chances (R-HILO-SPLIT)
+                share.high, share.low = next(halves)
+            shares.append(share)
         return pb.EquityResponse(
-            players=[
-                pb.PlayerEquity(win=w, tie=t, equity=e, stderr=s)
-                for w, t, e, s in zip(
-                    result.win, result.tie, result.equity, result.stderr, strict=True
-                )
-            ],
+            players=shares,
             method=result.method,
             samples=result.samples,
             stderr=max(result.stderr, default=0.0),
             complete=result.complete,
             seed=result.seed or 0,
         )
+
+
+def _category(description: str, *, low: bool, rank: int) -> str:
+    """HandValue.category: the description's head ("Two Pair"); for a low, its pairing
+    ("One Pair", ...), "Low" when unpaired, "No Low" when it does not qualify."""
+    if not low:
+        return description.split(",")[0]
+    if rank == 0:
+        return "No Low"
+    head, comma, _ = description.partition(",")
+    return head if comma else "Low"
 
 
 EQUITY_METHODS = {

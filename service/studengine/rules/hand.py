@@ -30,13 +30,19 @@ from studengine.rules.types import (
     LegalAction,
     Move,
     PotAwarded,
+    RakeTaken,
     Refusal,
     StreetStarted,
     Table,
     UncalledReturned,
     Variant,
 )
-from studengine.rules.validation import validate_deck, validate_players, validate_table
+from studengine.rules.validation import (
+    validate_deck,
+    validate_game,
+    validate_players,
+    validate_table,
+)
 from studengine.rules.variants import VARIANTS, VariantSpec
 
 FOLD, CHECK, BRING_IN = ActionType.FOLD, ActionType.CHECK, ActionType.BRING_IN
@@ -278,13 +284,14 @@ class Hand:
         settlement: Settlement = settle(
             Finished(
                 spec=self.spec,
-                odd_chip=self.table.odd_chip,
+                table=self.table,
                 button=self.button,
                 cards=self.cards,
                 community=self.community,
                 committed=self.committed,
                 folded=self.folded,
                 last_round=self.round,
+                rake_due=self.street >= 1,  # R-RAKE: the second round was started
             )
         )
         events: list[Event] = []
@@ -300,17 +307,36 @@ class Hand:
             else:
                 events.append(
                     HandShown(
-                        shown.seat, shown.cards, shown.best_five, shown.rank, shown.description
+                        shown.seat,
+                        shown.cards,
+                        shown.best_five,
+                        shown.rank,
+                        shown.description,
+                        shown.low,
+                        shown.low_best_five,
+                        shown.low_description,
                     )
                 )
+        if settlement.rake:  # R-RAKE: taken from the pots before they are awarded
+            events.append(RakeTaken(settlement.rake))
         pots = settlement.pots
         for index in range(len(pots) - 1, -1, -1):  # R-SPLIT: the last side pot first
             pot = pots[index]
             for seat, share in zip(pot.winners, pot.shares, strict=True):
                 self.stacks[seat] += share
+            for seat, share in zip(pot.low_winners, pot.low_shares, strict=True):
+                self.stacks[seat] += share
             events.append(
                 PotAwarded(
-                    index, pot.amount, pot.winners, pot.shares, settlement.descriptions[index]
+                    index,
+                    pot.amount,
+                    pot.winners,
+                    pot.shares,
+                    settlement.descriptions[index],
+                    pot.low_winners,
+                    pot.low_shares,
+                    settlement.low_descriptions[index],
+                    pot.rake,
                 )
             )
         self.committed = [0] * self.players
@@ -322,6 +348,7 @@ class Hand:
             stacks=tuple(self.stacks),
             shown=tuple(s.shown for s in settlement.showings if s.shown is not None),
             uncalled=() if settlement.uncalled is None else (settlement.uncalled,),
+            rake=settlement.rake,
         )
         events.append(HandEnded(tuple(self.stacks)))
         return events
@@ -341,6 +368,7 @@ def start_hand(
     """
     spec = VARIANTS[variant]
     validate_table(table)
+    validate_game(spec, table)
     validate_players(spec, stacks, button)
     full_deck = validate_deck(deck)
     players = len(stacks)

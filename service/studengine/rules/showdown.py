@@ -1,17 +1,19 @@
-"""The end of a hand, worked out without touching it: uncalled chips back, pots awarded,
-hands shown or mucked (R-SIDE-POTS, R-SHOWDOWN-ORDER, R-MUCK, R-HAND-RANK, R-SPLIT,
-R-ODD-CHIP). ``settle`` returns a ``Settlement``; ``Hand`` applies it.
+"""The end of a hand, worked out without touching it: uncalled chips back, the rake, pots
+awarded (split high and low in Stud Hi-Lo), hands shown or mucked (R-SIDE-POTS, R-RAKE,
+R-SHOWDOWN-ORDER, R-MUCK, R-HILO-MUCK, R-HAND-RANK, R-RAZZ-SHOWDOWN, R-HILO-SPLIT,
+R-SPLIT, R-ODD-CHIP). ``settle`` returns a ``Settlement``; ``Hand`` applies it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 
+from studengine.evaluator import NO_LOW
 from studengine.rules.betting import BettingRound
 from studengine.rules.board import best_board, clockwise_from
-from studengine.rules.pots import build_layers, split_pot, uncalled_chips
-from studengine.rules.types import OddChip, Pot, ShownHand
+from studengine.rules.pots import build_layers, rake_of, split_pot, take_rake, uncalled_chips
+from studengine.rules.types import Pot, ShownHand, Table
 from studengine.rules.variants import VariantSpec
 
 
@@ -28,8 +30,10 @@ class Settlement:
     """Everything the end of a hand moves and reveals."""
 
     uncalled: tuple[int, int] | None  # (seat, chips) nobody matched, returned first
+    rake: int  # chips the house takes from the pots (R-RAKE)
     pots: tuple[Pot, ...]  # main pot first; each pot's winners and their shares
     descriptions: tuple[str, ...]  # each pot's winning hand ("" when uncontested)
+    low_descriptions: tuple[str, ...]  # each pot's winning low ("" when none won it)
     showings: tuple[Showing, ...]  # empty when everyone else folded
 
 
@@ -38,69 +42,141 @@ class Finished:
     """What the showdown reads of a finished hand: its cards, chips and last round."""
 
     spec: VariantSpec
-    odd_chip: OddChip
+    table: Table
     button: int
     cards: Sequence[Sequence[int]]
     community: int | None
     committed: Sequence[int]
     folded: Sequence[bool]
     last_round: BettingRound
+    rake_due: bool  # a second betting round was started (R-RAKE: no drop before)
+
+    def holding(self, seat: int) -> list[int]:
+        """The seat's cards, the community card included (R-COMMUNITY-CARD)."""
+        extra = [] if self.community is None else [self.community]
+        return [*self.cards[seat], *extra]
 
 
 def settle(hand: Finished) -> Settlement:
-    """The settlement of a finished hand (R-SIDE-POTS, R-SPLIT, R-MUCK)."""
+    """The settlement of a finished hand (R-SIDE-POTS, R-RAKE, R-SPLIT, R-HILO-SPLIT,
+    R-MUCK)."""
     players = len(hand.committed)
     committed = list(hand.committed)
-    uncalled = uncalled_chips(committed)
+    uncalled = uncalled_chips(committed)  # returned first, never raked
     if uncalled is not None:
         committed[uncalled[0]] -= uncalled[1]
 
     live = [seat for seat in range(players) if not hand.folded[seat]]
-    ranking = hand.spec.ranking
-    holdings = {
-        seat: [*hand.cards[seat], *([] if hand.community is None else [hand.community])]
-        for seat in live
-    }
-    ranks = {seat: ranking.rank(cards) for seat, cards in holdings.items()} if len(live) > 1 else {}
+    showdown = len(live) > 1
+    ranking, low_ranking = hand.spec.ranking, hand.spec.low_ranking
+    ranks = {seat: ranking.rank(hand.holding(seat)) for seat in live} if showdown else {}
+    lows: dict[int, int] = {}
+    if showdown and low_ranking is not None:
+        lows = {seat: low_ranking.rank(hand.holding(seat)) for seat in live}
 
+    layers = build_layers(committed, hand.folded)
+    rake = rake_of(sum(layer.amount for layer in layers), hand.table) if hand.rake_due else 0
+    rakes = take_rake([layer.amount for layer in layers], rake)
     pots: list[Pot] = []
     descriptions: list[str] = []
-    for layer in build_layers(committed, hand.folded):
-        if ranks and len(layer.eligible) > 1:
-            best = max(ranks[seat] for seat in layer.eligible)
-            winners = tuple(seat for seat in layer.eligible if ranks[seat] == best)
-        else:
-            winners = layer.eligible
-        shares = split_pot(
-            layer.amount,
-            winners,
-            hand.odd_chip,
-            hand.button,
-            players,
-            lambda seat: max(hand.cards[seat]),
+    low_descriptions: list[str] = []
+    for layer, pot_rake in zip(layers, rakes, strict=True):
+        pot = award(hand, layer.amount - pot_rake, layer.eligible, ranks, lows, pot_rake)
+        pots.append(pot)
+        descriptions.append(ranking.describe(ranks[pot.winners[0]]) if ranks else "")
+        low_descriptions.append(
+            low_ranking.describe(lows[pot.low_winners[0]])
+            if low_ranking is not None and pot.low_winners
+            else ""
         )
-        pots.append(Pot(layer.amount, layer.eligible, winners, shares))
-        descriptions.append(ranking.describe(ranks[winners[0]]) if ranks else "")
 
+    showings = show_or_muck(hand, live, pots, ranks, lows) if showdown else []
+    return Settlement(
+        uncalled,
+        rake,
+        tuple(pots),
+        tuple(descriptions),
+        tuple(low_descriptions),
+        tuple(showings),
+    )
+
+
+def best_of(seats: Sequence[int], values: Mapping[int, int]) -> tuple[int, ...]:
+    """The seats holding the largest value (several when tied)."""
+    best = max(values[seat] for seat in seats)
+    return tuple(seat for seat in seats if values[seat] == best)
+
+
+def award(
+    hand: Finished,
+    amount: int,
+    eligible: tuple[int, ...],
+    ranks: Mapping[int, int],
+    lows: Mapping[int, int],
+    rake: int,
+) -> Pot:
+    """One pot's winners and shares. With no showdown (``ranks`` empty) the one player
+    left takes it. In a split game the best qualifying low among the eligible takes
+    half, the odd chip going to the high half; with no qualifying low the high hand
+    takes it all (R-HILO-SPLIT). Ties share their half by R-ODD-CHIP."""
+    winners = best_of(eligible, ranks) if ranks else eligible
+    contenders = [seat for seat in eligible if lows.get(seat, NO_LOW) != NO_LOW]
+    low_winners = best_of(contenders, lows) if contenders else ()
+    low_amount = amount // 2 if low_winners else 0
+    shares = _split(hand, amount - low_amount, winners)
+    low_shares = _split(hand, low_amount, low_winners) if low_winners else ()
+    return Pot(amount, eligible, winners, shares, low_winners, low_shares, rake)
+
+
+def _split(hand: Finished, amount: int, winners: tuple[int, ...]) -> tuple[int, ...]:
+    return split_pot(
+        amount,
+        winners,
+        hand.table.odd_chip,
+        hand.button,
+        len(hand.committed),
+        lambda seat: max(hand.cards[seat]),
+    )
+
+
+def show_or_muck(
+    hand: Finished,
+    live: list[int],
+    pots: Sequence[Pot],
+    ranks: Mapping[int, int],
+    lows: Mapping[int, int],
+) -> list[Showing]:
+    """Each live seat in showing order, shown if it shows first or wins or ties any pot,
+    or any half of one (R-MUCK, R-HILO-MUCK); mucked otherwise."""
+    players = len(hand.committed)
+    ranking, low_ranking = hand.spec.ranking, hand.spec.low_ranking
+    first = first_to_show(hand, live)
+    pot_winners = {seat for pot in pots for seat in (*pot.winners, *pot.low_winners)}
     showings: list[Showing] = []
-    if ranks:
-        first = first_to_show(hand, live)
-        pot_winners = {seat for pot in pots for seat in pot.winners}
-        for seat in clockwise_from(first, players):
-            if hand.folded[seat]:
-                continue
-            shown = None
-            if seat == first or seat in pot_winners:  # R-MUCK
-                rank = ranks[seat]
-                shown = ShownHand(
-                    seat,
-                    tuple(hand.cards[seat]),
-                    tuple(ranking.best_five(holdings[seat])),
-                    rank,
-                    ranking.describe(rank),
+    for seat in clockwise_from(first, players):
+        if hand.folded[seat]:
+            continue
+        shown = None
+        if seat == first or seat in pot_winners:
+            cards = hand.holding(seat)
+            rank = ranks[seat]
+            low = lows.get(seat, NO_LOW)
+            shown = ShownHand(
+                seat,
+                tuple(hand.cards[seat]),
+                tuple(ranking.best_five(cards)),
+                rank,
+                ranking.describe(rank),
+            )
+            if low_ranking is not None and low != NO_LOW:
+                shown = replace(
+                    shown,
+                    low=low,
+                    low_best_five=tuple(low_ranking.best_five(cards)),
+                    low_description=low_ranking.describe(low),
                 )
-            showings.append(Showing(seat, shown))
-    return Settlement(uncalled, tuple(pots), tuple(descriptions), tuple(showings))
+        showings.append(Showing(seat, shown))
+    return showings
 
 
 def first_to_show(hand: Finished, live: list[int]) -> int:

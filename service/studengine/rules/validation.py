@@ -1,7 +1,8 @@
-"""Checks on a new hand's settings: each failure names its field (R-SEATS, R-STAKES, R-DECK).
+"""Checks on a new hand's settings: each failure names its field (R-SEATS, R-STAKES,
+R-OPEN-PAIR in the games that have it, R-RAKE, R-DECK).
 
-``table_problems`` and ``players_problems`` list every failure (the API reports them all);
-``validate_*`` raise the first.
+``table_problems``, ``game_problems`` and ``players_problems`` list every failure (the API
+reports them all); ``validate_*`` raise the first.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ from collections.abc import Sequence
 from studengine.cards import DECK_SIZE, complete_deck
 from studengine.rules.types import InvalidHand, Table
 from studengine.rules.variants import VariantSpec
+
+MAX_RAKE_BP = 10_000  # R-RAKE: basis points, 100 %
 
 
 def table_problems(table: Table) -> list[InvalidHand]:
@@ -37,7 +40,31 @@ def table_problems(table: Table) -> list[InvalidHand]:
         )
     if table.max_bets < 1:
         found.append(InvalidHand("table.max_bets", f"must be at least 1, got {table.max_bets}"))
+    if not 0 <= table.rake_percent_bp <= MAX_RAKE_BP:
+        found.append(
+            InvalidHand(
+                "table.rake_percent_bp",
+                f"must be 0 to {MAX_RAKE_BP} basis points, got {table.rake_percent_bp}",
+            )
+        )
+    if table.rake_cap < 0:
+        found.append(
+            InvalidHand("table.rake_cap", f"must be 0 (no cap) or more, got {table.rake_cap}")
+        )
     return found
+
+
+def game_problems(spec: VariantSpec, table: Table) -> list[InvalidHand]:
+    """The table's options exist in the game: no open-pair option in Razz or Stud Hi-Lo
+    (section 7 of the rulebook)."""
+    if table.open_pair_big_bet and spec.open_pair_street is None:
+        return [
+            InvalidHand(
+                "table.open_pair_big_bet",
+                f"{spec.variant.value} has no open-pair option; it must be off",
+            )
+        ]
+    return []
 
 
 def players_problems(spec: VariantSpec, stacks: Sequence[int], button: int) -> list[InvalidHand]:
@@ -61,6 +88,11 @@ def players_problems(spec: VariantSpec, stacks: Sequence[int], button: int) -> l
 
 def validate_table(table: Table) -> None:
     for problem in table_problems(table):
+        raise problem
+
+
+def validate_game(spec: VariantSpec, table: Table) -> None:
+    for problem in game_problems(spec, table):
         raise problem
 
 

@@ -43,6 +43,7 @@ GRPC_HANDLING_SECONDS = Histogram(
 HANDS_STARTED = Counter("stud_hands_started_total", "Hands started.", ["variant"])
 HANDS_FINISHED = Counter("stud_hands_finished_total", "Hands played to the end.", ["variant"])
 ACTIONS = Counter("stud_actions_total", "Actions applied.", ["variant", "action"])
+RAKE = Counter("stud_rake_chips_total", "Chips taken as rake (R-RAKE).", ["variant"])
 REJECTIONS = Counter("stud_rejections_total", "Requests refused, by reason.", ["reason"])
 STATE_BYTES = Histogram(
     "stud_state_bytes",
@@ -70,6 +71,7 @@ def record_build_info() -> None:
 _started_child = functools.cache(HANDS_STARTED.labels)
 _finished_child = functools.cache(HANDS_FINISHED.labels)
 _action_child = functools.cache(ACTIONS.labels)
+_rake_child = functools.cache(RAKE.labels)
 _rejection_child = functools.cache(REJECTIONS.labels)
 
 
@@ -83,6 +85,10 @@ def hand_finished(variant: str) -> None:
 
 def action_taken(variant: str, action: str) -> None:
     _action_child(variant, action).inc()
+
+
+def rake_taken(variant: str, chips: int) -> None:
+    _rake_child(variant).inc(chips)
 
 
 def rejected(reason: str) -> None:

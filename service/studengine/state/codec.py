@@ -30,7 +30,7 @@ from studengine.rules.types import (
     Table,
     Variant,
 )
-from studengine.rules.validation import validate_table
+from studengine.rules.validation import validate_game, validate_table
 from studengine.rules.variants import VARIANTS, VariantSpec
 from studengine.state._gen.stud.internal.v1 import state_pb2
 
@@ -41,7 +41,12 @@ MAX_PLAYER_ID = 64
 
 FULL_DECK_LIST = list(range(DECK_SIZE))
 _MAX_TABLES = 256  # bound on the caches of distinct tables
-VARIANT_CODES = {Variant.FIVE_CARD_STUD: 1, Variant.SEVEN_CARD_STUD: 2}
+VARIANT_CODES = {
+    Variant.FIVE_CARD_STUD: 1,
+    Variant.SEVEN_CARD_STUD: 2,
+    Variant.RAZZ: 3,
+    Variant.SEVEN_CARD_STUD_HI_LO: 4,
+}
 ODD_CHIP_CODES = {OddChip.LEFT_OF_DEALER: 1, OddChip.HIGH_CARD_BY_SUIT: 2}
 VARIANT_BY_CODE = {code: v for v, code in VARIANT_CODES.items()}
 ODD_CHIP_BY_CODE = {code: o for o, code in ODD_CHIP_CODES.items()}
@@ -87,6 +92,8 @@ def _table_pb(t: Table) -> state_pb2.EngineTable:
         uncapped_heads_up=t.uncapped_heads_up,
         open_pair_big_bet=t.open_pair_big_bet,
         odd_chip=ODD_CHIP_CODES[t.odd_chip],
+        rake_percent_bp=t.rake_percent_bp,
+        rake_cap=t.rake_cap,
     )
 
 
@@ -188,7 +195,15 @@ def unpack_moves(raw: bytes, players: int) -> list[Move]:
 
 def _fill_result(msg: state_pb2.EngineResult, r: HandResult) -> None:
     for p in r.pots:
-        msg.pots.add(amount=p.amount, eligible=p.eligible, winners=p.winners, shares=p.shares)
+        msg.pots.add(
+            amount=p.amount,
+            eligible=p.eligible,
+            winners=p.winners,
+            shares=p.shares,
+            low_winners=p.low_winners,
+            low_shares=p.low_shares,
+            rake=p.rake,
+        )
     msg.stacks.extend(r.stacks)
     for s in r.shown:
         msg.shown.add(
@@ -197,9 +212,13 @@ def _fill_result(msg: state_pb2.EngineResult, r: HandResult) -> None:
             best_five=bytes(s.best_five),
             rank=s.rank,
             description=s.description,
+            low=s.low,
+            low_best_five=bytes(s.low_best_five),
+            low_description=s.low_description,
         )
     for seat, amount in r.uncalled:
         msg.uncalled.add(seat=seat, amount=amount)
+    msg.rake = r.rake
 
 
 _HAND_TAG = bytes([state_pb2.HandState.DESCRIPTOR.fields_by_name["hand"].number << 3 | 2])
@@ -276,14 +295,23 @@ def _decode_result(msg: state_pb2.EngineResult, players: int) -> HandResult:
     pots = []
     for index, p in enumerate(msg.pots):
         _check(len(p.winners) == len(p.shares), f"pot {index}: winners and shares differ")
+        _check(
+            len(p.low_winners) == len(p.low_shares),
+            f"pot {index}: low winners and low shares differ",
+        )
+        _check(p.rake >= 0, f"pot {index}: a negative rake")
         pots.append(
             Pot(
                 amount=p.amount,
                 eligible=_seats(p.eligible, players, f"pot {index} eligible"),
                 winners=_seats(p.winners, players, f"pot {index} winner"),
                 shares=tuple(_chips(p.shares, f"pot {index} shares")),
+                low_winners=_seats(p.low_winners, players, f"pot {index} low winner"),
+                low_shares=tuple(_chips(p.low_shares, f"pot {index} low shares")),
+                rake=p.rake,
             )
         )
+    check_rake(msg.rake, pots)
     _check(len(msg.stacks) == players, "result: one final stack per player")
     shown = [
         ShownHand(
@@ -292,6 +320,9 @@ def _decode_result(msg: state_pb2.EngineResult, players: int) -> HandResult:
             best_five=tuple(_cards(s.best_five, "shown best five")),
             rank=s.rank,
             description=s.description,
+            low=s.low,
+            low_best_five=tuple(_cards(s.low_best_five, "shown low best five")),
+            low_description=s.low_description,
         )
         for s in msg.shown
     ]
@@ -301,6 +332,7 @@ def _decode_result(msg: state_pb2.EngineResult, players: int) -> HandResult:
         stacks=tuple(_chips(msg.stacks, "result stacks")),
         shown=tuple(shown),
         uncalled=uncalled,
+        rake=msg.rake,
     )
 
 
@@ -326,6 +358,8 @@ def _decode_table(msg: state_pb2.EngineTable) -> Table:
         uncapped_heads_up=msg.uncapped_heads_up,
         open_pair_big_bet=msg.open_pair_big_bet,
         odd_chip=odd_chip,
+        rake_percent_bp=msg.rake_percent_bp,
+        rake_cap=msg.rake_cap,
     )
     try:
         validate_table(table)
@@ -370,10 +404,28 @@ def check_chip_amounts(
     _check(all(map(le, round_bets, committed)), "a round bet is above the seat's committed chips")
 
 
-def check_chips_conserved(starting: list[int], stacks: list[int], committed: list[int]) -> None:
-    """R-CHIPS: stacks plus chips committed to the pot are the starting stacks."""
-    have, had = sum(stacks) + sum(committed), sum(starting)
-    _check(have == had, f"chips not conserved: {have} in play, {had} at the start")
+def check_chips_conserved(
+    starting: list[int], stacks: list[int], committed: list[int], rake: int
+) -> None:
+    """R-CONSERVATION: stacks plus chips committed to the pot (plus the rake taken, once
+    the hand is over, R-RAKE) are the starting stacks."""
+    have, had = sum(stacks) + sum(committed) + rake, sum(starting)
+    _check(have == had, f"chips not conserved: {have} in play and raked, {had} at the start")
+
+
+def check_rake(rake: int, pots: Sequence[Pot]) -> None:
+    """R-RAKE: the result's rake is what its pots gave up, never negative."""
+    _check(rake >= 0, "result: a negative rake")
+    from_pots = sum(p.rake for p in pots)
+    _check(rake == from_pots, f"result: rake {rake}, the pots gave up {from_pots}")
+
+
+def check_game_options(spec: VariantSpec, table: Table) -> None:
+    """The table's options exist in the game (no open-pair option in Razz or Hi-Lo)."""
+    try:
+        validate_game(spec, table)
+    except InvalidHand as error:
+        raise StateInvalid(f"{error.field}: {error.reason}") from None
 
 
 def check_deck(raw_deck: bytes, dealt: int) -> None:
@@ -430,10 +482,12 @@ def decode_hand(msg: state_pb2.EngineHand) -> Hand:
     check_seat_count(spec, players)
     check_seat_lists(msg, players)
     check_chip_amounts(starting_stacks, stacks, committed, round_bets)
-    check_chips_conserved(starting_stacks, stacks, committed)
+    check_game_options(spec, table)
     check_deck(raw_deck, dealt)
     check_cards_dealt(spec, raw_cards, community, raw_deck, dealt)
     check_round(spec, msg)
+    result = _decode_result(msg.result, players) if msg.over else None
+    check_chips_conserved(starting_stacks, stacks, committed, 0 if result is None else result.rake)
     over = msg.over
     to_act = _optional_seat(msg, "to_act", players)
     check_to_act(to_act, over, folded, stacks)
@@ -469,7 +523,7 @@ def decode_hand(msg: state_pb2.EngineHand) -> Hand:
             last_aggressor=_optional_seat(msg, "last_aggressor", players),
         ),
         over=over,
-        result=_decode_result(msg.result, players) if over else None,
+        result=result,
         moves=unpack_moves(msg.moves, players),
     )
 

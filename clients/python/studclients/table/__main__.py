@@ -18,14 +18,15 @@ from collections.abc import Sequence
 
 from aiohttp import web
 
+from studclients.client import VARIANTS as CLIENT_VARIANTS
 from studclients.table import botseat
-from studclients.table.engine import Engine, pb
+from studclients.table.engine import Engine
 from studclients.table.game import Tables, TableSettings, Timing
 from studclients.table.store import Store
 from studclients.table.web import Hub, build_app
 
 log = logging.getLogger("stud-table")
-VARIANTS = {"five": pb.VARIANT_FIVE_CARD_STUD, "seven": pb.VARIANT_SEVEN_CARD_STUD}
+VARIANTS = CLIENT_VARIANTS  # five, seven, razz, hilo (Seven Card Stud Hi-Lo)
 TICK_SECONDS = 0.2
 
 
@@ -42,7 +43,7 @@ def build_parser() -> argparse.ArgumentParser:
     add("--port", type=int, default=8080, help="0: any free port")
     add("--table", default="main", help="id of the table to create if missing")
     add("--name", default="Main table")
-    add("--variant", choices=sorted(VARIANTS), default="seven")
+    add("--variant", choices=list(VARIANTS), default="seven")
     add("--seats", type=int, default=6)
     add("--stack", type=int, default=1000, help="chips a new player sits down with")
     add("--ante", type=int, default=5)

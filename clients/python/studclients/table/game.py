@@ -15,14 +15,15 @@ from typing import Any
 
 import sqlalchemy as sa
 
+from studclients.client import MAX_PLAYERS as CLIENT_MAX_PLAYERS
 from studclients.table import botseat, tokens, views
 from studclients.table.engine import Engine, EngineError, pb
 from studclients.table.store import Step, Store
 
 log = logging.getLogger("stud-table")
 
-#: The most players each game seats (rulebook R-PLAYERS).
-MAX_PLAYERS: dict[int, int] = {pb.VARIANT_FIVE_CARD_STUD: 10, pb.VARIANT_SEVEN_CARD_STUD: 8}
+#: The most players each game seats (rulebook R-SEATS): the clients' one table of them.
+MAX_PLAYERS: dict[int, int] = CLIENT_MAX_PLAYERS
 NAME = re.compile(r"^[\w][\w .'-]{0,31}$")
 
 

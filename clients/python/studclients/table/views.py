@@ -4,15 +4,13 @@ narration of the hand from that seat's own filtered events."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
+from studclients.client import VARIANT_NAMES
 from studclients.table.engine import pb
 
-GAMES: dict[int, str] = {
-    pb.VARIANT_FIVE_CARD_STUD: "Five Card Stud",
-    pb.VARIANT_SEVEN_CARD_STUD: "Seven Card Stud",
-}
+GAMES: dict[int, str] = VARIANT_NAMES  # the four games, Razz and Hi-Lo included
 #: Action names on the wire (JSON) and their engine values.
 ACTIONS: dict[str, int] = {
     "fold": pb.ACTION_TYPE_FOLD,
@@ -120,21 +118,36 @@ def narrate(events: Sequence[pb.Event], names: Sequence[str], viewer: int | None
             lines.append(f"{back.amount} uncalled returned to {who(back.seat)}")
         elif kind == "hand_shown":
             shown = event.hand_shown
-            lines.append(f"{who(shown.seat)} shows {' '.join(shown.cards)}: {shown.description}")
+            low = f" and {shown.low_description}" if shown.low_description else ""  # Hi-Lo
+            lines.append(
+                f"{who(shown.seat)} shows {' '.join(shown.cards)}: {shown.description}{low}"
+            )
         elif kind == "hand_mucked":
             lines.append(f"{who(event.hand_mucked.seat)} mucks")
         elif kind == "pot_awarded":
             pot = event.pot_awarded
             label = "the main pot" if pot.pot == 0 else f"side pot {pot.pot}"
-            winners = " and ".join(who(w) for w in pot.winners)
-            text = f"{winners} win{'s' if len(pot.winners) == 1 else ''} {pot.amount} from {label}"
-            if pot.description:
-                text += f" with {pot.description}"
-            lines.append(text)
+            lines.append(award_text(pot, label, who))
         elif kind == "hand_ended":
             lines.append("Hand over")
     flush()
     return lines
+
+
+def award_text(pot: pb.PotAwarded, label: str, who: Callable[[int], str]) -> str:
+    """``"Ada wins 40 from the main pot with One Pair, Kings"``; a Hi-Lo pot half by half."""
+
+    def won(winners: Sequence[int], what: str) -> str:
+        return (
+            f"{' and '.join(who(w) for w in winners)} win{'s' if len(winners) == 1 else ''} {what}"
+        )
+
+    if not pot.low_winners:
+        text = won(pot.winners, f"{pot.amount} from {label}")
+        return text + (f" with {pot.description}" if pot.description else "")
+    high = won(pot.winners, f"the high half of {label}, {sum(pot.shares)}, with {pot.description}")
+    low = won(pot.low_winners, f"the low half, {sum(pot.low_shares)}, with {pot.low_description}")
+    return f"{high}; {low}"
 
 
 def seat_cards(info: pb.SeatInfo) -> list[dict[str, Any]]:
@@ -193,6 +206,7 @@ def hand_view(
                         "cards": list(shown.cards),
                         "best_five": list(shown.best_five),
                         "description": shown.description,
+                        "low_description": shown.low_description,
                     }
                 )
             elif kind == "pot_awarded":
@@ -203,6 +217,9 @@ def hand_view(
                         "winners": [names[w] for w in pot.winners],
                         "shares": list(pot.shares),
                         "description": pot.description,
+                        "low_winners": [names[w] for w in pot.low_winners],
+                        "low_shares": list(pot.low_shares),
+                        "low_description": pot.low_description,
                     }
                 )
     return part, per_seat
