@@ -17,22 +17,9 @@ from studengine.history.reader import PhhError, parse, replay
 from studengine.rules.hand import Hand
 from studengine.rules.types import OddChip, Table, Variant
 from studengine.rules.visibility import revealed_seats
-from support.history_helpers import meta_for, play_random_hand, random_players
+from support.history_helpers import meta_for, play_random_hand, random_players, random_table
 
 VARIANTS = list(Variant)
-
-
-def random_table(rng: random.Random) -> Table:
-    return Table(
-        ante=rng.choice([0, 1, 5]),
-        bring_in=rng.choice([2, 5]),
-        small_bet=10,
-        big_bet=rng.choice([10, 20]),
-        max_bets=rng.choice([3, 4, 5]),
-        uncapped_heads_up=rng.random() < 0.5,
-        open_pair_big_bet=rng.random() < 0.5,
-        odd_chip=rng.choice(list(OddChip)),
-    )
 
 
 def test_every_variant_has_one_phh_code() -> None:
@@ -54,7 +41,7 @@ def test_round_trip_export_replay_same_result(variant: Variant, tmp_path: Path) 
     for index in range(300):
         players = random_players(rng, variant, most=10)
         stacks = [rng.randint(1, 150) if rng.random() < 0.6 else 1000 for _ in range(players)]
-        hand = play_random_hand(rng, variant, random_table(rng), stacks)
+        hand = play_random_hand(rng, variant, random_table(rng, variant), stacks)
         for audience in Audience:
             text = render(hand, meta_for(hand, index), audience)
             played = replay(parse(text))
@@ -100,16 +87,31 @@ def dealt_cards(text: str) -> list[str]:
     return cards
 
 
+def pot_winners(hand: Hand) -> set[int]:
+    """Seats that won or tied any half of any pot (R-MUCK, R-HILO-MUCK)."""
+    assert hand.result is not None
+    return {seat for pot in hand.result.pots for seat in (*pot.winners, *pot.low_winners)}
+
+
+def low_only_winners(hand: Hand) -> set[int]:
+    assert hand.result is not None
+    high = {seat for pot in hand.result.pots for seat in pot.winners}
+    return pot_winners(hand) - high
+
+
 @pytest.mark.parametrize("variant", VARIANTS, ids=lambda v: PHH_CODES[v])
 def test_players_history_never_shows_a_mucked_down_card(variant: Variant) -> None:
-    """R-MUCK: over random hands with showdowns, the players' history names no down card
-    of a hand the showdown did not reveal (as '??' instead), while the audit has them
-    all; and neither shows what the engine's views do not (the same visibility rule)."""
+    """R-MUCK (R-HILO-MUCK in Stud Hi-Lo): over random hands with showdowns, the players'
+    history names no down card of a hand the showdown did not reveal (as '??' instead),
+    while every hand that won or tied any half of any pot is shown with all its cards
+    (``sm``); the audit has every card; and neither shows what the engine's views do not
+    (the same visibility rule)."""
     rng = random.Random(f"muck {variant.value}")
-    mucked_hands = 0
+    mucked_hands = low_only_shown = 0
     for index in range(400):
         players = random_players(rng, variant)
-        hand = play_random_hand(rng, variant, Table(5, 10, 20, 40), [1000] * players, 0.05)
+        table = random_table(rng, variant)
+        hand = play_random_hand(rng, variant, table, [1000] * players, 0.05)
         hidden = hidden_down_cards(hand)
         assert hand.result is not None
         if hand.result.shown and hidden:
@@ -119,9 +121,18 @@ def test_players_history_never_shows_a_mucked_down_card(variant: Variant) -> Non
         assert not hidden & set(shown_cards), players_text
         assert shown_cards.count("??") == len(hidden)
         assert "_deck" not in tomllib.loads(players_text) and "_salt" not in players_text
+        if hand.result.shown:  # a showdown: every winner of a half is revealed, all cards
+            actions = tomllib.loads(players_text)["actions"]
+            player = {seat: f"p{i + 1}" for i, seat in enumerate(dealing_order(hand))}
+            for seat in pot_winners(hand):
+                cards = "".join(map(format_card, hand.cards[seat]))
+                assert f"{player[seat]} sm {cards}" in actions, players_text
+            low_only_shown += bool(low_only_winners(hand))
         audit = dealt_cards(render(hand, meta_for(hand, index), Audience.AUDIT))
         assert hidden <= set(audit) and "??" not in audit
     assert mucked_hands > 100
+    if variant is Variant.SEVEN_CARD_STUD_HI_LO:  # R-HILO-MUCK was exercised
+        assert low_only_shown > 20
 
 
 def test_the_fields_of_a_history() -> None:

@@ -287,8 +287,15 @@ def _weakest_fill(
     variant: Variant, order: list[tuple[Line, int | None, int | None]], unused: list[int]
 ) -> list[int]:
     """Fillers for the hidden cards, player by player the ones that make each hand the
-    weakest it can be under the variant's ranking (a hidden hand lost, if it showed down)."""
-    rank = VARIANTS[variant].ranking.rank
+    weakest it can be under the variant's rankings (a hidden hand lost, if it showed down;
+    in Stud Hi-Lo it won no half of any pot, R-HILO-MUCK: the weakest low first, no
+    qualifying low at all when it can, then the weakest high)."""
+    spec = VARIANTS[variant]
+    rankings = [r.rank for r in (spec.low_ranking, spec.ranking) if r is not None]
+
+    def strength(cards: list[int]) -> tuple[int, ...]:
+        return tuple(rank(cards) for rank in rankings)
+
     board = [card for _, player, card in order if player is None and card is not None]
     pool = list(unused)
     chosen: dict[int, list[int]] = {}
@@ -297,7 +304,7 @@ def _weakest_fill(
         known = [c for _, p, c in order if p == player and c is not None] + board
         need = sum(1 for _, p, c in order if p == player and c is None)
         if len(known) + need >= 5 and need <= 3:
-            pick = min(combinations(pool, need), key=lambda combo: rank([*known, *combo]))
+            pick = min(combinations(pool, need), key=lambda combo: strength([*known, *combo]))
         else:
             pick = tuple(pool[:need])
         chosen[player] = list(pick)
