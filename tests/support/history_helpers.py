@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from studengine.cards import shuffled_deck
+from studengine.cards import FULL_DECK
 from studengine.history.phh import HandMeta
 from studengine.rules.hand import Hand, start_hand
 from studengine.rules.types import ActionType, OddChip, Table, Variant
@@ -39,7 +39,7 @@ def play_random_hand(
 ) -> Hand:
     """A hand played to its end by random legal moves (folding seldom, so that most
     hands reach a showdown)."""
-    deck = shuffled_deck()
+    deck = list(FULL_DECK)  # shuffled by ``rng`` alone: a seed replays the hand
     rng.shuffle(deck)
     hand, _ = start_hand(variant, table, stacks, rng.randrange(len(stacks)), deck)
     while not hand.is_over:
