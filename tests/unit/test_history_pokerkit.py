@@ -11,7 +11,8 @@ Departures from our rulebook, kept out of these hands: PokerKit's stud has no co
 card (R-COMMUNITY-CARD, at most 7 players here); it has no open-pair big bet
 (R-OPEN-PAIR); its rake is a function of each pot, so the rake's "no drop" rule (R-RAKE)
 is given to it as "no rake unless a fourth-street card was dealt", the same thing with no
-all-in, and a hand's cap is its one pot's cap (deep stacks: one pot). PHH defines no
+all-in, and a hand's cap is its one pot's cap (deep stacks: one pot); when a fold ends a
+raked hand PokerKit rakes only part of the pot (``expected_stacks``). PHH defines no
 ``rake`` field (PokerKit's ``HandHistory.rake`` is its rake function, not a field): the
 rake taken is written as ``_rake``.
 
@@ -72,9 +73,10 @@ def pokerkit_stacks(text: str, raked: bool = True) -> list[int]:
 
 def expected_stacks(hand: Hand) -> list[int]:
     """What PokerKit should finish with, in PHH order. Departure (R-RAKE): when a fold ends
-    the hand, PokerKit's rake misses the chips of the last betting round (it rakes only
-    what was gathered into the pot before it), so such a raked hand is played by PokerKit
-    unraked and compared with our stacks before the rake (the rake back to the winner)."""
+    the hand, PokerKit's rake misses chips of the last betting round (e.g. 10% of 290, not
+    of the 330 in the pot, when a raise to 80 over a 40 bet was folded to), so such a raked
+    hand is played by PokerKit unraked and compared with our stacks before the rake (the
+    rake back to the winner)."""
     assert hand.result is not None
     stacks = list(hand.stacks)
     if not hand.result.shown and hand.result.rake:
