@@ -17,22 +17,9 @@ from studengine.history.reader import PhhError, parse, replay
 from studengine.rules.hand import Hand
 from studengine.rules.types import OddChip, Table, Variant
 from studengine.rules.visibility import revealed_seats
-from support.history_helpers import meta_for, play_random_hand, random_players
+from support.history_helpers import meta_for, play_random_hand, random_players, random_table
 
 VARIANTS = list(Variant)
-
-
-def random_table(rng: random.Random) -> Table:
-    return Table(
-        ante=rng.choice([0, 1, 5]),
-        bring_in=rng.choice([2, 5]),
-        small_bet=10,
-        big_bet=rng.choice([10, 20]),
-        max_bets=rng.choice([3, 4, 5]),
-        uncapped_heads_up=rng.random() < 0.5,
-        open_pair_big_bet=rng.random() < 0.5,
-        odd_chip=rng.choice(list(OddChip)),
-    )
 
 
 def test_every_variant_has_one_phh_code() -> None:
@@ -47,25 +34,31 @@ def test_every_variant_has_one_phh_code() -> None:
 @pytest.mark.parametrize("variant", VARIANTS, ids=lambda v: PHH_CODES[v])
 def test_round_trip_export_replay_same_result(variant: Variant, tmp_path: Path) -> None:
     """Export, read back, play through the engine: every action legal and the same
-    finishing stacks, in both renderings, with short stacks (all-ins, side pots) and any
-    table option; every tenth through ``stud-replay`` itself."""
+    finishing stacks and rake, in both renderings, with short stacks (all-ins, side pots)
+    and any table option valid for the game, rake included (R-RAKE); every tenth through
+    ``stud-replay`` itself."""
     rng = random.Random(f"round trip {variant.value}")
     files = []
+    raked = 0
     for index in range(300):
         players = random_players(rng, variant, most=10)
         stacks = [rng.randint(1, 150) if rng.random() < 0.6 else 1000 for _ in range(players)]
-        hand = play_random_hand(rng, variant, random_table(rng), stacks)
+        hand = play_random_hand(rng, variant, random_table(rng, variant), stacks)
+        assert hand.result is not None
         for audience in Audience:
             text = render(hand, meta_for(hand, index), audience)
             played = replay(parse(text))
             assert played.stacks_agree, text
             assert played.stacks == [hand.stacks[s] for s in dealing_order(hand)]
             assert played.actions == len(hand.moves)
+            assert played.rake == hand.result.rake  # R-RAKE: the table's options read back
+        raked += hand.result.rake > 0
         if index % 10 == 0:
             path = tmp_path / f"{index}.phh"
             path.write_text(text)
             files.append(str(path))
     assert cli.main(files) == 0
+    assert raked > 50
 
 
 def test_replay_counts_actions_and_showdown_lines() -> None:
@@ -100,16 +93,31 @@ def dealt_cards(text: str) -> list[str]:
     return cards
 
 
+def pot_winners(hand: Hand) -> set[int]:
+    """Seats that won or tied any half of any pot (R-MUCK, R-HILO-MUCK)."""
+    assert hand.result is not None
+    return {seat for pot in hand.result.pots for seat in (*pot.winners, *pot.low_winners)}
+
+
+def low_only_winners(hand: Hand) -> set[int]:
+    assert hand.result is not None
+    high = {seat for pot in hand.result.pots for seat in pot.winners}
+    return pot_winners(hand) - high
+
+
 @pytest.mark.parametrize("variant", VARIANTS, ids=lambda v: PHH_CODES[v])
 def test_players_history_never_shows_a_mucked_down_card(variant: Variant) -> None:
-    """R-MUCK: over random hands with showdowns, the players' history names no down card
-    of a hand the showdown did not reveal (as '??' instead), while the audit has them
-    all; and neither shows what the engine's views do not (the same visibility rule)."""
+    """R-MUCK (R-HILO-MUCK in Stud Hi-Lo): over random hands with showdowns, the players'
+    history names no down card of a hand the showdown did not reveal (as '??' instead),
+    while every hand that won or tied any half of any pot is shown with all its cards
+    (``sm``); the audit has every card; and neither shows what the engine's views do not
+    (the same visibility rule)."""
     rng = random.Random(f"muck {variant.value}")
-    mucked_hands = 0
+    mucked_hands = low_only_shown = 0
     for index in range(400):
         players = random_players(rng, variant)
-        hand = play_random_hand(rng, variant, Table(5, 10, 20, 40), [1000] * players, 0.05)
+        table = random_table(rng, variant)
+        hand = play_random_hand(rng, variant, table, [1000] * players, 0.05)
         hidden = hidden_down_cards(hand)
         assert hand.result is not None
         if hand.result.shown and hidden:
@@ -119,9 +127,18 @@ def test_players_history_never_shows_a_mucked_down_card(variant: Variant) -> Non
         assert not hidden & set(shown_cards), players_text
         assert shown_cards.count("??") == len(hidden)
         assert "_deck" not in tomllib.loads(players_text) and "_salt" not in players_text
+        if hand.result.shown:  # a showdown: every winner of a half is revealed, all cards
+            actions = tomllib.loads(players_text)["actions"]
+            player = {seat: f"p{i + 1}" for i, seat in enumerate(dealing_order(hand))}
+            for seat in pot_winners(hand):
+                cards = "".join(map(format_card, hand.cards[seat]))
+                assert f"{player[seat]} sm {cards}" in actions, players_text
+            low_only_shown += bool(low_only_winners(hand))
         audit = dealt_cards(render(hand, meta_for(hand, index), Audience.AUDIT))
         assert hidden <= set(audit) and "??" not in audit
     assert mucked_hands > 100
+    if variant is Variant.SEVEN_CARD_STUD_HI_LO:  # R-HILO-MUCK was exercised
+        assert low_only_shown > 20
 
 
 def test_the_fields_of_a_history() -> None:
@@ -268,3 +285,93 @@ def test_the_community_card_round_trips() -> None:
             assert f'"d db {format_card(hand.community)}"' in text
             assert replay(parse(text)).stacks_agree
     assert found >= 5
+
+
+# Up cards Ac (p1), 3c (p2), 9h (p3): Razz counts the ace low, so the 9 is the highest up
+# card (R-RAZZ-BRING-IN); Stud Hi-Lo counts it high, so the 3 is the lowest (R-HILO-BRING-IN).
+BRING_IN = """\
+variant = "{code}"
+antes = [5, 5, 5]
+bring_in = 10
+small_bet = 20
+big_bet = 40
+starting_stacks = [1000, 1000, 1000]
+actions = [
+    "d dh p1 KsQsAc",
+    "d dh p2 QhQd3c",
+    "d dh p3 JhTh9h",
+    "p{first} pb",
+    "p{second} cbr 20",
+    "p{third} f",
+    "p{first} f",
+]
+"""
+
+
+def history_brought_in_by(code: str, first: int) -> str:
+    """The sample with ``p{first}`` bringing in, the next player completing, both others
+    folding (players act in turn to the left: p1, p2, p3, p1, ...)."""
+    second, third = first % 3 + 1, (first + 1) % 3 + 1
+    return BRING_IN.format(code=code, first=first, second=second, third=third)
+
+
+@pytest.mark.parametrize(
+    ("code", "brings_in", "wrong", "finishing"),
+    [
+        ("FR", 3, 2, [1020, 995, 985]),  # R-RAZZ-BRING-IN
+        ("F7S/8", 2, 3, [995, 985, 1020]),  # R-HILO-BRING-IN
+    ],
+)
+def test_the_bring_in_of_razz_and_hi_lo(
+    code: str, brings_in: int, wrong: int, finishing: list[int]
+) -> None:
+    """R-RAZZ-BRING-IN and R-HILO-BRING-IN: the history's bring-in plays when it is the
+    rule's player and is refused, naming the line, when it is not."""
+    text = history_brought_in_by(code, brings_in)
+    played = replay(parse(text + f"finishing_stacks = {finishing}\n"))
+    assert played.stacks_agree and played.stacks == finishing
+    bad = history_brought_in_by(code, wrong)
+    with pytest.raises(PhhError) as refused:
+        replay(parse(bad))
+    assert refused.value.line == 11 and f"'p{wrong} pb'" in str(refused.value)
+
+
+def raked_hand(variant: Variant) -> Hand:
+    rng = random.Random(f"raked {variant.value}")
+    table = Table(5, 10, 20, 40, open_pair_big_bet=False, rake_percent_bp=500, rake_cap=30)
+    while True:
+        hand = play_random_hand(rng, variant, table, [1000] * 4, 0.0)
+        assert hand.result is not None
+        if hand.result.rake:
+            return hand
+
+
+@pytest.mark.parametrize("variant", VARIANTS, ids=lambda v: PHH_CODES[v])
+def test_the_rake_is_written_and_checked(
+    variant: Variant, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """R-RAKE: the rake taken is written as ``_rake`` (PHH has no rake field) with the
+    table's ``_rake_percent_bp`` and ``_rake_cap``; the replay takes the same rake, and
+    ``stud-replay`` reports a history whose rake or rake options differ."""
+    hand = raked_hand(variant)
+    assert hand.result is not None
+    text = render(hand, meta_for(hand, 3), Audience.PLAYERS)
+    fields = tomllib.loads(text)
+    assert "rake" not in fields and fields["_rake"] == hand.result.rake > 0
+    assert (fields["_rake_percent_bp"], fields["_rake_cap"]) == (500, 30)
+    assert sum(fields["starting_stacks"]) - sum(fields["finishing_stacks"]) == fields["_rake"]
+    played = replay(parse(text))
+    assert played.stacks_agree and played.rake == hand.result.rake
+    rake = f"_rake = {hand.result.rake}\n"
+    wrong_rake = text.replace(rake, f"_rake = {hand.result.rake + 1}\n")
+    no_rake = text.replace("_rake_percent_bp = 500\n", "")
+    assert rake in text and wrong_rake != text and no_rake != text
+    paths = []
+    for name, changed in (("wrong_rake", wrong_rake), ("no_rake", no_rake)):
+        assert replay(parse(changed)).stacks_agree is False
+        paths.append(tmp_path / f"{name}.phh")
+        paths[-1].write_text(changed)
+    assert cli.main([str(path) for path in paths]) == 1
+    out = capsys.readouterr().out
+    assert out.count("DIFFERENT") == 2
+    assert f"rake: the history says {hand.result.rake + 1}, the engine {hand.result.rake}" in out

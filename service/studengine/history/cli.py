@@ -1,10 +1,11 @@
 """``stud-replay FILE.phh...``: play hand histories through the engine.
 
 Each file holds one PHH history (ours, or another tool's such as a PokerKit export). For
-each, one line: ``ok`` when every action was legal and the finishing stacks agree (or
-the file records none), ``DIFFERENT`` with both stack lists when they do not, ``ERROR``
-with the file's line and the reason when a line cannot be read or an action is not
-legal. Exit status 0 when every hand is ok, 1 otherwise (2 for bad usage).
+each, one line: ``ok`` when every action was legal and the finishing stacks (and the rake,
+``_rake``, when recorded) agree (or the file records none), ``DIFFERENT`` with both stack
+lists (and both rakes) when they do not, ``ERROR`` with the file's line and the reason
+when a line cannot be read or an action is not legal. Exit status 0 when every hand is ok,
+1 otherwise (2 for bad usage).
 """
 
 from __future__ import annotations
@@ -37,6 +38,11 @@ def check_file(path: Path) -> tuple[bool, str]:
         return False, (
             f"{path}: DIFFERENT ({summary}) finishing stacks: the history says "
             f"{history.finishing_stacks}, the engine {played.stacks}"
+            + (
+                f"; rake: the history says {history.rake}, the engine {played.rake}"
+                if history.rake is not None
+                else ""
+            )
         )
     return True, f"{path}: ok ({summary}, finishing stacks agree)"
 

@@ -4,7 +4,9 @@
 the starting stacks, the action lines each with its line number in the file.
 ``replay(history)`` plays it: the deck is rebuilt from the ``d dh`` lines (PHH players in
 dealing order, ``p1`` on the dealer's left), every action must be legal for the engine at
-that point, and the engine's finishing stacks are compared with ``finishing_stacks``.
+that point, and the engine's finishing stacks are compared with ``finishing_stacks``
+(and the rake it took, R-RAKE, with ``_rake`` when the history has one: the table's rake
+options are read back from ``_rake_percent_bp`` and ``_rake_cap``).
 
 Down cards a history hides (``??``) never change what is legal; the engine needs some
 card there, so they are filled from the cards the history does not use, choosing a fill
@@ -67,6 +69,7 @@ class History:
     starting_stacks: list[int]
     actions: list[Line]
     finishing_stacks: list[int] | None
+    rake: int | None  # `_rake`: the chips the table took (R-RAKE)
     hand: str | None
     players: list[str] | None
     text: str  # the file, to name the line of a field
@@ -74,12 +77,14 @@ class History:
 
 @dataclass(frozen=True)
 class Replayed:
-    """What playing a history gave: the engine's finishing stacks (PHH order) and whether
-    they are the history's (None: it records none)."""
+    """What playing a history gave: the engine's finishing stacks (PHH order) and rake,
+    and whether they are the history's (None: it records no finishing stacks; a history
+    with no ``_rake`` is not checked on its rake)."""
 
     stacks: list[int]
     stacks_agree: bool | None
     actions: int  # betting actions played (not deals or showdown lines)
+    rake: int = 0  # the chips the engine's table took (R-RAKE)
 
 
 # ---- reading the fields -------------------------------------------------------------
@@ -175,6 +180,7 @@ def parse(text: str) -> History:
         starting_stacks=stacks,
         actions=_action_lines(text, _field(text, data, "actions", list, item=str)),
         finishing_stacks=finishing,
+        rake=_field(text, data, "_rake", int, required=False),
         hand=None if data.get("hand") is None else str(data["hand"]),
         players=[str(p) for p in players] if isinstance(players, list) else None,
         text=text,
@@ -284,20 +290,33 @@ def _dealing_order(deal: _Deal) -> list[tuple[Line, int | None, int | None]]:
 
 
 def _weakest_fill(
-    variant: Variant, order: list[tuple[Line, int | None, int | None]], unused: list[int]
+    variant: Variant,
+    order: list[tuple[Line, int | None, int | None]],
+    unused: list[int],
+    first: int = 0,
 ) -> list[int]:
     """Fillers for the hidden cards, player by player the ones that make each hand the
-    weakest it can be under the variant's ranking (a hidden hand lost, if it showed down)."""
-    rank = VARIANTS[variant].ranking.rank
+    weakest it can be under the variant's rankings (a hidden hand lost, if it showed down;
+    in Stud Hi-Lo it won no half of any pot, R-HILO-MUCK: the weakest low first, no
+    qualifying low at all when it can, then the weakest high). Greedy: the hidden hands
+    take their cards in turn from the ``first``-th on, so the last ones may get the
+    leftovers; the caller tries each starting player."""
+    spec = VARIANTS[variant]
+    rankings = [r.rank for r in (spec.low_ranking, spec.ranking) if r is not None]
+
+    def strength(cards: list[int]) -> tuple[int, ...]:
+        return tuple(rank(cards) for rank in rankings)
+
     board = [card for _, player, card in order if player is None and card is not None]
     pool = list(unused)
     chosen: dict[int, list[int]] = {}
     players = {player for _, player, card in order if player is not None and card is None}
-    for player in sorted(players):
+    turns = sorted(players)
+    for player in turns[first:] + turns[:first]:
         known = [c for _, p, c in order if p == player and c is not None] + board
         need = sum(1 for _, p, c in order if p == player and c is None)
         if len(known) + need >= 5 and need <= 3:
-            pick = min(combinations(pool, need), key=lambda combo: rank([*known, *combo]))
+            pick = min(combinations(pool, need), key=lambda combo: strength([*known, *combo]))
         else:
             pick = tuple(pool[:need])
         chosen[player] = list(pick)
@@ -311,8 +330,8 @@ def _weakest_fill(
 
 def _decks(deal: _Deal, variant: Variant, seed: str) -> Iterator[tuple[list[int], set[int]]]:
     """Decks in the engine's dealing order: the cards the history shows, each hidden one
-    filled (first so that each hidden hand is at its weakest, then at random); with each,
-    the positions filled."""
+    filled (first so that each hidden hand is at its weakest, the hidden hands choosing
+    in turn from each one on, then at random); with each, the positions filled."""
     order = _dealing_order(deal)
     seen: set[int] = set()
     for line, _, card in order:
@@ -325,10 +344,12 @@ def _decks(deal: _Deal, variant: Variant, seed: str) -> Iterator[tuple[list[int]
     unused = [c for c in range(DECK_SIZE) if c not in seen]
     holes = {i for i, (_, _, card) in enumerate(order) if card is None}
     rng = random.Random(seed)
-    for attempt in range(FILL_TRIES if holes else 1):
+    hidden_hands = len({player for _, player, card in order if card is None})
+    weakest = hidden_hands if holes else 1
+    for attempt in range(weakest + FILL_TRIES if holes else 1):
         fill = (
-            _weakest_fill(variant, order, unused)
-            if attempt == 0
+            _weakest_fill(variant, order, unused, attempt)
+            if attempt < weakest
             else rng.sample(unused, len(unused))
         )
         spare = iter(fill)
@@ -428,9 +449,13 @@ def replay(history: History) -> Replayed:
         ):
             break  # no hand the history hides was shown: this fill is as good as any
     stacks = list(hand.stacks)
+    rake = 0 if hand.result is None else hand.result.rake
     agree = None if history.finishing_stacks is None else stacks == history.finishing_stacks
+    if agree is not None and history.rake is not None:
+        agree = agree and rake == history.rake
     moves = [line for line in history.actions if line.words[:1] not in (("d",), ())]
-    return Replayed(stacks, agree, sum(1 for line in moves if line.words[1:2] != ("sm",)))
+    played = sum(1 for line in moves if line.words[1:2] != ("sm",))
+    return Replayed(stacks, agree, played, rake)
 
 
 def _positions(hand: Hand, deck: Sequence[int], seat: int) -> list[int]:
