@@ -22,9 +22,10 @@ from pathlib import Path
 from typing import Any
 
 from studengine import evaluator
-from benchmarks.eval import CORE_DIR, best_rates, random_hands
 from studengine.cards import format_cards
 from studengine.evaluator import _twin
+
+from benchmarks.eval import CORE_DIR, best_rates, random_hands
 
 LOW_LOOP_C = r"""
 #include <stdio.h>

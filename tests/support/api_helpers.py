@@ -7,13 +7,14 @@ import base64
 import os
 import random
 from collections.abc import Callable
-from concurrent import futures
 
 import grpc
 from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 from stud_api.stud.v1 import stud_engine_pb2 as pb
 from studengine.cards import format_card
+from studengine.server.config import ServerConfig
+from studengine.server.worker import BackgroundServer
 from studengine.state.sealing import KeyRing
 
 
@@ -107,15 +108,12 @@ def cards_in(message: Message) -> set[int]:
     return found
 
 
-def start_inprocess(keyring: KeyRing, allow_test_decks: bool) -> tuple[grpc.Server, str]:
-    """A real gRPC server in this process on 127.0.0.1 (free port) with the API servicer."""
-    from studengine.api.servicer import StudEngineServicer, add_servicer
-
-    server = grpc.server(futures.ThreadPoolExecutor(max_workers=4))
-    add_servicer(server, StudEngineServicer(keyring, allow_test_decks))
-    port = server.add_insecure_port("127.0.0.1:0")
-    server.start()
-    return server, f"127.0.0.1:{port}"
+def start_inprocess(keyring: KeyRing, allow_test_decks: bool) -> tuple[BackgroundServer, str]:
+    """A real gRPC server in this process on 127.0.0.1 (free port) with the API servicer:
+    the server's own listener on an event loop thread; ``stop()`` it after."""
+    config = ServerConfig(port=0, allow_test_decks=allow_test_decks)
+    server = BackgroundServer(config, keyring)
+    return server, f"127.0.0.1:{server.port}"
 
 
 def call_code(call: Callable[[], object]) -> grpc.StatusCode:

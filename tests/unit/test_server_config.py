@@ -16,7 +16,7 @@ import structlog
 from studengine.server.config import ConfigError, ServerConfig, parse_config
 from studengine.server.logging import LineWriter, configure_logging
 from studengine.server.main import load_keys
-from studengine.server.worker import server_options
+from studengine.server.grpc_listener import server_options
 from studengine.state.keys import new_key_spec, parse_key_spec
 
 
@@ -126,7 +126,11 @@ def test_bad_keys_are_refused_without_echoing_them(tmp_path: Path) -> None:
 
 def test_grpc_options() -> None:
     options = dict(server_options(ServerConfig(max_message_bytes=1000), reuse_port=False))
-    assert options == {"grpc.max_receive_message_length": 1000, "grpc.so_reuseport": 0}
+    assert options == {
+        "grpc.max_receive_message_length": 1000,
+        "grpc.so_reuseport": 0,
+        "grpc.max_concurrent_streams": 100,
+    }
     aged = dict(
         server_options(
             ServerConfig(max_connection_age_seconds=30, grace_seconds=5), reuse_port=True

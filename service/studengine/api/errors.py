@@ -2,7 +2,8 @@
 
 Handlers raise ``ApiError``; the servicer turns it into a status with ``to_status``.
 INVALID_ARGUMENT carries ``google.rpc.BadRequest`` field violations; FAILED_PRECONDITION
-names the legal moves; ABORTED is a stale ``expected_seq``. ``reason`` is machine-readable
+names the legal moves; ABORTED is a stale ``expected_seq``; RESOURCE_EXHAUSTED is a
+server too busy for more expensive calls (``overloaded``). ``reason`` is machine-readable
 (the servicer reports each refusal by it: ``stud_rejections_total``).
 """
 
@@ -76,6 +77,16 @@ def limit(field: str, description: str) -> ApiError:
     return bad_request(field, description, reason="limit")
 
 
+def overloaded(method: str, limit: int) -> ApiError:
+    """This worker already holds its limit of expensive calls: retry later or elsewhere."""
+    return ApiError(
+        grpc.StatusCode.RESOURCE_EXHAUSTED,
+        f"{method}: this server is busy with {limit} expensive calls (its limit); "
+        "retry with backoff",
+        "overloaded",
+    )
+
+
 def to_status(error: ApiError) -> grpc.Status:
     """The gRPC status (with rich details) for a refusal."""
     status = status_pb2.Status(code=_CODES[error.code], message=error.message)
@@ -111,4 +122,5 @@ _CODES = {
     grpc.StatusCode.UNIMPLEMENTED: code_pb2.UNIMPLEMENTED,
     grpc.StatusCode.DEADLINE_EXCEEDED: code_pb2.DEADLINE_EXCEEDED,
     grpc.StatusCode.RESOURCE_EXHAUSTED: code_pb2.RESOURCE_EXHAUSTED,
+    grpc.StatusCode.CANCELLED: code_pb2.CANCELLED,
 }

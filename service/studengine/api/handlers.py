@@ -48,6 +48,8 @@ MAX_BETS_LIMIT = 1000
 MAX_PLAYERS_ANY = 10
 MAX_EVALUATE_BATCH = 10_000
 MAX_TEST_DECK = cardlib.DECK_SIZE
+DEFAULT_EQUITY_CPU_SECONDS = 2.0  # CPU time one Equity call may use (about 4x the largest)
+_log = structlog.get_logger("studengine.api")
 VARIANT_REQUIRED = "must be VARIANT_FIVE_CARD_STUD or VARIANT_SEVEN_CARD_STUD"
 
 
@@ -85,8 +87,10 @@ class Handlers:
         allow_test_decks: bool,
         shuffle: Callable[[], list[int]] = cardlib.shuffled_deck,
         observer: Observer | None = None,
+        equity_cpu_seconds: float = DEFAULT_EQUITY_CPU_SECONDS,
     ) -> None:
         self.sealer = Sealer(keyring, allow_test_decks)
+        self.equity_cpu_seconds = equity_cpu_seconds
         self.observer: Observer = observer or Unobserved()
         self.allow_test_decks = allow_test_decks
         self._shuffle = shuffle
@@ -124,6 +128,11 @@ class Handlers:
         for seat, player in enumerate(request.players):
             if not 0 < len(player.id) <= MAX_PLAYER_ID:
                 raise bad_request(f"players[{seat}].id", f"must be 1 to {MAX_PLAYER_ID} characters")
+            if not player.id.isprintable():
+                raise bad_request(
+                    f"players[{seat}].id",
+                    "must be printable text (no control, format or separator characters)",
+                )
             if player.id in ids:
                 raise bad_request(f"players[{seat}].id", "appears twice")
             ids.append(player.id)
@@ -235,9 +244,8 @@ class Handlers:
         )
         if hand.to_act is not None:
             response.to_act = hand.to_act
-        if hand.result is not None:
+        if hand.result is not None:  # never the reveal: it implies the mucked hands
             response.result.CopyFrom(result_to_pb(hand.result))
-            response.reveal.CopyFrom(pb.Reveal(salt=record.salt.hex(), deck=cards_text(hand.deck)))
         return response
 
     # ---- the shared response ------------------------------------------------------
@@ -296,9 +304,14 @@ class Handlers:
         return pb.EvaluateResponse(values=values)
 
     def equity(
-        self, request: pb.EquityRequest, time_remaining: float | None = None
+        self,
+        request: pb.EquityRequest,
+        time_remaining: float | None = None,
+        cancelled: Callable[[], bool] | None = None,
     ) -> pb.EquityResponse:
-        """Equity of each player; the call's deadline (less a margin) bounds the work."""
+        """Equity of each player. The call's deadline (less a margin) bounds the work, and
+        so do ``MAX_EQUITY_SECONDS`` of wall clock and ``equity_cpu_seconds`` of CPU time
+        whatever the deadline; ``cancelled`` (asked between chunks) stops it early."""
         from studengine import equity as eq
 
         variant = VARIANT_FROM_PB.get(request.variant)
@@ -350,7 +363,13 @@ class Handlers:
                 samples=samples,
                 seed=request.seed if request.HasField("seed") else None,
                 deadline=budget,
+                cpu_seconds=self.equity_cpu_seconds,
+                cancelled=cancelled,
             )
+        except eq.Cancelled as stopped:
+            self.observer.work_cancelled("Equity")
+            _log.info("work cancelled", work="Equity", deals=stopped.deals, planned=stopped.planned)
+            raise ApiError(grpc.StatusCode.CANCELLED, str(stopped), "cancelled") from None
         except ValueError as error:
             raise bad_request("equity", str(error)) from None
         except TimeoutError as error:

@@ -1,5 +1,5 @@
 """What the API reports as it works: hands started and finished, actions applied, refusals
-by reason, sealed-state sizes. The server passes its Prometheus metrics
+by reason, sealed-state sizes, expensive work stopped because its caller cancelled. The server passes its Prometheus metrics
 (``studengine.server.metrics``, a module that fits ``Observer``); by default nothing is
 reported, so the API needs nothing from the layer above it."""
 
@@ -19,6 +19,8 @@ class Observer(Protocol):
 
     def state_size(self, nbytes: int) -> None: ...
 
+    def work_cancelled(self, method: str) -> None: ...
+
 
 class Unobserved:
     """Reports nothing (handlers used on their own, in tests or tools)."""
@@ -36,4 +38,7 @@ class Unobserved:
         pass
 
     def state_size(self, nbytes: int) -> None:
+        pass
+
+    def work_cancelled(self, method: str) -> None:
         pass
