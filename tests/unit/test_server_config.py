@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 import structlog
 from studengine.server.config import ConfigError, ServerConfig, parse_config
+from studengine.server.grpc_listener import server_options
 from studengine.server.logging import LineWriter, configure_logging
 from studengine.server.main import load_keys
-from studengine.server.grpc_listener import server_options
 from studengine.state.keys import new_key_spec, parse_key_spec
 
 

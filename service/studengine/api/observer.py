@@ -1,7 +1,8 @@
 """What the API reports as it works: hands started and finished, actions applied, refusals
-by reason, sealed-state sizes, expensive work stopped because its caller cancelled. The server passes its Prometheus metrics
-(``studengine.server.metrics``, a module that fits ``Observer``); by default nothing is
-reported, so the API needs nothing from the layer above it."""
+by reason, sealed-state sizes, expensive work stopped because its caller cancelled. The
+server passes its Prometheus metrics (``studengine.server.metrics``, a module that fits
+``Observer``); by default nothing is reported, so the API needs nothing from the layer
+above it."""
 
 from __future__ import annotations
 
