@@ -77,7 +77,9 @@ def test_health_answers_within_the_probe_timeout_under_sixteen_heavy_equity_call
             time.sleep(0.1)
         results = [call.result() for call in calls]
     assert all(r.samples == 2_000_000 and r.complete for r in results)
-    assert peak == 16  # they were all open at once while health was checked
+    # many were open at once while health was checked (all sixteen, unless the first
+    # ones finished before the first scrape): more than the old server's eight threads
+    assert peak > 8
 
 
 def test_expensive_calls_are_bounded_per_worker(live_server: Launch) -> None:
