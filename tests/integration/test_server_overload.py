@@ -127,10 +127,14 @@ def test_a_cancelled_equity_stops_its_work(live_server: Launch) -> None:
             lambda: metric(server, "stud_work_cancelled_total", method="Equity") >= 1,
             "the server to count the cancelled work",
         )
-    stopped = [e for e in server.logs() if e.get("event") == "work cancelled"]
-    assert len(stopped) == 1
-    assert stopped[0]["work"] == "Equity" and stopped[0]["deals"] < stopped[0]["planned"]
-    assert stopped[0]["planned"] == HEAVY.samples
+
+    def stopped() -> list[dict[str, Any]]:
+        return [e for e in server.logs() if e.get("event") == "work cancelled"]
+
+    wait_until(lambda: bool(stopped()), "the 'work cancelled' log line")
+    [line] = stopped()
+    assert line["work"] == "Equity" and line["deals"] < line["planned"]
+    assert line["planned"] == HEAVY.samples
 
 
 def _stalled(server: LiveServer, streams: int) -> StalledClient:

@@ -15,6 +15,7 @@ listeners together and drains them together.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -83,6 +84,9 @@ class Health(health_pb2_grpc.HealthServicer):  # type: ignore[misc]
         self._status = {name: SERVING for name in ("", *services)}
         self._changed = asyncio.Condition()
         self._closing = False
+        self._watches = 0
+        self._no_watches = asyncio.Event()
+        self._no_watches.set()
 
     async def Check(
         self, request: health_pb2.HealthCheckRequest, context: grpc.aio.ServicerContext[Any, Any]
@@ -100,22 +104,32 @@ class Health(health_pb2_grpc.HealthServicer):  # type: ignore[misc]
         def news() -> bool:
             return self._closing or sent[-1:] != [self._status.get(request.service, UNKNOWN)]
 
-        while True:
-            async with self._changed:
-                await self._changed.wait_for(news)
-                status = self._status.get(request.service, UNKNOWN)
-            if sent[-1:] != [status]:
-                await context.write(health_pb2.HealthCheckResponse(status=status))
-                sent.append(status)
-            if self._closing:
-                return
+        self._watches += 1
+        self._no_watches.clear()
+        try:
+            while True:
+                async with self._changed:
+                    await self._changed.wait_for(news)
+                    status = self._status.get(request.service, UNKNOWN)
+                if sent[-1:] != [status]:
+                    await context.write(health_pb2.HealthCheckResponse(status=status))
+                    sent.append(status)
+                if self._closing:
+                    return
+        finally:
+            self._watches -= 1
+            if not self._watches:
+                self._no_watches.set()
 
-    async def shut_down(self) -> None:
-        """NOT_SERVING for good; watches say so and end."""
+    async def shut_down(self, wait: float = 2.0) -> None:
+        """NOT_SERVING for good; watches say so and end (waited for up to ``wait`` s, so
+        that they have sent it before the listeners stop)."""
         async with self._changed:
             self._status = dict.fromkeys(self._status, NOT_SERVING)
             self._closing = True
             self._changed.notify_all()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._no_watches.wait(), wait)
 
 
 @dataclass
