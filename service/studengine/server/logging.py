@@ -69,8 +69,8 @@ class LineWriter:
     The queue holds at most ``limit`` lines: when stdout is read slower than lines come
     (or not at all), further lines are dropped and counted (``dropped``, and
     ``count_drops``' hook: the metric). At exit the writer thread is stopped and what is left is
-    written within ``EXIT_SECONDS`` without taking the writer's lock, then dropped: a
-    stalled stdout never holds up the exit.
+    written within twice ``EXIT_SECONDS`` without taking the writer's lock, then dropped:
+    a stalled stdout never holds up the exit.
     """
 
     INTERVAL = 0.05
@@ -139,11 +139,12 @@ class LineWriter:
                 self._write(chunk, None)
 
     def close(self) -> None:
-        """At exit: stop the thread, then write what is left within ``EXIT_SECONDS`` and
-        drop the rest. Takes no lock: the thread may be stuck writing to a full pipe."""
-        deadline = time.monotonic() + self.EXIT_SECONDS
+        """At exit: stop the thread (waiting ``EXIT_SECONDS`` at most), then write what is
+        left within ``EXIT_SECONDS`` more and drop the rest. Takes no lock: the thread may
+        be stuck writing to a full pipe."""
         self._stop.set()
-        self._thread.join(self.EXIT_SECONDS / 2)
+        self._thread.join(self.EXIT_SECONDS)  # at once, unless stuck writing to a full pipe
+        deadline = time.monotonic() + self.EXIT_SECONDS
         for chunk in self._take():
             if not self._write(chunk, deadline):
                 self._drop(chunk.count(b"\n"))

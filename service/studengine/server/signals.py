@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import signal
 import threading
 from typing import Any
@@ -33,15 +34,24 @@ def wait_for(stop: threading.Event) -> None:
 
 
 def async_stop_event() -> asyncio.Event:
-    """The same on the running event loop: set by the first SIGTERM or SIGINT."""
+    """The same on the running event loop: set by the first SIGTERM or SIGINT.
+
+    A plain signal handler rather than ``loop.add_signal_handler``: the loop's handlers
+    go (back to the default, which kills) when the loop closes, and a late signal would
+    then end the process before its exit drain writes the last log lines. This one stays
+    for the life of the process and ignores signals once the loop has closed."""
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
 
-    def on_signal(sig: signal.Signals) -> None:
+    def on_loop(sig: signal.Signals) -> None:
         if not stop.is_set():
             _log.info("signal received", signal=sig.name)
             stop.set()
 
+    def on_signal(signum: int, _frame: Any) -> None:
+        with contextlib.suppress(RuntimeError):  # the loop has closed: shutdown is under way
+            loop.call_soon_threadsafe(on_loop, signal.Signals(signum))
+
     for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, on_signal, sig)
+        signal.signal(sig, on_signal)
     return stop
