@@ -5,7 +5,7 @@
 
 .PHONY: all venv gen run fmt lint buf-lint unit integration deploy-check test tools clean \
         lock bench-eval bench-engine bench-rpc cluster soak image-check load play \
-        node-gen node-client node-play
+        node-gen node-client node-play table table-deps
 
 PYTHON ?= python3
 VENV   := .venv
@@ -15,8 +15,10 @@ STAMP  := $(VENV)/.installed
 GEN    := proto/python/stud_api/__init__.py service/studengine/state/_gen/__init__.py
 PROTOS := $(shell find proto -name '*.proto' -not -path '*/node_modules/*')
 BUF    := proto/node_modules/.bin/buf
-# the three distributions, editable; the server with its dev and deploy extras
-EDITABLES := -e ./proto/python -e '.[dev,deploy]' -e ./clients/python
+# the three distributions, editable; the server with its dev, deploy and test extras (the
+# PokerKit differential test), the clients with their test extra (stud-table's browser and
+# Compose checks)
+EDITABLES := -e ./proto/python -e '.[dev,deploy,test]' -e './clients/python[test]'
 # CI installs the exact versions of requirements/ci.txt (pip-compile --generate-hashes)
 LOCK   := requirements/ci.txt
 PY_SRC := service tests clients/python benchmarks deploy proto/generate.py proto/python/setup.py
@@ -41,6 +43,19 @@ endif
 	touch $@
 
 venv: $(STAMP)
+
+# Debian packages the stud-table tests use (the integration tier): chromium (the browser
+# tests, never a Playwright-downloaded browser) and postgresql (two replicas on one real
+# server). apt-get as root; otherwise it says what to install.
+TABLE_DEPS := .tools/.table-deps
+$(TABLE_DEPS):
+	@if command -v chromium >/dev/null && ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then :; \
+	elif [ "$$(id -u)" = 0 ]; then apt-get update -q && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium postgresql; \
+	else echo "table-deps: run as root, or: sudo apt-get install chromium postgresql"; exit 1; fi
+	mkdir -p .tools && touch $@
+
+table-deps: $(TABLE_DEPS)
 
 # generated protobuf / gRPC code (gitignored): proto/generate.py is the one generator
 $(GEN) &: $(STAMP) $(PROTOS) proto/generate.py
@@ -103,9 +118,10 @@ $(TOOLS_STAMP): $(STAMP) deploy/tools/install-tools.sh
 tools: $(TOOLS_STAMP)
 
 # ---- main job ---------------------------------------------------------------------
-# the server on 127.0.0.1:50051 with an ephemeral dev key (metrics on :9464)
+# the server on 127.0.0.1:50051 (gRPC) and :8080 (HTTP: Connect, gRPC-Web) with an ephemeral
+# dev key (metrics on :9464)
 run: $(STAMP) $(GEN)
-	$(BIN)/stud-server --dev --host 127.0.0.1
+	$(BIN)/stud-server --dev --host 127.0.0.1 --http-port 8080
 
 # ---- checks -----------------------------------------------------------------------
 fmt: $(STAMP)
@@ -123,8 +139,9 @@ lint: $(STAMP) $(GEN)
 unit: $(STAMP) $(GEN)
 	$(BIN)/pytest -q -n 2 --dist loadfile tests/unit
 
-# real servers on 127.0.0.1 and real clients (the Node.js one needs npm packages)
-integration: $(STAMP) $(GEN) $(NODE_CLIENT)
+# real servers on 127.0.0.1 and real clients (the Node.js one needs npm packages;
+# stud-table's browser and replica tests need Debian's chromium and postgresql)
+integration: $(STAMP) $(GEN) $(NODE_CLIENT) $(TABLE_DEPS)
 	$(BIN)/pytest -q -n 2 --dist loadfile tests/integration
 
 # manifests, Prometheus rules and live scrapes, the local cluster, the image's Dockerfile
@@ -184,6 +201,19 @@ play: $(STAMP) $(GEN)
 TARGET ?= 127.0.0.1:50051
 node-play: $(NODE_CLIENT)
 	node $(NODE_CLIENT) --target $(TARGET)
+
+# stud-table, the reference back-end and web table, with a stud-server --dev behind it,
+# both on loopback; Ctrl-C stops both. State in build/stud-table.db (SQLite).
+TABLE_PORT ?= 8080
+TABLE_ENGINE_PORT ?= 50061
+TABLE_BOTS ?= station,equity
+table: $(STAMP) $(GEN)
+	@mkdir -p build; $(BIN)/stud-server --dev --host 127.0.0.1 --port $(TABLE_ENGINE_PORT) --metrics-port 0 \
+	  >/dev/null 2>&1 & engine=$$!; trap 'kill $$engine 2>/dev/null' EXIT INT TERM; \
+	echo "stud-server --dev on 127.0.0.1:$(TABLE_ENGINE_PORT) (pid $$engine)"; \
+	echo "Open http://127.0.0.1:$(TABLE_PORT)/ in a browser (Ctrl-C stops both)"; \
+	$(BIN)/stud-table --engine 127.0.0.1:$(TABLE_ENGINE_PORT) --port $(TABLE_PORT) \
+	  --db sqlite:///build/stud-table.db --bots $(TABLE_BOTS)
 
 # generated code, build output, caches and the venvs (node_modules stay: npm ci is slow)
 clean:

@@ -2,9 +2,10 @@
 
 Both engines play the same kind of hands in the same run: fixed-limit stud, ante 5,
 bring-in 10, bets 20/40, stacks 1,000, every decision chosen uniformly at random among
-the legal ones (a fresh shuffle per hand, the showdown evaluated). PokerKit is a
-benchmark-only dependency (benchmarks/requirements.txt: ``make bench-engine`` installs
-it into .venv-bench).
+the legal ones (a fresh shuffle per hand, the showdown evaluated), in each game: PokerKit's
+``FixedLimitSevenCardStud``, ``FixedLimitRazz`` and
+``FixedLimitSevenCardStudHighLowSplitEightOrBetter`` next to ours (PokerKit has no Five
+Card Stud). ``make bench-engine`` installs PokerKit into .venv-bench.
 """
 
 from __future__ import annotations
@@ -17,16 +18,31 @@ from functools import partial
 
 from studengine.rules.hand import start_hand
 from studengine.rules.types import Table, Variant
+from studengine.rules.variants import VARIANTS
 
 TABLE = Table(ante=5, bring_in=10, small_bet=20, big_bet=40)
 STACK = 1000
+# PokerKit's class for each game it plays
+POKERKIT_GAMES = {
+    Variant.SEVEN_CARD_STUD: "FixedLimitSevenCardStud",
+    Variant.RAZZ: "FixedLimitRazz",
+    Variant.SEVEN_CARD_STUD_HI_LO: "FixedLimitSevenCardStudHighLowSplitEightOrBetter",
+}
+
+
+def table_of(variant: Variant) -> Table:
+    """TABLE, the open-pair option off in the games without it (Razz, Hi-Lo)."""
+    has_option = VARIANTS[variant].open_pair_street is not None
+    return TABLE if has_option else Table(5, 10, 20, 40, open_pair_big_bet=False)
 
 
 def ours(variant: Variant, players: int, rng: random.Random) -> int:
     """Play one random hand; returns the number of actions taken."""
     deck = list(range(52))
     rng.shuffle(deck)
-    hand, _ = start_hand(variant, TABLE, [STACK] * players, rng.randrange(players), deck)
+    hand, _ = start_hand(
+        variant, table_of(variant), [STACK] * players, rng.randrange(players), deck
+    )
     actions = 0
     while hand.to_act is not None:
         choice = rng.choice(hand.legal_actions())
@@ -35,8 +51,11 @@ def ours(variant: Variant, players: int, rng: random.Random) -> int:
     return actions
 
 
-def pokerkit_player(players: int) -> Callable[[random.Random], int]:
-    from pokerkit import Automation, FixedLimitSevenCardStud
+def pokerkit_player(variant: Variant, players: int) -> Callable[[random.Random], int]:
+    import pokerkit
+    from pokerkit import Automation
+
+    game = getattr(pokerkit, POKERKIT_GAMES[variant])
 
     automations = (
         Automation.ANTE_POSTING,
@@ -52,7 +71,7 @@ def pokerkit_player(players: int) -> Callable[[random.Random], int]:
     )
 
     def play(rng: random.Random) -> int:
-        state = FixedLimitSevenCardStud.create_state(
+        state = game.create_state(
             automations,
             True,
             TABLE.ante,
@@ -71,7 +90,9 @@ def pokerkit_player(players: int) -> Callable[[random.Random], int]:
                 options.append(state.complete_bet_or_raise_to)
             if state.can_check_or_call():
                 options.append(state.check_or_call)
-            if state.can_fold():
+            # PokerKit also allows a fold where a check is free; our rules do not, so the
+            # bench leaves it out and both engines choose among the same moves
+            if state.can_fold() and state.checking_or_calling_amount:
                 options.append(state.fold)
             if not options:
                 break
@@ -126,16 +147,16 @@ def main() -> None:
         )
 
     print(
-        f"{'game':<18}{'players':>8}{'ours hands/s':>14}{'acts/hand':>11}"
+        f"{'game':<22}{'players':>8}{'ours hands/s':>14}{'acts/hand':>11}"
         f"{'PokerKit hands/s':>18}{'acts/hand':>11}{'ratio':>8}"
     )
     for variant in Variant:
         for players in (2, 5, 8):
             plays: list[Callable[[random.Random], int]] = [partial(ours, variant, players)]
-            if have_pokerkit and variant is Variant.SEVEN_CARD_STUD:
-                plays.append(pokerkit_player(players))
+            if have_pokerkit and variant in POKERKIT_GAMES:
+                plays.append(pokerkit_player(variant, players))
             (rate, acts), *theirs = side_by_side(plays, args.seconds)
-            line = f"{variant.value:<18}{players:>8}{rate:>14,.0f}{acts:>11.1f}"
+            line = f"{variant.value:<22}{players:>8}{rate:>14,.0f}{acts:>11.1f}"
             for their_rate, their_acts in theirs:
                 line += f"{their_rate:>18,.0f}{their_acts:>11.1f}{rate / their_rate:>7.1f}x"
             print(line, flush=True)

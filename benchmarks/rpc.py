@@ -8,7 +8,9 @@ echo with request/response sizes equal to the median Act request/response; and p
 per second, p50/p99 latency, the server process's CPU time per call (from
 /proc/<pid>/stat) and the ratios. The echo also runs without the interceptor, and on the
 sync gRPC server, to show what the interceptor costs and what grpc.aio costs.
-Finally it prints the sealed state's size for 2 and 8 players in both games.
+Then the same Act mix over the HTTP port (Connect, binary) on each candidate ASGI server
+(``benchmarks/rpc_connect.py``). Finally it prints the sealed state's size for 2 and 8
+players in both games.
 
 ``python -m benchmarks.rpc --serve-echo ...`` is the echo server process itself.
 """
@@ -35,6 +37,8 @@ from google.protobuf.wrappers_pb2 import BytesValue
 from stud_api.stud.v1 import stud_engine_pb2 as pb
 from studclients.devserver import serving_port
 from studengine.server.config import ServerConfig
+
+from benchmarks import rpc_connect
 
 ECHO_METHOD = "/bench.v1.EchoService/Echo"
 ACT_METHOD = "/stud.v1.StudEngineService/Act"
@@ -221,9 +225,15 @@ def measure(
     warmup: int,
 ) -> Result:
     target = f"127.0.0.1:{server.port}"
-    asyncio.run(_drive(target, method, requests, warmup, concurrency))
+
+    def drive(n: int) -> list[float]:
+        if method == "connect":  # Act over the HTTP port (Connect, binary)
+            return rpc_connect.drive(server.port, requests, n, concurrency)
+        return asyncio.run(_drive(target, method, requests, n, concurrency))
+
+    drive(warmup)
     cpu0, t0 = server.cpu, time.perf_counter()
-    latencies = asyncio.run(_drive(target, method, requests, count, concurrency))
+    latencies = drive(count)
     seconds, cpu = time.perf_counter() - t0, server.cpu - cpu0
     return Result(name, count, seconds, cpu, latencies)
 
@@ -391,11 +401,19 @@ def run(options: argparse.Namespace) -> None:
                 cmd += ["--response-bytes", str(response_bytes)]
                 servers.append(ServerProcess(cmd, env, logs, f"echo-{kind}"))
                 servers[-1].wait_ready()
+            for kind in rpc_connect.SERVERS:
+                cmd = [sys.executable, "-m", "benchmarks.rpc_connect", "--serve", kind]
+                servers.append(ServerProcess(cmd, env, logs, f"connect-{kind}"))
+                servers[-1].wait_ready()
             echo_request = [bytes_value_of_size(request_bytes)]
             plan = [("Act (stud-server, 1 worker)", stud, ACT_METHOD, requests)]
             plan += [
                 (name, server, ECHO_METHOD, echo_request)
-                for (_, name), server in zip(ECHO_KINDS, servers[1:], strict=True)
+                for (_, name), server in zip(ECHO_KINDS, servers[1:4], strict=True)
+            ]
+            plan += [
+                (f"Act over Connect ({kind})", server, "connect", requests)
+                for kind, server in zip(rpc_connect.SERVERS, servers[4:], strict=True)
             ]
             summaries = [Summary(name, []) for name, *_ in plan]
             for _ in range(options.rounds):  # interleaved, so drifts in load hit all alike
@@ -405,7 +423,7 @@ def run(options: argparse.Namespace) -> None:
             for server in servers:
                 server.stop()
 
-    act, echo_same, echo_bare, echo_sync = summaries
+    act, echo_same, echo_bare, echo_sync, *connects = summaries
     print(
         f"bench-rpc: {options.rounds} rounds x {per_round} calls per server (interleaved), "
         f"{options.concurrency} in flight; servers: 1 process (stud-server: grpc.aio, cheap "
@@ -436,6 +454,11 @@ def run(options: argparse.Namespace) -> None:
         f"grpc.aio / sync gRPC CPU per call (bare echo): "
         f"{echo_bare.best_cpu_us / echo_sync.best_cpu_us:.2f}x"
     )
+    for connect in connects:
+        print(
+            f"{connect.name}: server CPU per call {connect.best_cpu_us / act.best_cpu_us:.2f}x "
+            f"the gRPC port's, calls/s {connect.best_rate / act.best_rate:.2f}x"
+        )
     print("sealed state size (bytes): game, players, after StartHand, largest in the hand")
     for game, players, first, largest in sizes:
         print(f"  {game:<6}{players:>3} players {first:>6} {largest:>6}")

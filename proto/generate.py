@@ -5,7 +5,8 @@ Two outputs, both gitignored:
 
 - the public API (``stud/v1``) into ``proto/python/stud_api/``: the ``stud_api``
   package of the small ``studengine-api`` distribution that the server and the clients
-  both depend on (``from stud_api.stud.v1 import stud_engine_pb2``);
+  both depend on (``from stud_api.stud.v1 import stud_engine_pb2``), with the Connect
+  service and client (``stud_engine_connect``, by ``protoc-gen-connectrpc``);
 - the internal state schema (``stud/internal/v1``) into
   ``service/studengine/state/_gen/``: the server's own, never part of the public package.
 
@@ -45,11 +46,15 @@ class Target:
     protos: str  # directory under PROTO_ROOT
     out: Path
     package: str
+    connect: bool  # also the Connect service and client (protoc-gen-connectrpc)
 
 
-API = Target("stud/v1", PROTO_ROOT / "python" / "stud_api", "stud_api")
+API = Target("stud/v1", PROTO_ROOT / "python" / "stud_api", "stud_api", connect=True)
 INTERNAL = Target(
-    "stud/internal", REPO / "service" / "studengine" / "state" / "_gen", "studengine.state._gen"
+    "stud/internal",
+    REPO / "service" / "studengine" / "state" / "_gen",
+    "studengine.state._gen",
+    connect=False,
 )
 
 
@@ -61,7 +66,7 @@ def _plugin(name: str) -> str | None:
     return shutil.which(name)
 
 
-def _protoc_args(out: Path) -> list[str]:
+def _protoc_args(out: Path, connect: bool) -> list[str]:
     from grpc_tools import protoc  # imported here: only needed to generate
 
     grpc_include = Path(protoc.__file__).resolve().parent / "_proto"
@@ -86,10 +91,21 @@ def _protoc_args(out: Path) -> list[str]:
         ]
     else:
         args.append(f"--pyi_out={out}")
+    if connect:
+        # the Connect (HTTP) service and client: ``stud_api.stud.v1.stud_engine_connect``
+        # (for google.protobuf messages; async; needs the ``connect`` extra at run time)
+        connect_plugin = _plugin("protoc-gen-connectrpc")
+        if connect_plugin is None:
+            raise SystemExit("protoc-gen-connectrpc is missing: pip install protoc-gen-connectrpc")
+        args += [
+            f"--plugin=protoc-gen-connectrpc={connect_plugin}",
+            f"--connectrpc_out={out}",
+            "--connectrpc_opt=protobuf=google,io=async",
+        ]
     return args
 
 
-def _generate(protos_dir: str, out: Path, package: str) -> list[Path]:
+def _generate(protos_dir: str, out: Path, package: str, connect: bool) -> list[Path]:
     from grpc_tools import protoc
 
     protos = sorted((PROTO_ROOT / protos_dir).rglob("*.proto"))
@@ -98,7 +114,7 @@ def _generate(protos_dir: str, out: Path, package: str) -> list[Path]:
     if out.exists():
         shutil.rmtree(out)
     out.mkdir(parents=True)
-    args = _protoc_args(out) + [str(p.relative_to(PROTO_ROOT)) for p in protos]
+    args = _protoc_args(out, connect) + [str(p.relative_to(PROTO_ROOT)) for p in protos]
     code = protoc.main(args)
     if code != 0:
         raise SystemExit(f"protoc failed with exit code {code}")
@@ -120,8 +136,8 @@ def _generate(protos_dir: str, out: Path, package: str) -> list[Path]:
 
 def generate(api_out: Path = API.out, internal_out: Path = INTERNAL.out) -> list[Path]:
     """Write both packages; the files written."""
-    return _generate(API.protos, api_out, API.package) + _generate(
-        INTERNAL.protos, internal_out, INTERNAL.package
+    return _generate(API.protos, api_out, API.package, API.connect) + _generate(
+        INTERNAL.protos, internal_out, INTERNAL.package, INTERNAL.connect
     )
 
 

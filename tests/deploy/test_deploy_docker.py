@@ -1,5 +1,5 @@
-"""The container image: hadolint-clean, builds from what .dockerignore lets in, and its
-HEALTHCHECK really probes a server (run here against a live stud-server).
+"""The container image: hadolint-clean (stud-table's too), builds from what .dockerignore
+lets in, and its HEALTHCHECK really probes a server (run here against a live stud-server).
 
 No Docker engine runs on this machine, so the image itself is not built by the tests.
 """
@@ -13,6 +13,7 @@ import subprocess
 import sys
 import tomllib
 
+import pytest
 from support.deploy_support import DEPLOY, localcluster, run, venv_tool
 from support.paths import REPO
 
@@ -31,9 +32,10 @@ def _instructions() -> list[tuple[str, str]]:
     return result
 
 
-def test_hadolint_clean() -> None:
+@pytest.mark.parametrize("name", ["Dockerfile", "Dockerfile.table"])
+def test_hadolint_clean(name: str) -> None:
     hadolint = venv_tool("hadolint")
-    out = run([hadolint, "--failure-threshold", "style", str(DOCKERFILE)])
+    out = run([hadolint, "--failure-threshold", "style", str(DEPLOY / "docker" / name)])
     assert out.returncode == 0, out.stdout + out.stderr
 
 

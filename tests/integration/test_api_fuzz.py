@@ -22,7 +22,7 @@ ALLOWED = {
     grpc.StatusCode.FAILED_PRECONDITION,
     grpc.StatusCode.ABORTED,
 }
-METHODS = ("StartHand", "Act", "GetView", "Evaluate", "Equity")
+METHODS = ("StartHand", "Act", "GetView", "Evaluate", "Equity", "GetHandHistory")
 CARDS = [r + s for r in "23456789TJQKA" for s in "cdhs"]
 
 ints = st.one_of(
@@ -99,6 +99,11 @@ def fuzz_requests(real: list[bytes]) -> st.SearchStrategy[tuple[str, object]]:
         states(real),
         st.one_of(st.just({}), ints.map(lambda v: {"seat": v})),
     )
+    history = st.builds(
+        lambda state, audience: pb.GetHandHistoryRequest(state=state, audience=audience),
+        states(real),
+        st.integers(0, 3),
+    )
     evaluate = st.builds(
         lambda hands: pb.EvaluateRequest(hands=[pb.CardSet(cards=h) for h in hands]),
         st.lists(cards, max_size=4),
@@ -124,6 +129,7 @@ def fuzz_requests(real: list[bytes]) -> st.SearchStrategy[tuple[str, object]]:
         view.map(lambda r: ("GetView", r)),
         evaluate.map(lambda r: ("Evaluate", r)),
         equity.map(lambda r: ("Equity", r)),
+        history.map(lambda r: ("GetHandHistory", r)),
         raw.map(lambda pair: (pair[0], pair[1])),
     )
 

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import grpc
 import pytest
+from google.protobuf.message import Message
 from grpc_status import rpc_status
 from stud_api.stud.v1 import stud_engine_pb2 as pb
 from stud_api.stud.v1 import stud_engine_pb2_grpc as pb_grpc
@@ -24,6 +25,7 @@ from studengine.state.sealing import INVALID_MESSAGE, KeyRing
 from support.api_helpers import call_code, new_key, spec_of, table_7s
 from support.known_failures import check_command_output, vector_params
 from support.paths import CONFORMANCE_DIR
+from support.refusals import REFUSALS, Refusal, outcome_of
 from support.server_harness import LiveServer
 
 VECTORS = sorted(CONFORMANCE_DIR.glob("*.json"))
@@ -254,3 +256,38 @@ def test_evaluate_and_equity_over_grpc(stub: pb_grpc.StudEngineServiceStub) -> N
         assert call_code(lambda b=bad: stub.Equity(b, timeout=10)) == (
             grpc.StatusCode.INVALID_ARGUMENT
         )
+
+
+def grpc_caller(stub: pb_grpc.StudEngineServiceStub) -> Callable[[str, Message], object]:
+    def call(method: str, request: Message) -> object:
+        return getattr(stub, method)(request, timeout=30)
+
+    return call
+
+
+@pytest.mark.parametrize("case", REFUSALS, ids=[c.name for c in REFUSALS])
+def test_every_refusal_carries_its_error_info_over_grpc(
+    inprocess_server: Callable[..., str], case: Refusal
+) -> None:
+    """The rich status (grpc-status-details-bin) of each refusal path: ErrorInfo and
+    BadRequest as the handlers make them."""
+    key = KeyRing([new_key("k1")])
+    dealer = inprocess_server(key, True)
+    target = dealer if case.test_decks else inprocess_server(key, False)
+    with grpc.insecure_channel(dealer) as a, grpc.insecure_channel(target) as b:
+        method, request = case.make(grpc_caller(pb_grpc.StudEngineServiceStub(a)))
+        call = grpc_caller(pb_grpc.StudEngineServiceStub(b))
+        error = rpc_error(lambda: call(method, request))
+    status = rpc_status.from_call(error)
+    assert status is not None and status.message == error.details()
+    case.check(outcome_of(error.code().name, status))
+
+
+def test_a_malformed_body_is_an_invalid_request(stub: pb_grpc.StudEngineServiceStub,
+                                                 test_deck_target: str) -> None:  # fmt: skip
+    with grpc.insecure_channel(test_deck_target) as channel:
+        raw = channel.unary_unary("/stud.v1.StudEngineService/Act")
+        error = rpc_error(lambda: raw(b"\xff\xff\xff", timeout=10))
+    got = outcome_of(error.code().name, rpc_status.from_call(error))
+    assert (got.code, got.reason, got.domain) == ("INVALID_ARGUMENT", "INVALID_REQUEST", "stud.v1")
+    assert [f for f, _, _ in got.violations] == ["request"]

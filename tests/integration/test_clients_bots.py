@@ -14,6 +14,7 @@ from studclients.bots import (
     Bot,
     EquityBot,
     act_request,
+    local_low_strength,
     local_strength,
     make_bot,
     strength_sync,
@@ -23,6 +24,13 @@ from studclients.play import action_options
 from support.server_harness import LiveServer
 
 AGGRESSIVE = {pb.ACTION_TYPE_BET, pb.ACTION_TYPE_RAISE, pb.ACTION_TYPE_COMPLETE}
+
+GAMES = (
+    pb.VARIANT_FIVE_CARD_STUD,
+    pb.VARIANT_SEVEN_CARD_STUD,
+    pb.VARIANT_RAZZ,
+    pb.VARIANT_SEVEN_CARD_STUD_HI_LO,
+)
 
 
 def play(
@@ -62,7 +70,7 @@ def test_bots_play_only_legal_moves(live_server: Callable[..., LiveServer]) -> N
         for kind in ("random", "station", "equity"):
             rng = random.Random(kind)
             for index in range(10):
-                variant = pb.VARIANT_SEVEN_CARD_STUD if index % 2 else pb.VARIANT_FIVE_CARD_STUD
+                variant = GAMES[index % len(GAMES)]
                 seats = rng.randint(2, 6)
                 bots = [make_bot(kind, random.Random(rng.random())) for _ in range(seats)]
                 _, taken = play(stub, bots, variant, rng)
@@ -215,3 +223,26 @@ def test_equity_request_with_the_community_card(live_server: Callable[..., LiveS
     for answer in answered:
         assert len(answer.players) == 8
         assert abs(sum(p.equity for p in answer.players) - 1.0) < 1e-6
+
+
+def test_razz_fallback_ranks_lows(live_server: Callable[..., LiveServer]) -> None:
+    """In Razz the equity bot's fallback asks Evaluate for the ace-to-five low (R-LOW-A5)
+    and judges a low by its top card; before five cards, by its distinct low cards."""
+    bot = EquityBot(random.Random(3))
+    view = pb.View(
+        variant=pb.VARIANT_RAZZ,
+        seats=[
+            pb.SeatInfo(seat=0, cards=["Ac", "2d", "3h", "6s", "7c"]),
+            pb.SeatInfo(seat=1, up_cards=["Kd", "Qs", "Jh"]),
+        ],
+    )
+    request = bot.evaluate_request(view, 0)
+    assert request is not None and request.ranking == pb.HAND_RANKING_ACE_TO_FIVE_LOW
+    server = live_server()
+    with server.channel() as channel:
+        answer = pb_grpc.StudEngineServiceStub(channel).Evaluate(request, timeout=10)
+    assert answer.values[0].description == "7-6-3-2-A low"
+    strong = bot.strength_from_evaluate(answer, view, 0)
+    paired = pb.EvaluateResponse(values=[pb.HandValue(category="One Pair", description="x")])
+    assert strong > bot.strength_from_evaluate(paired, view, 0)
+    assert local_low_strength(["Ac", "2d", "3h"], 1) > local_low_strength(["Kc", "Kd", "3h"], 1)

@@ -37,21 +37,29 @@ def play(node: str, *args: str) -> subprocess.CompletedProcess[str]:
 def test_node_client_plays_hands_with_chips_conserved(
     live_server: Callable[..., LiveServer],
 ) -> None:
-    """R-CONSERVATION: every hand the client plays ends with the chips it started with."""
+    """R-CONSERVATION, R-RAKE: every hand the client plays, in each of the four games,
+    ends with the chips it started with (less the rake on a raked table)."""
     node = node_client()
     server = live_server()
-    for variant, players, seed in (("seven", 4, 1), ("five", 6, 2), ("seven", 8, 3)):
+    games = (("seven", 4, 1, 0), ("five", 6, 2, 0), ("seven", 8, 3, 0), ("razz", 5, 4, 500))
+    games += (("hilo", 6, 5, 0), ("hilo", 4, 6, 1000))
+    for variant, players, seed, rake_bp in games:
         proc = play(node, "--target", server.target, "--transport", "grpc", "--variant", variant,
-                    "--players", str(players), "--seed", str(seed), "--json")  # fmt: skip
+                    "--players", str(players), "--seed", str(seed), "--json",
+                    "--rake-bp", str(rake_bp))  # fmt: skip
         assert proc.returncode == 0, proc.stdout + proc.stderr
         result = json.loads(proc.stdout.strip().splitlines()[-1])
         assert result["conserved"] is True
         assert result["transport"] == "grpc"
         assert len(result["stacks"]) == players == len(result["start_stacks"])
-        assert sum(result["stacks"]) == sum(result["start_stacks"]) == players * 1000
+        assert sum(result["stacks"]) + result["rake"] == sum(result["start_stacks"])
+        assert sum(result["start_stacks"]) == players * 1000
         assert result["actions"] == result["seq"] > 0
-        won = sum(share for pot in result["pots"] for share in pot["shares"])
-        assert won == sum(pot["amount"] for pot in result["pots"]) > 0
+        pots = result["pots"]
+        won = sum(sum(pot["shares"]) + sum(pot["low_shares"]) for pot in pots)
+        assert won == sum(pot["amount"] for pot in pots) > 0
+        if variant != "hilo":
+            assert not any(pot["low_winners"] for pot in pots)
     # the human-readable output
     proc = play(node, "--target", server.target, "--seed", "4")
     assert proc.returncode == 0, proc.stdout + proc.stderr

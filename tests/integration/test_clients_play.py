@@ -19,7 +19,7 @@ STUD_PLAY = str(Path(sys.executable).parent / "stud-play")
 PROMPT = r"Your move: (.*?)\(q quits\) > "
 DESCRIPTION = (
     r"(High Card|One Pair|Pair|Two Pair|Three of a Kind|Straight|Flush|Full House"
-    r"|Four of a Kind|Straight Flush)"
+    r"|Four of a Kind|Straight Flush|[2-9TJQKA](?:-[2-9TJQKA]){4} low)"
 )
 
 
@@ -56,7 +56,10 @@ def play_passively(child: pexpect.spawn, bad_key: bool) -> int:
     return moves
 
 
-@pytest.mark.parametrize(("variant", "players", "streets"), [("seven", 3, 5), ("five", 2, 4)])
+@pytest.mark.parametrize(
+    ("variant", "players", "streets"),
+    [("seven", 3, 5), ("five", 2, 4), ("razz", 3, 5), ("hilo", 3, 5)],
+)
 def test_full_hand_by_keystrokes_with_bad_key_and_showdown(
     live_server: Callable[..., LiveServer],
     tmp_path: Path,

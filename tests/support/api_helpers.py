@@ -36,8 +36,16 @@ def table_5s() -> pb.Table:
     return pb.Table(ante=50, bring_in=50, small_bet=100, big_bet=200)
 
 
+SEVEN_CARD_GAMES = (
+    pb.VARIANT_SEVEN_CARD_STUD,
+    pb.VARIANT_RAZZ,
+    pb.VARIANT_SEVEN_CARD_STUD_HI_LO,
+)
+
+
 def random_start(rng: random.Random) -> pb.StartHandRequest:
-    """A random legal StartHand request (no test deck)."""
+    """A random legal StartHand request of any of the four games (no test deck), raked
+    now and then."""
     seven = rng.random() < 0.5
     players = rng.randint(2, 8 if seven else 10)
     stacks = [rng.choice([rng.randint(1, 60), rng.randint(60, 600), 1000]) for _ in range(players)]
@@ -46,8 +54,12 @@ def random_start(rng: random.Random) -> pb.StartHandRequest:
         stacks = [s * 10 for s in stacks]
     if rng.random() < 0.2:
         table.ante = 0
+    variant = rng.choice(SEVEN_CARD_GAMES) if seven else pb.VARIANT_FIVE_CARD_STUD
+    if rng.random() < 0.3:  # R-RAKE
+        table.rake_percent_bp = rng.choice([250, 500, 1000])
+        table.rake_cap = rng.choice([0, 30])
     return pb.StartHandRequest(
-        variant=pb.VARIANT_SEVEN_CARD_STUD if seven else pb.VARIANT_FIVE_CARD_STUD,
+        variant=variant,
         table=table,
         players=[pb.Player(id=f"player-{i}", stack=s) for i, s in enumerate(stacks)],
         button=rng.randrange(players),

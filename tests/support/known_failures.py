@@ -1,8 +1,8 @@
 """Conformance vectors this branch's engine does not pass yet, in one place.
 
-The rules fixes (issue 9) and the new games and rake (issue 12) land on other branches;
-until they are merged these vectors are expected to fail (``xfail``, not strict: once the
-fix is in, they pass and this list should lose them).
+None today: every public vector must pass, in-process and through a live server. A
+vector marked here is expected to fail, strictly (an unexpected pass fails the suite,
+so a mark goes as soon as the work that fixes it lands).
 """
 
 from __future__ import annotations
@@ -15,14 +15,8 @@ from typing import Any
 
 import pytest
 
-KNOWN_FAILING: dict[str, str] = {
-    "5s-open-pair-equal-sizes-listed-once": "issue 9",
-    "5s-no-raise-nobody-can-answer": "issue 9",
-    "5s-ante-all-in-low-opener-folds-no-round": "issue 9",
-    "7r-*": "issue 12",
-    "7h-*": "issue 12",
-    "*-rake-*": "issue 12",
-}
+# vector name pattern (fnmatch) -> the issue that makes it pass
+KNOWN_FAILING: dict[str, str] = {}
 
 
 def known_failure(name: str) -> str | None:
@@ -34,11 +28,11 @@ def known_failure(name: str) -> str | None:
 
 
 def vector_params(paths: Sequence[Path]) -> list[Any]:
-    """``pytest.param`` per vector file, the known failures marked ``xfail`` (not strict)."""
+    """``pytest.param`` per vector file, the known failures marked ``xfail`` (strict)."""
     params = []
     for path in paths:
         issue = known_failure(path.stem)
-        marks = [pytest.mark.xfail(reason=issue, strict=False)] if issue else []
+        marks = [pytest.mark.xfail(reason=issue, strict=True)] if issue else []
         params.append(pytest.param(path, id=path.stem, marks=marks))
     return params
 

@@ -1,4 +1,5 @@
-"""Where things are (the repository, the shared rulebook and vectors) and ``require_tool``."""
+"""Where things are (the repository, the shared rulebook and vectors, where tests keep
+artifacts) and ``require_tool``."""
 
 from __future__ import annotations
 
@@ -13,6 +14,8 @@ SHARED = Path(os.environ.get("STUD_SHARED", REPO.parent / "shared"))
 CONFORMANCE_DIR = SHARED / "conformance"
 RULEBOOK = SHARED / "rules" / "stud-rules.md"
 IN_CI = os.environ.get("CI", "").lower() == "true"
+#: What tests keep for people to look at (screenshots): build/ (gitignored), or STUD_ARTIFACTS.
+ARTIFACTS = Path(os.environ.get("STUD_ARTIFACTS", REPO / "build" / "test-artifacts"))
 
 
 def require_tool(name: str, how_to_install: str) -> str:

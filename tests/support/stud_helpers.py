@@ -11,8 +11,26 @@ from studengine.rules.variants import VARIANTS
 
 FIVE = Variant.FIVE_CARD_STUD
 SEVEN = Variant.SEVEN_CARD_STUD
+RAZZ = Variant.RAZZ
+HILO = Variant.SEVEN_CARD_STUD_HI_LO
 TABLE_7S = Table(ante=5, bring_in=10, small_bet=20, big_bet=40)
 TABLE_5S = Table(ante=50, bring_in=50, small_bet=100, big_bet=200)
+# Razz and Hi-Lo have no open-pair option (section 7): their tables turn it off
+TABLE_7R = Table(ante=5, bring_in=10, small_bet=20, big_bet=40, open_pair_big_bet=False)
+
+
+def table_for(variant: Variant, small: int = 20, **options: object) -> Table:
+    """A 1/2-shaped table for ``variant`` (ante small/4, bring-in small/2, big 2 x small),
+    the open-pair option on only in the games that have it; ``options`` override."""
+    fields: dict[str, object] = {
+        "ante": small // 4,
+        "bring_in": small // 2,
+        "small_bet": small,
+        "big_bet": 2 * small,
+        "open_pair_big_bet": VARIANTS[variant].open_pair_street is not None,
+    }
+    fields.update(options)
+    return Table(**fields)  # type: ignore[arg-type]
 
 
 def deck_for(variant: Variant, button: int, hands: Sequence[str]) -> list[int]:
@@ -37,7 +55,7 @@ def new_hand(
     button: int = 0,
     table: Table | None = None,
 ) -> tuple[Hand, list[Event]]:
-    table = table or (TABLE_5S if variant is FIVE else TABLE_7S)
+    table = table or (TABLE_5S if variant is FIVE else TABLE_7S if variant is SEVEN else TABLE_7R)
     stacks = stacks or [1000] * len(hands)
     return start_hand(variant, table, stacks, button, deck_for(variant, button, hands))
 

@@ -16,6 +16,10 @@ from studengine.state.sealing import KeyRing
 from support.api_helpers import new_key, random_act, random_start, table_5s, table_7s
 
 SEVEN_DECK = ["Ac", "3c", "9s", "Kd", "3d", "9d", "Qh", "2d", "7c"]  # 7s-rejected-actions
+OPEN_PAIR = "table.open_pair_big_bet"  # no such option in Razz and Hi-Lo (section 7)
+# 7h-hi-lo-split-odd-chip-to-high: seat 0 wins the high half, seat 1 the low half
+HILO_DECK = ["8s", "3d", "6h", "Jd", "9c", "Tc", "As", "2h", "2c", "Ad", "4h", "7d", "Kc"]
+HILO_DECK += ["5s", "9d", "Kd", "8c", "3s", "Qs"]
 
 
 @pytest.fixture
@@ -162,6 +166,20 @@ def test_illegal_actions_fail_precondition_naming_legal_moves(handlers: Handlers
         assert "BRING_IN 10" in error.message and "COMPLETE 20" in error.message
 
 
+def test_fold_or_check_with_an_amount_is_refused_like_a_bad_amount(handlers: Handlers) -> None:
+    """R-ACTIONS: one form per action; FOLD or CHECK with ``to`` gets the same
+    FAILED_PRECONDITION as a wrong amount, naming the legal moves, and changes nothing."""
+    update = act(handlers, start(handlers), 1, "BRING_IN")
+    for name, to in [("FOLD", 10), ("FOLD", 0), ("CALL", 20)]:
+        error = refused(
+            handlers.act, pb.ActRequest(state=update.state, seat=2, action=action(name), to=to)
+        )
+        assert error.code == grpc.StatusCode.FAILED_PRECONDITION
+        assert error.reason == "ILLEGAL_ACTION" and error.metric_label == "illegal_action"
+        assert "CALL 10" in error.message and "COMPLETE 20" in error.message
+    assert act(handlers, update, 2, "FOLD").to_act == 0
+
+
 def test_act_after_the_end_and_bad_fields(handlers: Handlers) -> None:
     update = start(handlers)
     update = act(handlers, update, 1, "COMPLETE")
@@ -252,6 +270,14 @@ def test_open_pair_round_to_picks_the_size_and_defaults_to_the_smaller(
         ({"table": stakes(max_bets=5000)}, "table.max_bets"),
         ({"table": stakes(odd_chip=5)}, "table.odd_chip"),
         ({"table": stakes(small_bet=10**16, big_bet=10**16)}, "table.small_bet"),
+        ({"variant": pb.VARIANT_RAZZ, "table": stakes(open_pair_big_bet=True)}, OPEN_PAIR),
+        (
+            {"variant": pb.VARIANT_SEVEN_CARD_STUD_HI_LO, "table": stakes(open_pair_big_bet=True)},
+            OPEN_PAIR,
+        ),
+        ({"table": stakes(rake_percent_bp=10_001)}, "table.rake_percent_bp"),
+        ({"table": stakes(rake_cap=-1)}, "table.rake_cap"),
+        ({"table": stakes(rake_cap=10**16)}, "table.rake_cap"),
         ({"test_deck": ["Ac", "Ac"]}, "test_deck[1]"),
         ({"test_deck": ["Ac", "1x"]}, "test_deck[1]"),
         ({"test_deck": ["Ac"] * 53}, "test_deck"),
@@ -306,7 +332,8 @@ def test_random_hands_conserve_chips_and_finish(handlers: Handlers) -> None:
             seats = update.spectator.seats
             assert sum(s.stack for s in seats) + update.spectator.pot == total
             update = handlers.act(random_act(rng, update)).hand
-        assert sum(update.result.stacks) == total
+        assert sum(update.result.stacks) + update.result.rake == total  # R-RAKE
+        assert update.result.rake == sum(p.rake for p in update.result.pots)
         assert not update.legal_actions and not update.HasField("to_act")
 
 
@@ -355,6 +382,9 @@ class Recorder:
 
     def action_taken(self, variant: str, action: str) -> None:
         self.calls.append(("action_taken", variant, action))
+
+    def rake_taken(self, variant: str, chips: int) -> None:
+        self.calls.append(("rake_taken", variant, chips))
 
     def rejected(self, reason: str) -> None:
         self.calls.append(("rejected", reason))
@@ -448,3 +478,196 @@ def test_get_view_of_a_finished_hand_never_reveals_the_deck_r_muck(handlers: Han
         assert view.result == update.result and not view.HasField("reveal")
     own = handlers.get_view(pb.GetViewRequest(state=update.state, seat=0))
     assert own.view.seats[0].down_cards == update.seats[0].seats[0].down_cards
+
+
+def test_refusal_reasons_come_from_the_engines_typed_refusal(handlers: Handlers) -> None:
+    """The rejection reason counted is the engine's Refusal, not a match on its words."""
+    update = start(handlers)
+    cases = [(0, "CALL", "OUT_OF_TURN"), (1, "CHECK", "ILLEGAL_ACTION")]
+    for seat, name, reason in cases:
+        error = refused(
+            handlers.act, pb.ActRequest(state=update.state, seat=seat, action=action(name))
+        )
+        assert (error.code, error.reason) == (grpc.StatusCode.FAILED_PRECONDITION, reason)
+    update = act(handlers, update, 1, "COMPLETE")
+    update = act(handlers, act(handlers, update, 2, "FOLD"), 0, "FOLD")
+    error = refused(handlers.act, pb.ActRequest(state=update.state, seat=1, action=action("CHECK")))
+    assert error.reason == "HAND_OVER" and error.metric_label == "hand_over"
+
+
+def play_passively(handlers: Handlers, update: pb.HandUpdate) -> list[pb.HandUpdate]:
+    """Bring in, call or check every decision to the end; every update on the way."""
+    updates = [update]
+    while not update.over:
+        kinds = {a.type for a in update.legal_actions}
+        passive = (pb.ACTION_TYPE_CHECK, pb.ACTION_TYPE_BRING_IN, pb.ACTION_TYPE_CALL)
+        kind = next(k for k in passive if k in kinds)
+        request = pb.ActRequest(state=update.state, seat=update.to_act, action=kind)
+        update = handlers.act(request).hand
+        updates.append(update)
+    return updates
+
+
+def test_razz_and_hi_lo_tables_have_no_open_pair_option_by_default(handlers: Handlers) -> None:
+    """Section 7: left out, the open-pair option is off in Razz and Hi-Lo (on elsewhere)."""
+    for variant, expected in [
+        (pb.VARIANT_RAZZ, False),
+        (pb.VARIANT_SEVEN_CARD_STUD_HI_LO, False),
+        (pb.VARIANT_SEVEN_CARD_STUD, True),
+    ]:
+        update = start(handlers, variant=variant)
+        assert update.spectator.variant == variant
+        assert update.spectator.table.open_pair_big_bet is expected
+
+
+def test_hi_lo_result_and_events_carry_lows_shares_and_rake(handlers: Handlers) -> None:
+    """R-HILO-SPLIT, R-HILO-MUCK, R-RAKE through the API: pots with high and low winners
+    and shares, shown hands with their low description, the rake in the table, the
+    result and the events; views hide the mucked hand."""
+    table = table_7s()
+    table.rake_percent_bp = 1000
+    update = start(
+        handlers,
+        variant=pb.VARIANT_SEVEN_CARD_STUD_HI_LO,
+        table=table,
+        players=[pb.Player(id=f"p{i}", stack=1000) for i in range(3)],
+        test_deck=HILO_DECK,
+    )
+    assert update.spectator.table.rake_percent_bp == 1000
+    updates = play_passively(handlers, update)
+    last = updates[-1]
+    result = last.result
+    assert result.rake == sum(p.rake for p in result.pots) > 0
+    assert sum(result.stacks) + result.rake == 3000
+    pot = result.pots[0]
+    assert list(pot.low_winners) and sum(pot.shares) + sum(pot.low_shares) == pot.amount
+    shown = {s.seat: s for s in result.shown}
+    low_seat = pot.low_winners[0]
+    assert shown[low_seat].low_description.endswith(" low") and shown[low_seat].low > 0
+    assert len(shown[low_seat].low_best_five) == 5
+    events = [e for e in last.spectator.events]
+    kinds = [e.WhichOneof("kind") for e in events]
+    assert "rake_taken" in kinds and kinds.index("rake_taken") < kinds.index("pot_awarded")
+    awarded = next(e.pot_awarded for e in events if e.HasField("pot_awarded"))
+    assert list(awarded.low_winners) == list(pot.low_winners) and awarded.low_description
+    for seat in set(range(3)) - set(result.revealed):  # hidden from others (R-HILO-MUCK)
+        assert not last.spectator.seats[seat].down_cards
+        assert all(not last.seats[v].seats[seat].down_cards for v in range(3) if v != seat)
+
+
+@pytest.mark.parametrize(
+    ("ranking", "cards", "rank", "category", "description"),
+    [
+        (
+            pb.HAND_RANKING_ACE_TO_FIVE_LOW,
+            ["8s", "5d", "4c", "3h", "2s"],
+            None,
+            "Low",
+            "8-5-4-3-2 low",
+        ),
+        (pb.HAND_RANKING_ACE_TO_FIVE_LOW, ["Ks", "Kd", "4c", "3h", "As"], None, "One Pair", None),
+        (
+            pb.HAND_RANKING_EIGHT_OR_BETTER_LOW,
+            ["9s", "5d", "4c", "3h", "2s"],
+            0,
+            "No Low",
+            "No qualifying low",
+        ),
+        (
+            pb.HAND_RANKING_EIGHT_OR_BETTER_LOW,
+            ["Ac", "2d", "3h", "4s", "5c", "Kd", "Kh"],
+            None,
+            "Low",
+            "5-4-3-2-A low",
+        ),
+        (
+            pb.HAND_RANKING_HIGH,
+            ["Ac", "2d", "3h", "4s", "5c"],
+            None,
+            "Straight",
+            "Straight, Five High",
+        ),
+    ],
+)
+def test_evaluate_ranks_high_or_low(
+    handlers: Handlers,
+    ranking: int,
+    cards: list[str],
+    rank: int | None,
+    category: str,
+    description: str | None,
+) -> None:
+    """Evaluate ranks high (R-HAND-RANK), ace-to-five low (R-LOW-A5) or eight or better
+    (R-HILO-QUALIFY); a low's rank is the evaluator's, larger is better."""
+    from studengine import evaluator
+
+    request = pb.EvaluateRequest(hands=[pb.CardSet(cards=cards)], ranking=ranking)  # type: ignore[arg-type]
+    value = handlers.evaluate(request).values[0]
+    assert value.category == category
+    if description is not None:
+        assert value.description == description
+    if rank is not None:
+        assert value.rank == rank
+    elif ranking == pb.HAND_RANKING_ACE_TO_FIVE_LOW:
+        assert value.rank == evaluator.evaluate_low(parse_cards(" ".join(cards)))
+    wheel_low = pb.EvaluateRequest(
+        hands=[pb.CardSet(cards=["Ac", "2d", "3h", "4s", "5c"]), pb.CardSet(cards=cards)],
+        ranking=pb.HAND_RANKING_ACE_TO_FIVE_LOW,
+    )
+    best, other = handlers.evaluate(wheel_low).values
+    assert best.rank >= other.rank
+    error = refused(
+        handlers.evaluate, pb.EvaluateRequest(hands=[pb.CardSet(cards=cards)], ranking=9)
+    )  # type: ignore[arg-type]
+    assert error.violations[0][0] == "ranking"
+
+
+def test_equity_of_the_new_games(handlers: Handlers) -> None:
+    """Equity plays each game's own showdown: Razz a low (an ace-deuce board is ahead of
+    kings), Hi-Lo high and low halves (a low draw's low chance shows)."""
+    razz = handlers.equity(
+        pb.EquityRequest(
+            variant=pb.VARIANT_RAZZ,
+            players=[
+                pb.EquityPlayer(down_cards=["Ac", "2d"], up_cards=["3h"]),
+                pb.EquityPlayer(down_cards=["Kc", "Kd"], up_cards=["Ks"]),
+            ],
+            samples=2000,
+            seed=1,
+        )
+    )
+    assert razz.players[0].equity > 0.8 and razz.players[0].high == 0 == razz.players[0].low
+    hilo = handlers.equity(
+        pb.EquityRequest(
+            variant=pb.VARIANT_SEVEN_CARD_STUD_HI_LO,
+            players=[
+                pb.EquityPlayer(down_cards=["Ac", "2d"], up_cards=["3h"]),
+                pb.EquityPlayer(down_cards=["Kc", "Kd"], up_cards=["Ks"]),
+            ],
+            samples=2000,
+            seed=1,
+        )
+    )
+    low_draw, trips = hilo.players
+    assert low_draw.low > 0.3 and trips.low < low_draw.low and trips.high > low_draw.high
+    assert abs(low_draw.equity + trips.equity - 1) < 1e-9
+
+
+def test_observer_hears_the_rake_by_variant() -> None:
+    """R-RAKE: a raked hand's rake is reported with its variant (the server counts it as
+    stud_rake_chips_total{variant})."""
+    recorder = Recorder()
+    handlers = Handlers(KeyRing([new_key("k1")]), allow_test_decks=True, observer=recorder)
+    table = table_7s()
+    table.rake_percent_bp = 1000
+    update = start(
+        handlers,
+        variant=pb.VARIANT_SEVEN_CARD_STUD_HI_LO,
+        table=table,
+        players=[pb.Player(id=f"p{i}", stack=1000) for i in range(3)],
+        test_deck=HILO_DECK,
+    )
+    last = play_passively(handlers, update)[-1]
+    assert last.result.rake > 0
+    raked = [c for c in recorder.calls if c[0] == "rake_taken"]
+    assert raked == [("rake_taken", "SEVEN_CARD_STUD_HI_LO", last.result.rake)]

@@ -54,4 +54,5 @@ def test_the_service_and_its_methods() -> None:
         "GetView",
         "Evaluate",
         "Equity",
+        "GetHandHistory",
     ]

@@ -10,12 +10,13 @@ import random
 from stud_api.stud.v1 import stud_engine_pb2 as pb
 from studengine.api.conversions import VARIANT_TO_PB, table_to_pb
 from studengine.api.views import build_view, build_views, event_to_pb
-from studengine.api.visibility import revealed_seats
 from studengine.cards import format_card
 from studengine.rules.hand import Hand, start_hand
-from studengine.rules.types import CardDealt, Event, Table, Variant
+from studengine.rules.types import CardDealt, Event, Variant
+from studengine.rules.visibility import revealed_seats
 from studengine.state._gen.stud.internal.v1 import state_pb2
 from studengine.state.codec import FORMAT_VERSION, HandRecord, decode, encode, encode_hand
+from support.stud_helpers import table_for
 
 
 def reference_view(
@@ -44,7 +45,7 @@ def reference_view(
             player_id=player_ids[seat],
             stack=hand.stacks[seat],
             committed=hand.committed[seat],
-            round_bet=hand.round_bets[seat],
+            round_bet=hand.round.bets[seat],
             folded=hand.folded[seat],
             all_in=not hand.folded[seat] and hand.stacks[seat] == 0,
             cards=[t if up or visible else "" for t, up in zip(texts, face_up, strict=False)],
@@ -69,11 +70,14 @@ def played_hands(seed: int, count: int) -> list[tuple[Hand, list[Event]]]:
     out = []
     for _ in range(count):
         variant = rng.choice(list(Variant))
-        players = rng.randint(2, 8 if variant is Variant.SEVEN_CARD_STUD else 10)
+        players = rng.randint(2, 10 if variant is Variant.FIVE_CARD_STUD else 8)
         stacks = [rng.choice([rng.randint(1, 40), 1000]) for _ in range(players)]
         deck = list(range(52))
         rng.shuffle(deck)
-        hand, events = start_hand(variant, Table(5, 10, 20, 40), stacks, 0, deck)
+        table = table_for(
+            variant, rake_percent_bp=rng.choice([0, 500]), rake_cap=rng.choice([0, 7])
+        )
+        hand, events = start_hand(variant, table, stacks, 0, deck)
         for _ in range(rng.randint(0, 60)):
             if hand.over:
                 break

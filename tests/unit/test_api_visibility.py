@@ -7,10 +7,11 @@ from __future__ import annotations
 import random
 
 from studengine.api.views import build_view
-from studengine.api.visibility import revealed_seats, sees_dealt_card, visible_cards
 from studengine.cards import format_card
 from studengine.rules.hand import Hand, start_hand
-from studengine.rules.types import CardDealt, Table, Variant
+from studengine.rules.types import CardDealt, Variant
+from studengine.rules.visibility import revealed_seats, sees_dealt_card, visible_cards
+from support.stud_helpers import table_for
 
 
 def finished_hands(seed: int, count: int) -> list[Hand]:
@@ -22,7 +23,7 @@ def finished_hands(seed: int, count: int) -> list[Hand]:
         players = rng.randint(2, 6)
         deck = list(range(52))
         rng.shuffle(deck)
-        hand, _ = start_hand(variant, Table(5, 10, 20, 40), [1000] * players, 0, deck)
+        hand, _ = start_hand(variant, table_for(variant), [1000] * players, 0, deck)
         while not hand.over:
             assert hand.to_act is not None
             legal = hand.legal_actions()

@@ -58,6 +58,8 @@ def test_the_packages_as_they_are_keep_every_contract(tmp_path: Path) -> None:
         ("studengine/rules/types.py", "import grpc", "Pure core"),
         ("studengine/rules/pots.py", "from google.protobuf import message", "Pure core"),
         ("studengine/state/codec.py", "import studengine.api.views", "Layers:"),
+        ("studengine/history/phh.py", "from google.protobuf import message", "Pure core"),
+        ("studengine/history/reader.py", "import studengine.state.codec", "Layers:"),
         ("studengine/api/views.py", "from studengine.server import config", "Layers:"),
         ("studengine/server/supervisor.py", "import grpc", "The supervisor imports no gRPC"),
         ("studclients/bots.py", "import studengine.cards", "The clients use the public API"),

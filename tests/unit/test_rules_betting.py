@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from studengine.cards import parse_cards
 from studengine.rules.board import board_strength
 from studengine.rules.hand import Hand
@@ -9,7 +10,9 @@ from studengine.rules.types import (
     ActionType,
     HandMucked,
     HandShown,
+    IllegalAction,
     OddChip,
+    Refusal,
     StreetStarted,
     Table,
 )
@@ -263,3 +266,60 @@ def test_odd_chip_left_of_dealer_or_high_card_r_odd_chip():
 
 def test_seven_card_table_defaults():
     assert TABLE_7S.max_bets == 4 and TABLE_7S.open_pair_big_bet
+
+
+def test_equal_small_and_big_bet_listed_once_on_open_pair_round_r_legal_once():
+    """R-LEGAL-ONCE, R-OPEN-PAIR: with small_bet == big_bet the open-pair round offers
+    one bet, not the same bet twice."""
+    table = Table(ante=5, bring_in=10, small_bet=20, big_bet=20)
+    hand, _ = new_hand(SEVEN, THREE_7S, button=0, table=table)
+    play(hand, ["1 BRING_IN", "2 CALL", "0 CALL"])
+    assert hand.round.open_pair  # seat 1 shows 5c 5d
+    assert legal(hand) == ["CHECK", "BET 20"]
+
+
+def test_no_raise_when_the_others_hold_no_more_than_a_call_r_actions():
+    """R-ACTIONS: no raise is offered when every other player still in is all-in or
+    holds no more than it takes to call."""
+    hand, _ = new_hand(SEVEN, THREE_7S, button=0, stacks=[25, 25, 1000])
+    play(hand, ["1 COMPLETE"])  # all-in to 20; seat 0, yet to act, has 20 in all
+    assert hand.to_act == 2 and legal(hand) == ["FOLD", "CALL 20"]
+    hand, _ = new_hand(SEVEN, THREE_7S, button=0, stacks=[26, 25, 1000])
+    play(hand, ["1 COMPLETE"])  # seat 0 could put in 21: a raise can be answered
+    assert legal(hand) == ["FOLD", "CALL 20", "RAISE 40"]
+
+
+def test_fold_and_check_take_no_amount_r_actions():
+    """R-ACTIONS: actions have one form; FOLD or CHECK with an amount is refused as a bad
+    amount, like a CALL or RAISE at the wrong amount, and changes nothing."""
+    hand, _ = new_hand(SEVEN, THREE_7S, button=0)
+    play(hand, ["1 BRING_IN"])
+    before = hand.copy()
+    for action, to in [(ActionType.FOLD, 10), (ActionType.FOLD, 0), (ActionType.CALL, 20)]:
+        with pytest.raises(IllegalAction) as refused:
+            hand.act(2, action, to)
+        assert refused.value.refusal is Refusal.BAD_AMOUNT
+        assert hand == before
+    play(hand, ["2 CALL", "0 CALL"])
+    with pytest.raises(IllegalAction) as refused:
+        hand.act(hand.to_act or 0, ActionType.CHECK, 0)
+    assert refused.value.refusal is Refusal.BAD_AMOUNT and "takes no amount" in str(refused.value)
+
+
+def test_refusals_carry_a_typed_reason_r_actions():
+    """Each refusal says why in a machine-readable reason, not only in words."""
+    hand, _ = new_hand(SEVEN, THREE_7S, button=0)
+    cases = [
+        (0, ActionType.CALL, Refusal.OUT_OF_TURN),
+        (9, ActionType.CALL, Refusal.OUT_OF_TURN),
+        (1, ActionType.CHECK, Refusal.NOT_LEGAL_NOW),
+        (1, ActionType.FOLD, Refusal.NOT_LEGAL_NOW),
+    ]
+    for seat, action, refusal in cases:
+        with pytest.raises(IllegalAction) as refused:
+            hand.act(seat, action)
+        assert refused.value.refusal is refusal
+    play(hand, ["1 COMPLETE", "2 FOLD", "0 FOLD"])
+    with pytest.raises(IllegalAction) as refused:
+        hand.act(1, ActionType.CHECK)
+    assert refused.value.refusal is Refusal.HAND_OVER

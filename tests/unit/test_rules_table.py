@@ -206,3 +206,19 @@ def test_low_card_all_in_after_ante_next_player_opens_r_ante_all_in_low():
     assert hand.to_act == 1 and legal(hand) == ["FOLD", "BRING_IN 10", "COMPLETE 20"]
     play(hand, ["1 FOLD"])
     assert hand.to_act == 2 and legal(hand) == ["FOLD", "BRING_IN 10", "COMPLETE 20"]
+
+
+def test_opener_folds_to_the_only_player_left_who_can_act_no_round_r_ante_all_in_low():
+    """R-ANTE-ALL-IN-LOW, R-ROUND-END: when the opener folds and the next player is the
+    only one left who can act, nobody owes anything: no round, the cards are dealt out."""
+    hand, _ = new_hand(
+        FIVE,
+        ["Ac Kh 9c 9d 4h", "5d 2c 3s 3h 7s", "Tc 8d", "2s Qs 6c 6d 8h"],
+        stacks=[1000, 50, 1000, 50],
+        button=3,
+    )
+    assert hand.to_act == 2 and legal(hand) == ["FOLD", "BRING_IN 50", "COMPLETE 100"]
+    events = play(hand, ["2 FOLD"])
+    assert hand.is_over and hand.to_act is None
+    assert not any(isinstance(e, StreetStarted) and e.betting for e in events)
+    assert hand.stacks == [1150, 0, 950, 0]  # nines beat sixes and threes

@@ -12,7 +12,7 @@ import sys
 import grpc
 import pytest
 from stud_api.stud.v1 import stud_engine_pb2 as pb
-from studengine.api.errors import ApiError
+from studengine.api.errors import ApiError, Reason
 from studengine.api.handlers import Handlers
 from studengine.state.keys import (
     KeySpecError,
@@ -54,7 +54,8 @@ def refusal(handlers: Handlers, state: bytes) -> ApiError:
 def assert_uniform(error: ApiError) -> None:
     assert error.code == grpc.StatusCode.INVALID_ARGUMENT
     assert error.message == INVALID_MESSAGE
-    assert error.violations == (("state", INVALID_MESSAGE),)
+    assert error.violations == (("state", INVALID_MESSAGE, Reason.STATE_INVALID),)
+    assert error.reason is Reason.STATE_INVALID and not error.metadata
 
 
 def test_seal_open_round_trip_and_fresh_nonce() -> None:

@@ -6,26 +6,33 @@ from __future__ import annotations
 import dataclasses
 import os
 import random
+from collections.abc import Callable
 
 import pytest
 from studengine.cards import shuffled_deck
+from studengine.rules.betting import BettingRound
 from studengine.rules.hand import Hand, start_hand
 from studengine.rules.types import OddChip, Table, Variant
+from studengine.rules.variants import VARIANTS
 from studengine.state._gen.stud.internal.v1 import state_pb2
 from studengine.state.codec import (
     FORMAT_VERSION,
     HandRecord,
     StateInvalid,
+    _varint,
     decode,
     encode,
     encode_hand,
+    pack_moves,
+    unpack_moves,
 )
+from support.stud_helpers import check_down, new_hand
 
 
 def random_hand(rng: random.Random) -> Hand:
     """A random hand after a random number of random legal actions (maybe over)."""
     variant = rng.choice(list(Variant))
-    players = rng.randint(2, 8 if variant is Variant.SEVEN_CARD_STUD else 10)
+    players = rng.randint(2, 10 if variant is Variant.FIVE_CARD_STUD else 8)
     table = Table(
         ante=rng.choice([0, 1, 5]),
         bring_in=rng.choice([2, 5]),
@@ -33,8 +40,10 @@ def random_hand(rng: random.Random) -> Hand:
         big_bet=rng.choice([10, 20]),
         max_bets=rng.choice([3, 4, 5]),
         uncapped_heads_up=rng.random() < 0.5,
-        open_pair_big_bet=rng.random() < 0.5,
+        open_pair_big_bet=VARIANTS[variant].open_pair_street is not None and rng.random() < 0.5,
         odd_chip=rng.choice(list(OddChip)),
+        rake_percent_bp=rng.choice([0, 250, 1000]),
+        rake_cap=rng.choice([0, 3, 50]),
     )
     stacks = [rng.randint(1, 300) for _ in range(players)]
     deck = shuffled_deck()
@@ -73,15 +82,30 @@ def test_round_trip_random_hands_mid_play() -> None:
         # every field, one by one (dataclass equality would hide a field made equal by default)
         for field in dataclasses.fields(Hand):
             assert getattr(back.hand, field.name) == getattr(hand, field.name), field.name
+        for field in dataclasses.fields(BettingRound):
+            name = field.name
+            assert getattr(back.hand.round, name) == getattr(hand.round, name), name
         # the decoded hand plays on exactly like the original
         if not hand.is_over:
             assert back.hand.legal_actions() == hand.legal_actions()
     assert 20 < over < 380  # both finished and unfinished hands were covered
 
 
+# the betting round's fields under their proto names; its table and bet size are the hand's
+ROUND_PROTO_NAMES = {"bets": "round_bets", "held": "round_held", "full_bets": "bets"}
+ROUND_DERIVED = {"table", "big_street"}
+
+
 def test_every_hand_field_has_a_proto_field() -> None:
     proto_fields = set(state_pb2.EngineHand.DESCRIPTOR.fields_by_name)
-    assert {f.name for f in dataclasses.fields(Hand)} == proto_fields
+    hand_fields = {f.name for f in dataclasses.fields(Hand)} - {"round"}
+    round_fields = {
+        ROUND_PROTO_NAMES.get(f.name, f.name)
+        for f in dataclasses.fields(BettingRound)
+        if f.name not in ROUND_DERIVED
+    }
+    assert not hand_fields & round_fields
+    assert hand_fields | round_fields == proto_fields
 
 
 def test_encoding_is_stable_through_a_round_trip() -> None:
@@ -189,3 +213,88 @@ def test_encode_hand_sets_optional_fields_only_when_present() -> None:
     assert msg.HasField("to_act")
     assert not msg.HasField("community")
     assert not msg.HasField("result")
+
+
+@pytest.mark.parametrize(
+    ("raw", "reason"),
+    [
+        (bytes([0x30]), "moves[0]: seat 3 is not a seat"),
+        (bytes([0x0E]), "moves[0]: unknown action kind 7"),
+        (bytes([0x02, 0x04]), "moves[1]: a truncated amount"),  # CHECK, then a CALL cut off
+        (bytes([0x04, 0x80]), "moves[0]: a truncated amount"),
+    ],
+)
+def test_a_malformed_action_log_is_refused(raw: bytes, reason: str) -> None:
+    hand, _ = start_hand(
+        Variant.SEVEN_CARD_STUD, Table(5, 10, 20, 40), [500, 500, 500], 0, shuffled_deck()
+    )
+    msg = state_pb2.HandState.FromString(encode(record_of(hand)))
+    msg.hand.moves = raw
+    with pytest.raises(StateInvalid) as refused:
+        decode(msg.SerializeToString())
+    assert str(refused.value).startswith(reason), str(refused.value)
+
+
+def test_the_action_log_is_packed_small() -> None:
+    """One byte per fold or check, one plus the varint total per sized action."""
+    hand = random_hand(random.Random(11))
+    packed = pack_moves(hand.moves)
+    sized = [m for m in hand.moves if m.to is not None]
+    assert len(packed) == len(hand.moves) + sum(len(_varint(m.to or 0)) for m in sized)
+    assert unpack_moves(packed, hand.players) == hand.moves
+
+
+def _finished_hilo_with_rake() -> HandRecord:
+    """A Stud Hi-Lo hand over, raked, with a pot split high and low (R-HILO-SPLIT, R-RAKE)."""
+    table = Table(5, 10, 20, 40, open_pair_big_bet=False, rake_percent_bp=1000)
+    hand, _ = new_hand(
+        Variant.SEVEN_CARD_STUD_HI_LO,
+        ["Kc Kd Ks 9c 9d Jh 2c", "As 2h 3d 5s 4c 8h 7c", "Qh Jd Tc 7s 6d 3c 9h"],
+        table=table,
+    )
+    check_down(hand)
+    assert hand.result is not None and hand.result.rake and hand.result.pots[0].low_winners
+    return record_of(hand)
+
+
+#: broken invariants of the new games' and the rake's fields, and the reasons given
+NEW_GAME_CHANGES: dict[str, tuple[Callable[[state_pb2.EngineHand], None], str]] = {
+    "rake not from the pots": (
+        lambda h: setattr(h.result, "rake", h.result.rake + 1),
+        "result: rake 5, the pots gave up 4",
+    ),
+    "rake not conserved": (
+        lambda h: (setattr(h.result, "rake", 5), setattr(h.result.pots[0], "rake", 5)),
+        "chips not conserved",
+    ),
+    "low shares": (
+        lambda h: h.result.pots[0].low_shares.append(3),
+        "pot 0: low winners and low shares differ",
+    ),
+    "low winner": (
+        lambda h: h.result.pots[0].low_winners.__setitem__(0, 9),
+        "pot 0 low winner 9 is not a seat",
+    ),
+    "open pair in Hi-Lo": (
+        lambda h: setattr(h.table, "open_pair_big_bet", True),
+        "table.open_pair_big_bet: SEVEN_CARD_STUD_HI_LO has no open-pair option",
+    ),
+    "rake rate": (
+        lambda h: setattr(h.table, "rake_percent_bp", 10_001),
+        "table.rake_percent_bp: must be 0 to 10000",
+    ),
+}
+
+
+def test_new_game_fields_round_trip_and_broken_ones_are_refused() -> None:
+    """The Hi-Lo low winners and shares, the shown lows and the rake survive a round trip;
+    each broken invariant of them is refused with its own reason (R-RAKE, R-HILO-SPLIT)."""
+    record = _finished_hilo_with_rake()
+    data = encode(record)
+    assert decode(data).hand == record.hand
+    for name, (change, reason) in NEW_GAME_CHANGES.items():
+        msg = state_pb2.HandState.FromString(data)
+        change(msg.hand)
+        with pytest.raises(StateInvalid) as refused:
+            decode(msg.SerializeToString())
+        assert str(refused.value).startswith(reason), (name, str(refused.value))

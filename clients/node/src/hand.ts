@@ -1,5 +1,6 @@
 // Plays a whole hand with seeded choices among the legal actions and checks that no chip
-// was made or lost (R-CONSERVATION): the final stacks add up to the starting ones.
+// was made or lost (R-CONSERVATION): the final stacks plus the rake (R-RAKE) add up to the
+// starting ones.
 
 import type { StudClient } from "./client.js";
 import {
@@ -12,6 +13,8 @@ import {
 export const VARIANTS = {
   five: Variant.FIVE_CARD_STUD,
   seven: Variant.SEVEN_CARD_STUD,
+  razz: Variant.RAZZ,
+  hilo: Variant.SEVEN_CARD_STUD_HI_LO,
 } as const;
 export type VariantName = keyof typeof VARIANTS;
 
@@ -58,30 +61,54 @@ export interface PlayOptions {
   players?: number;
   stack?: number;
   seed?: number;
+  /** R-RAKE: basis points of the pot (0: no rake), and the most taken from a hand. */
+  rakeBp?: number;
+  rakeCap?: number;
+  /** A chosen deck (cards like "Ac"), for servers started with --allow-test-decks. */
+  testDeck?: string[];
   log?: (line: string) => void;
+}
+
+/** One move played: the seat, the action's name (e.g. "BRING_IN") and its `to`, if any. */
+export interface Move {
+  seat: number;
+  action: string;
+  to?: number;
 }
 
 export interface PlayedHand {
   hand: HandUpdate;
   start: bigint[];
   actions: number;
+  moves: Move[];
   conserved: boolean;
 }
 
 /** Starts a hand and plays it to the end, every Act carrying expected_seq. */
 export async function playHand(client: StudClient, options: PlayOptions = {}): Promise<PlayedHand> {
-  const { variant = "seven", players = 4, stack = 1000, seed = 1, log = () => {} } = options;
+  const { variant = "seven", players = 4, stack = 1000, seed = 1, testDeck = [], log = () => {} } =
+    options;
+  const { rakeBp = 0, rakeCap = 0 } = options;
   const random = rng(seed);
   const start = Array.from({ length: players }, () => BigInt(stack));
   const started = await client.startHand({
     variant: VARIANTS[variant],
-    table: { ante: 5n, bringIn: 10n, smallBet: 20n, bigBet: 40n },
+    table: {
+      ante: 5n,
+      bringIn: 10n,
+      smallBet: 20n,
+      bigBet: 40n,
+      rakePercentBp: rakeBp,
+      rakeCap: BigInt(rakeCap),
+    },
     players: start.map((s, i) => ({ id: `node-${i}`, stack: s })),
     button: Math.floor(random() * players),
+    testDeck,
   });
   let hand = required(started.hand);
   log(`hand ${hand.handId} started, commitment ${hand.deckCommitment.slice(0, 16)}...`);
   let actions = 0;
+  const moves: Move[] = [];
   while (!hand.over) {
     const seat = hand.toAct;
     if (seat === undefined) throw new Error(`hand ${hand.handId} is not over but nobody acts`);
@@ -96,12 +123,18 @@ export async function playHand(client: StudClient, options: PlayOptions = {}): P
     });
     hand = required(acted.hand);
     actions += 1;
+    moves.push({
+      seat,
+      action: ActionType[choice.type] ?? String(choice.type),
+      ...(choice.to !== undefined ? { to: Number(choice.to) } : {}),
+    });
     log(`  [${street}] seat ${seat} ${actionWord(choice.type)}${choice.to !== undefined ? ` ${choice.to}` : ""}`);
   }
   const total = (xs: readonly bigint[]): bigint => xs.reduce((x, y) => x + y, 0n);
   const stacks = hand.result?.stacks ?? [];
-  const conserved = stacks.length === players && total(stacks) === total(start);
-  return { hand, start, actions, conserved };
+  const rake = hand.result?.rake ?? 0n;
+  const conserved = stacks.length === players && total(stacks) + rake === total(start);
+  return { hand, start, actions, moves, conserved };
 }
 
 function required(hand: HandUpdate | undefined): HandUpdate {

@@ -3,8 +3,9 @@
 // the final stacks add up to the starting ones, 1 when they do not, 2 on a bad argument
 // or a failed call.
 //
-//   node dist/play.js --target 127.0.0.1:50051 [--variant five|seven] [--players N]
-//        [--seed N] [--json] [--transport grpc|connect|grpc-web] [--base-url URL]
+//   node dist/play.js --target 127.0.0.1:50051 [--variant five|seven|razz|hilo]
+//        [--players N] [--rake-bp N] [--rake-cap N] [--seed N] [--json]
+//        [--transport grpc|connect|grpc-web] [--base-url URL] [--test-deck Ac,Kd,...]
 
 import { parseArgs } from "node:util";
 import { Code, ConnectError } from "@connectrpc/connect";
@@ -14,7 +15,8 @@ import { attemptsOf } from "./retry.js";
 
 const USAGE = `usage: node dist/play.js [--target HOST:PORT | --base-url URL]
        [--transport grpc|connect|grpc-web] [--http-version 1.1|2] [--binary]
-       [--variant five|seven] [--players N] [--stack N] [--seed N] [--json]
+       [--variant five|seven|razz|hilo] [--players N] [--stack N] [--seed N] [--json]
+       [--rake-bp N] [--rake-cap N] [--test-deck CARD,CARD,...]
        [--attempts N] [--max-backoff-ms N] [--timeout-ms N]`;
 
 interface Args {
@@ -26,6 +28,9 @@ interface Args {
   players: number;
   stack: number;
   seed: number;
+  rakeBp: number;
+  rakeCap: number;
+  testDeck: string[];
   json: boolean;
   attempts: number;
   maxBackoffMs: number;
@@ -52,6 +57,9 @@ function parse(argv: string[]): Args | "help" {
       players: { type: "string", default: "4" },
       stack: { type: "string", default: "1000" },
       seed: { type: "string", default: "1" },
+      "rake-bp": { type: "string", default: "0" },
+      "rake-cap": { type: "string", default: "0" },
+      "test-deck": { type: "string", default: "" },
       json: { type: "boolean", default: false },
       attempts: { type: "string", default: "4" },
       "max-backoff-ms": { type: "string", default: "2000" },
@@ -63,7 +71,7 @@ function parse(argv: string[]): Args | "help" {
   const transport = values.transport as TransportKind;
   if (!TRANSPORTS.includes(transport)) throw new Error(`--transport must be one of ${TRANSPORTS.join(", ")}`);
   const variant = values.variant as VariantName;
-  if (!(variant in VARIANTS)) throw new Error("--variant must be five or seven");
+  if (!(variant in VARIANTS)) throw new Error(`--variant must be one of ${Object.keys(VARIANTS).join(", ")}`);
   const httpVersion = values["http-version"];
   if (httpVersion !== "1.1" && httpVersion !== "2") throw new Error("--http-version must be 1.1 or 2");
   return {
@@ -75,6 +83,9 @@ function parse(argv: string[]): Args | "help" {
     players: integer("players", values.players, 2),
     stack: integer("stack", values.stack, 1),
     seed: integer("seed", values.seed, 0),
+    rakeBp: integer("rake-bp", values["rake-bp"], 0),
+    rakeCap: integer("rake-cap", values["rake-cap"], 0),
+    testDeck: values["test-deck"].split(",").filter((c) => c !== ""),
     json: values.json,
     attempts: integer("attempts", values.attempts, 1),
     maxBackoffMs: integer("max-backoff-ms", values["max-backoff-ms"], 0),
@@ -131,7 +142,7 @@ async function main(): Promise<number> {
   });
   try {
     const log = args.json ? () => {} : (line: string) => console.log(line);
-    const { hand, start, actions, conserved } = await playHand(client, { ...args, log });
+    const { hand, start, actions, moves, conserved } = await playHand(client, { ...args, log });
     const pots = hand.result?.pots ?? [];
     const shown = hand.result?.shown ?? [];
     const stacks = hand.result?.stacks ?? [];
@@ -140,15 +151,25 @@ async function main(): Promise<number> {
         JSON.stringify({
           transport: args.transport,
           hand_id: hand.handId,
+          button: hand.spectator?.button ?? null,
           seq: Number(hand.seq),
           actions,
+          moves,
           pots: pots.map((p) => ({
             amount: chips(p.amount),
             eligible: p.eligible,
             winners: p.winners,
             shares: p.shares.map(chips),
+            low_winners: p.lowWinners,
+            low_shares: p.lowShares.map(chips),
           })),
-          shown: shown.map((s) => ({ seat: s.seat, cards: s.cards, description: s.description })),
+          shown: shown.map((s) => ({
+            seat: s.seat,
+            cards: s.cards,
+            description: s.description,
+            low_description: s.lowDescription,
+          })),
+          rake: chips(hand.result?.rake ?? 0n),
           start_stacks: start.map(chips),
           stacks: stacks.map(chips),
           conserved,
@@ -158,9 +179,15 @@ async function main(): Promise<number> {
       pots.forEach((pot, i) => {
         const name = i === 0 ? "main pot" : `side pot ${i}`;
         const won = pot.winners.map((w, j) => `seat ${w} +${pot.shares[j]}`).join(", ");
-        console.log(`${name} ${pot.amount}: ${won}`);
+        const low = pot.lowWinners.map((w, j) => `seat ${w} +${pot.lowShares[j]}`).join(", ");
+        console.log(`${name} ${pot.amount}: ${low ? `high ${won}; low ${low}` : won}`);
       });
-      shown.forEach((s) => console.log(`seat ${s.seat} showed ${s.cards.join(" ")}: ${s.description}`));
+      shown.forEach((s) => {
+        const low = s.lowDescription ? ` and ${s.lowDescription}` : "";
+        console.log(`seat ${s.seat} showed ${s.cards.join(" ")}: ${s.description}${low}`);
+      });
+      const rake = hand.result?.rake ?? 0n;
+      if (rake > 0n) console.log(`rake ${rake}`);
       console.log(`final stacks: ${stacks.join(" ")} (started ${start.join(" ")})`);
       console.log(conserved ? "chips conserved" : "CHIPS NOT CONSERVED");
     }

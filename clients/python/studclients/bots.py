@@ -19,6 +19,7 @@ from stud_api.stud.v1 import stud_engine_pb2 as pb
 
 BOT_KINDS = ("random", "station", "equity")
 RANKS = "23456789TJQKA"
+LOW_RANKS = "A23456789TJQK"  # ace-to-five order (Razz)
 #: Monte Carlo samples the equity bot asks for (the server enumerates exactly when small).
 EQUITY_SAMPLES = 2000
 #: The most live players an Equity request may name; with more the bot skips the call.
@@ -44,6 +45,12 @@ EQUITY_FALLBACK_CODES = frozenset(
         grpc.StatusCode.DEADLINE_EXCEEDED,
     }
 )
+
+
+#: Chance of beating one random hand with an unpaired ace-to-five low, by its top card
+#: (Razz's fallback); a paired low is weak.
+LOW_TOP_STRENGTH: dict[str, float] = {"5": 0.95, "6": 0.88, "7": 0.75, "8": 0.6, "9": 0.45}
+PAIRED_LOW_STRENGTH = 0.15
 
 
 @dataclass(frozen=True)
@@ -144,6 +151,16 @@ def _live_opponents(view: pb.View, seat: int) -> list[pb.SeatInfo]:
     return [s for s in view.seats if s.seat != seat and not s.folded]
 
 
+def local_low_strength(cards: Sequence[str], opponents: int) -> float:
+    """Razz: a rough chance to win from the cards so far: distinct low cards (8 or
+    lower, ace low) are good, pairs and high cards bad."""
+    distinct = {card[0] for card in cards}
+    lows = sum(1 for rank in distinct if LOW_RANKS.index(rank) <= 7)
+    paired = len(distinct) < len(cards)
+    one = 0.25 + 0.12 * min(lows, 5) - (0.1 if paired else 0.0)
+    return float(max(0.05, one) ** max(1, opponents))
+
+
 def local_strength(cards: Sequence[str], opponents: int) -> float:
     """A rough chance to win from fewer than five cards: pairs and high cards."""
     counts = Counter(card[0] for card in cards)
@@ -204,7 +221,13 @@ class EquityBot(Bot):
             cards.append(view.community_card)
         if not 5 <= len(cards) <= 7:
             return None
-        return pb.EvaluateRequest(hands=[pb.CardSet(cards=cards)])
+        # Razz ranks lows; Hi-Lo's fallback judges the high (its Equity counts both halves)
+        ranking = (
+            pb.HAND_RANKING_ACE_TO_FIVE_LOW
+            if view.variant == pb.VARIANT_RAZZ
+            else pb.HAND_RANKING_HIGH
+        )
+        return pb.EvaluateRequest(hands=[pb.CardSet(cards=cards)], ranking=ranking)
 
     def strength_from_equity(self, response: pb.EquityResponse) -> float:
         return float(response.players[0].equity)
@@ -212,11 +235,19 @@ class EquityBot(Bot):
     def strength_from_evaluate(
         self, response: pb.EvaluateResponse, view: pb.View, seat: int
     ) -> float:
-        one = CATEGORY_STRENGTH.get(response.values[0].category, 0.3)
+        value = response.values[0]
+        if view.variant == pb.VARIANT_RAZZ:  # "8-5-4-3-2 low", or a paired low
+            top = value.description[0]
+            one = LOW_TOP_STRENGTH.get(top, 0.3) if value.category == "Low" else PAIRED_LOW_STRENGTH
+        else:
+            one = CATEGORY_STRENGTH.get(value.category, 0.3)
         return float(one ** max(1, len(_live_opponents(view, seat))))
 
     def strength_locally(self, view: pb.View, seat: int) -> float:
-        return local_strength(self._own_cards(view, seat), len(_live_opponents(view, seat)))
+        opponents = len(_live_opponents(view, seat))
+        if view.variant == pb.VARIANT_RAZZ:
+            return local_low_strength(self._own_cards(view, seat), opponents)
+        return local_strength(self._own_cards(view, seat), opponents)
 
     def decide(
         self,
@@ -290,6 +321,7 @@ __all__ = [
     "EquityBot",
     "RandomBot",
     "act_request",
+    "local_low_strength",
     "local_strength",
     "make_bot",
     "passive_choice",

@@ -4,19 +4,29 @@ target parsing and the chip check (``devserver`` starts a server for a session).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
 from stud_api.stud.v1 import stud_engine_pb2 as pb
 
 VARIANTS: dict[str, pb.Variant.ValueType] = {
     "five": pb.VARIANT_FIVE_CARD_STUD,
     "seven": pb.VARIANT_SEVEN_CARD_STUD,
+    "razz": pb.VARIANT_RAZZ,
+    "hilo": pb.VARIANT_SEVEN_CARD_STUD_HI_LO,
 }
 VARIANT_NAMES: dict[int, str] = {
     pb.VARIANT_FIVE_CARD_STUD: "Five Card Stud",
     pb.VARIANT_SEVEN_CARD_STUD: "Seven Card Stud",
+    pb.VARIANT_RAZZ: "Razz",
+    pb.VARIANT_SEVEN_CARD_STUD_HI_LO: "Seven Card Stud Hi-Lo",
 }
-#: The most players each game seats (rulebook R-PLAYERS).
-MAX_PLAYERS: dict[int, int] = {pb.VARIANT_FIVE_CARD_STUD: 10, pb.VARIANT_SEVEN_CARD_STUD: 8}
+#: The most players each game seats (rulebook R-SEATS).
+MAX_PLAYERS: dict[int, int] = {
+    pb.VARIANT_FIVE_CARD_STUD: 10,
+    pb.VARIANT_SEVEN_CARD_STUD: 8,
+    pb.VARIANT_RAZZ: 8,
+    pb.VARIANT_SEVEN_CARD_STUD_HI_LO: 8,
+}
 
 ACTION_WORDS: dict[int, str] = {
     pb.ACTION_TYPE_FOLD: "fold",
@@ -66,8 +76,29 @@ def describe_action(taken: pb.ActionTaken, name: str, you: bool = False) -> str:
 
 
 def chips_conserved(start_stacks: Sequence[int], update: pb.HandUpdate) -> bool:
-    """True when a finished hand's final stacks add up to the stacks it started with."""
-    return bool(update.over) and sum(update.result.stacks) == sum(start_stacks)
+    """True when a finished hand's final stacks plus the rake (R-RAKE) add up to the
+    stacks it started with."""
+    total = sum(update.result.stacks) + update.result.rake
+    return bool(update.over) and total == sum(start_stacks)
+
+
+HISTORY_AUDIENCES = {
+    "players": pb.HISTORY_AUDIENCE_PLAYERS,
+    "audit": pb.HISTORY_AUDIENCE_AUDIT,
+}
+
+
+def history_request(update: pb.HandUpdate, audience: str) -> pb.GetHandHistoryRequest:
+    """The GetHandHistory request for a finished hand's last update."""
+    return pb.GetHandHistoryRequest(state=update.state, audience=HISTORY_AUDIENCES[audience])
+
+
+def save_history(directory: Path, history: pb.GetHandHistoryResponse) -> Path:
+    """Write one hand's PHH history as ``DIR/<hand_id>.phh``; returns the path."""
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / f"{history.hand_id}.phh"
+    path.write_text(history.phh, encoding="utf-8")
+    return path
 
 
 def parse_targets(text: str) -> list[str]:
@@ -91,11 +122,14 @@ __all__ = [
     "ACTION_WORDS",
     "CALL_TIMEOUT",
     "CHANNEL_OPTIONS",
+    "HISTORY_AUDIENCES",
     "MAX_PLAYERS",
     "VARIANTS",
     "VARIANT_NAMES",
     "chips_conserved",
     "default_table",
     "describe_action",
+    "history_request",
     "parse_targets",
+    "save_history",
 ]

@@ -33,6 +33,7 @@ from array import array
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import grpc
@@ -50,10 +51,13 @@ from studclients.bots import (
 from studclients.client import (
     CALL_TIMEOUT,
     CHANNEL_OPTIONS,
+    HISTORY_AUDIENCES,
     MAX_PLAYERS,
     VARIANTS,
     default_table,
+    history_request,
     parse_targets,
+    save_history,
 )
 from studclients.devserver import ServerProcess, start_dev_server
 
@@ -65,7 +69,7 @@ MAX_ATTEMPTS = 4  # tries of one call (the first and up to three retries)
 # stop cancels the calls it had received but not yet started (grpc/grpc#41785).
 RETRYABLE = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED})
 COOLDOWN_SECONDS = 1.0  # a target that failed is skipped this long while others are up
-METHODS = ("StartHand", "Act", "GetView", "Evaluate", "Equity")
+METHODS = ("StartHand", "Act", "GetView", "Evaluate", "Equity", "GetHandHistory")
 
 
 @dataclass
@@ -80,6 +84,7 @@ class Stats:
     checked: int = 0
     conserved: int = 0
     equity_fallbacks: int = 0
+    histories: int = 0  # PHH histories written (--history-dir)
     client_cpu_s: float = 0.0
 
     def record(self, method: str, seconds: float) -> None:
@@ -181,6 +186,8 @@ class Config:
     seed: int
     deadline: float
     hands: int  # 0: no limit but the deadline
+    history_dir: Path | None = None  # write each finished hand's PHH history there
+    history_audience: str = "audit"
 
 
 async def strength_async(
@@ -207,7 +214,7 @@ async def strength_async(
 
 async def play_hand(rng: random.Random, cfg: Config, pool: Pool, stats: Stats) -> None:
     variant = (
-        VARIANTS[rng.choice(["five", "seven"])]
+        VARIANTS[rng.choice(list(VARIANTS))]  # the four games, Razz and Hi-Lo included
         if cfg.variant == "mixed"
         else (VARIANTS[cfg.variant])
     )
@@ -252,6 +259,10 @@ async def play_hand(rng: random.Random, cfg: Config, pool: Pool, stats: Stats) -
     stats.checked += 1
     if sum(update.result.stacks) == sum(stacks):
         stats.conserved += 1
+    if cfg.history_dir is not None:
+        asked = history_request(update, cfg.history_audience)
+        save_history(cfg.history_dir, await pool.call("GetHandHistory", asked, stats))
+        stats.histories += 1
 
 
 async def resync(position: Position, pool: Pool, stats: Stats) -> Position:
@@ -306,6 +317,8 @@ async def run_load(args: argparse.Namespace, targets: Sequence[str]) -> dict[str
         seed=args.seed,
         deadline=began + duration,
         hands=args.hands,
+        history_dir=args.history_dir,
+        history_audience=args.history_audience,
     )
     pool = Pool(targets, args.connections)
     ticker = asyncio.create_task(progress(stats, began, args.quiet))
@@ -369,6 +382,7 @@ def report(
         "equity_fallbacks": stats.equity_fallbacks,
         "hands_checked": stats.checked,
         "hands_conserved": stats.conserved,
+        "histories_written": stats.histories,
         "unfinished": stats.started - stats.hands,
         # this process's CPU time: near duration_s means the client, not the server, limits
         "client_cpu_s": round(stats.client_cpu_s, 3),
@@ -378,10 +392,11 @@ def report(
 def format_report(data: dict[str, Any]) -> str:
     lines = [
         f"stud-load: {data['duration_s']:.1f} s, {data['tables']} tables, "
-        f"{data['variant']} stud, {data['players']} players, targets {','.join(data['targets'])}",
+        f"{data['variant']} games, {data['players']} players, targets {','.join(data['targets'])}",
         f"hands   {data['hands']:>9}  {data['hands_per_s']:>9.1f}/s   checked "
         f"{data['hands_checked']}, chips conserved {data['hands_conserved']}, "
-        f"unfinished {data['unfinished']}",
+        f"unfinished {data['unfinished']}"
+        + (f", histories {data['histories_written']}" if data["histories_written"] else ""),
         f"calls   {data['calls']:>9}  {data['calls_per_s']:>9.1f}/s   retries "
         f"{data['retries']}, resyncs {data['resyncs']}, equity fallbacks "
         f"{data['equity_fallbacks']}",
@@ -437,7 +452,12 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"seconds to run (default 10; capped at {MAX_SECONDS:.0f})",
     )
     p.add_argument("--hands", type=int, default=0, help="stop after N hands (0: no limit)")
-    p.add_argument("--variant", choices=["five", "seven", "mixed"], default="mixed")
+    p.add_argument(
+        "--variant",
+        choices=[*VARIANTS, "mixed"],
+        default="mixed",
+        help="five, seven, razz, hilo or mixed (all four, hand by hand; the default)",
+    )
     p.add_argument("--players", type=int, default=4, help="players per table (default 4)")
     p.add_argument("--stack", type=int, default=1000)
     p.add_argument(
@@ -449,6 +469,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--server-workers", type=int, default=2, help="workers of a server it starts")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", action="store_true", help="print the report as JSON")
+    p.add_argument(
+        "--history-dir",
+        type=Path,
+        default=None,
+        help="write each finished hand's history there as HAND_ID.phh (PHH)",
+    )
+    p.add_argument(
+        "--history-audience",
+        choices=sorted(HISTORY_AUDIENCES),
+        default="audit",
+        help="the audit history (every card) or the players' one (default %(default)s)",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress line")
     return p
 

@@ -1,4 +1,5 @@
-"""``stud-play``: a plain-text terminal table. You play Five or Seven Card Stud against bots,
+"""``stud-play``: a plain-text terminal table. You play Five Card Stud, Seven Card Stud, Razz
+or Seven Card Stud Hi-Lo against bots,
 hand after hand (the button moves, stacks carry over, busted bots are replaced and the game
 ends when you bust), with one-key answers to line prompts.
 
@@ -12,6 +13,7 @@ import random
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import grpc
 from stud_api.stud.v1 import stud_engine_pb2 as pb
@@ -28,12 +30,15 @@ from studclients.bots import (
 from studclients.client import (
     CALL_TIMEOUT,
     CHANNEL_OPTIONS,
+    HISTORY_AUDIENCES,
     MAX_PLAYERS,
     VARIANT_NAMES,
     VARIANTS,
     chips_conserved,
     default_table,
     describe_action,
+    history_request,
+    save_history,
 )
 from studclients.devserver import ServerProcess, start_dev_server
 
@@ -123,6 +128,8 @@ class Game:
         self.write = write
         self.variant = VARIANTS[args.variant]
         self.table = default_table(args.ante, args.bring_in, args.small_bet)
+        self.table.rake_percent_bp = args.rake_bp  # R-RAKE (0: none)
+        self.table.rake_cap = args.rake_cap
         self.rng = random.Random(args.seed)
         kinds = [k.strip() for k in args.bots.split(",") if k.strip()]
         self.kinds = kinds or ["station"]
@@ -222,6 +229,10 @@ class Game:
             out = sum(update.result.stacks)
             self.write(f"WARNING: chips not conserved ({sum(start)} in, {out} out)")
         self.write(f"Hand {self.hands} over. Stacks: {self._stacks()}")
+        if self.args.history_dir is not None:
+            asked = history_request(update, self.args.history_audience)
+            history = self.stub.GetHandHistory(asked, timeout=CALL_TIMEOUT)
+            self.write(f"History written to {save_history(self.args.history_dir, history)}")
         return True
 
     def prompt(self, update: pb.HandUpdate) -> Decision | None:
@@ -311,10 +322,15 @@ class Game:
                     shown_any = True
                 hand = event.hand_shown
                 verb = "show" if hand.seat == 0 else "shows"
+                low = ""
+                if hand.low_description:  # Hi-Lo: the qualifying low too
+                    low = f" and {hand.low_description} ({' '.join(hand.low_best_five)})"
                 self.write(
                     f"{names[hand.seat]} {verb} {' '.join(hand.cards)}: {hand.description} "
-                    f"(best five {' '.join(hand.best_five)})"
+                    f"(best five {' '.join(hand.best_five)}){low}"
                 )
+            elif kind == "rake_taken":
+                self.write(f"The house takes {event.rake_taken.amount} rake")
             elif kind == "hand_mucked":
                 mucked = event.hand_mucked.seat
                 self.write(f"{names[mucked]} muck{'' if mucked == 0 else 's'}")
@@ -335,27 +351,46 @@ class Game:
     def _award(award: pb.PotAwarded, names: Sequence[str]) -> str:
         pot = "the main pot" if award.pot == 0 else f"side pot {award.pot}"
         why = f"with {award.description}" if award.description else "(everyone else folded)"
+        if award.low_winners:  # Hi-Lo: a high half and a low half (R-HILO-SPLIT)
+            high = _shares(award.winners, award.shares, names)
+            low = _shares(award.low_winners, award.low_shares, names)
+            return (
+                f"Split {pot} of {award.amount}: high half {high} {why}; "
+                f"low half {low} with {award.low_description}"
+            )
         if len(award.winners) == 1:
             winner = award.winners[0]
             verb = "win" if winner == 0 else "wins"
             return f"{names[winner]} {verb} {award.amount} from {pot} {why}"
-        shares = ", ".join(
-            f"{names[w]} {s}" for w, s in zip(award.winners, award.shares, strict=True)
+        return (
+            f"Split {pot} of {award.amount} ({_shares(award.winners, award.shares, names)}) {why}"
         )
-        return f"Split {pot} of {award.amount} ({shares}) {why}"
+
+
+def _shares(winners: Sequence[int], shares: Sequence[int], names: Sequence[str]) -> str:
+    """``"Ada 12, Bix 11"``."""
+    return ", ".join(f"{names[w]} {s}" for w, s in zip(winners, shares, strict=True))
 
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="stud-play",
-        description="Play Five or Seven Card Stud against bots at a plain-text table.",
+        description="Play Five Card Stud, Seven Card Stud, Razz or Seven Card Stud Hi-Lo "
+        "against bots at a plain-text table.",
     )
-    p.add_argument("--variant", choices=sorted(VARIANTS), default="seven")
+    p.add_argument(
+        "--variant",
+        choices=list(VARIANTS),
+        default="seven",
+        help="five, seven, razz or hilo (Seven Card Stud Hi-Lo, eight or better)",
+    )
     p.add_argument("--players", type=int, default=4, help="players with you (default 4)")
     p.add_argument("--stack", type=int, default=1000, help="starting stacks (default 1000)")
     p.add_argument("--ante", type=int, default=5)
     p.add_argument("--bring-in", type=int, default=10)
     p.add_argument("--small-bet", type=int, default=20, help="the big bet is twice this")
+    p.add_argument("--rake-bp", type=int, default=0, help="rake, basis points of the pot")
+    p.add_argument("--rake-cap", type=int, default=0, help="most rake a hand (0: no cap)")
     p.add_argument(
         "--bots",
         default="equity,station,random",
@@ -364,6 +399,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=None, help="seed for the bots and the button")
     p.add_argument("--hands", type=int, default=0, help="stop after N hands (0: until you quit)")
     p.add_argument("--target", default=None, help="HOST:PORT of a server (default: start one)")
+    p.add_argument(
+        "--history-dir",
+        type=Path,
+        default=None,
+        help="write each finished hand's history there as HAND_ID.phh (PHH)",
+    )
+    p.add_argument(
+        "--history-audience",
+        choices=sorted(HISTORY_AUDIENCES),
+        default="players",
+        help="the players' history (mucked cards hidden) or the audit one (default %(default)s)",
+    )
     return p
 
 
@@ -372,7 +419,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parser.parse_args(argv)
     most = MAX_PLAYERS[VARIANTS[args.variant]]
     if not 2 <= args.players <= most:
-        parser.error(f"--players: {args.variant} card stud seats 2 to {most} players")
+        name = VARIANT_NAMES[VARIANTS[args.variant]]
+        parser.error(f"--players: {name} seats 2 to {most} players")
     for kind in args.bots.split(","):
         if kind.strip() and kind.strip() not in BOT_KINDS:
             parser.error(f"--bots: unknown bot {kind!r} (choose from {', '.join(BOT_KINDS)})")

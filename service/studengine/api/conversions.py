@@ -9,11 +9,14 @@ from google.protobuf.internal.containers import RepeatedCompositeFieldContainer
 from stud_api.stud.v1 import stud_engine_pb2 as pb
 
 from studengine.cards import DECK_SIZE, format_card
+from studengine.history.phh import Audience
 from studengine.rules.types import ActionType, HandResult, LegalAction, OddChip, Table, Variant
 
 VARIANT_TO_PB = {
     Variant.FIVE_CARD_STUD: pb.VARIANT_FIVE_CARD_STUD,
     Variant.SEVEN_CARD_STUD: pb.VARIANT_SEVEN_CARD_STUD,
+    Variant.RAZZ: pb.VARIANT_RAZZ,
+    Variant.SEVEN_CARD_STUD_HI_LO: pb.VARIANT_SEVEN_CARD_STUD_HI_LO,
 }
 VARIANT_FROM_PB = {code: v for v, code in VARIANT_TO_PB.items()}
 ODD_CHIP_TO_PB = {
@@ -32,6 +35,20 @@ ACTION_TO_PB = {
     ActionType.RAISE: pb.ACTION_TYPE_RAISE,
 }
 ACTION_FROM_PB = {code: a for a, code in ACTION_TO_PB.items()}
+AUDIENCE_TO_PB = {
+    Audience.PLAYERS: pb.HISTORY_AUDIENCE_PLAYERS,
+    Audience.AUDIT: pb.HISTORY_AUDIENCE_AUDIT,
+}
+AUDIENCE_FROM_PB = {code: a for a, code in AUDIENCE_TO_PB.items()}
+AUDIENCE_FROM_PB[pb.HISTORY_AUDIENCE_UNSPECIFIED] = Audience.PLAYERS
+
+# EvaluateRequest.ranking -> how the evaluator ranks: high, ace-to-five low, eight or better
+RANKING_FROM_PB = {
+    pb.HAND_RANKING_UNSPECIFIED: "high",
+    pb.HAND_RANKING_HIGH: "high",
+    pb.HAND_RANKING_ACE_TO_FIVE_LOW: "low",
+    pb.HAND_RANKING_EIGHT_OR_BETTER_LOW: "low8",
+}
 
 
 CARD_TEXT: tuple[str, ...] = tuple(format_card(c) for c in range(DECK_SIZE))
@@ -51,6 +68,8 @@ def table_to_pb(table: Table) -> pb.Table:
         uncapped_heads_up=table.uncapped_heads_up,
         open_pair_big_bet=table.open_pair_big_bet,
         odd_chip=ODD_CHIP_TO_PB[table.odd_chip],
+        rake_percent_bp=table.rake_percent_bp,
+        rake_cap=table.rake_cap,
     )
 
 
@@ -78,7 +97,15 @@ def add_legal(
 def result_to_pb(result: HandResult) -> pb.HandResult:
     return pb.HandResult(
         pots=[
-            pb.Pot(amount=p.amount, eligible=p.eligible, winners=p.winners, shares=p.shares)
+            pb.Pot(
+                amount=p.amount,
+                eligible=p.eligible,
+                winners=p.winners,
+                shares=p.shares,
+                low_winners=p.low_winners,
+                low_shares=p.low_shares,
+                rake=p.rake,
+            )
             for p in result.pots
         ],
         stacks=result.stacks,
@@ -89,9 +116,13 @@ def result_to_pb(result: HandResult) -> pb.HandResult:
                 best_five=cards_text(s.best_five),
                 rank=s.rank,
                 description=s.description,
+                low=s.low,
+                low_best_five=cards_text(s.low_best_five),
+                low_description=s.low_description,
             )
             for s in result.shown
         ],
         revealed=result.revealed,
         uncalled=[pb.UncalledReturned(seat=s, amount=a) for s, a in result.uncalled],
+        rake=result.rake,
     )

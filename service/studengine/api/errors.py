@@ -1,67 +1,195 @@
-"""The API's refusals and their gRPC statuses.
+"""The API's refusals: one place that says what each refusal is on the wire.
 
-Handlers raise ``ApiError``; the servicer turns it into a status with ``to_status``.
-INVALID_ARGUMENT carries ``google.rpc.BadRequest`` field violations; FAILED_PRECONDITION
-names the legal moves; ABORTED is a stale ``expected_seq``; RESOURCE_EXHAUSTED is a
-server too busy for more expensive calls (``overloaded``). ``reason`` is machine-readable
-(the servicer reports each refusal by it: ``stud_rejections_total``).
+Handlers raise ``ApiError``; the servicer turns it into a gRPC status with ``to_status``
+and the HTTP (Connect) port into the same details with ``details``. Every refusal carries
+``google.rpc.ErrorInfo`` (domain ``stud.v1``, the ``reason`` one of ``Reason``, the names of
+``stud.v1.ErrorReason`` in ``proto/stud/v1/errors.proto``, and its metadata); INVALID_ARGUMENT
+also carries ``google.rpc.BadRequest`` with every field violation found, each with its own
+reason. RESOURCE_EXHAUSTED (reason LIMIT_EXCEEDED) is a server too busy for more
+expensive calls. ``ApiError.metric_label`` is the refusal's label on
+``stud_rejections_total`` (the labels dashboards and alerts already use; ``overloaded`` for
+that one).
+
+The rules engine's typed refusals (``IllegalAction.refusal``) map to a reason in one place,
+``REFUSAL_REASONS``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import enum
+from collections.abc import Iterable, Mapping, Sequence
+from typing import NamedTuple, NoReturn
 
 import grpc
 from google.protobuf import any_pb2
+from google.protobuf.message import Message
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
-from studengine.rules.types import IllegalAction, InvalidHand
+from studengine.rules.types import IllegalAction, InvalidHand, LegalAction, Refusal
 from studengine.state.sealing import INVALID_MESSAGE
+
+DOMAIN = "stud.v1"
+
+
+class Reason(enum.StrEnum):
+    """``stud.v1.ErrorReason``: the value's name is the ErrorInfo reason (a unit test keeps
+    this list equal to the proto's)."""
+
+    INVALID_REQUEST = "INVALID_REQUEST"
+    STATE_INVALID = "STATE_INVALID"
+    OUT_OF_TURN = "OUT_OF_TURN"
+    HAND_OVER = "HAND_OVER"
+    ILLEGAL_ACTION = "ILLEGAL_ACTION"
+    STALE_SEQ = "STALE_SEQ"
+    TEST_DECK_REFUSED = "TEST_DECK_REFUSED"
+    LIMIT_EXCEEDED = "LIMIT_EXCEEDED"
+    HAND_NOT_OVER = "HAND_NOT_OVER"
+
+
+#: ``stud_rejections_total{reason}``: the labels of the alerts and the dashboard.
+METRIC_LABELS = {
+    Reason.INVALID_REQUEST: "bad_request",
+    Reason.STATE_INVALID: "bad_state",
+    Reason.OUT_OF_TURN: "out_of_turn",
+    Reason.HAND_OVER: "hand_over",
+    Reason.ILLEGAL_ACTION: "illegal_action",
+    Reason.STALE_SEQ: "stale_seq",
+    Reason.TEST_DECK_REFUSED: "test_deck_refused",
+    Reason.LIMIT_EXCEEDED: "limit",
+    Reason.HAND_NOT_OVER: "hand_not_over",
+}
+
+#: Of several violations' reasons, the one ErrorInfo carries: the first in this order.
+_PRECEDENCE = (
+    Reason.STATE_INVALID,
+    Reason.TEST_DECK_REFUSED,
+    Reason.LIMIT_EXCEEDED,
+    Reason.INVALID_REQUEST,
+)
+
+
+class Violation(NamedTuple):
+    """One bad field of a request: its path, what is wrong, and why (its reason)."""
+
+    field: str
+    description: str
+    reason: Reason = Reason.INVALID_REQUEST
 
 
 class ApiError(Exception):
-    """A refusal: a status code, a message and (for INVALID_ARGUMENT) field violations."""
+    """A refusal: status code, message, ErrorInfo reason and metadata, field violations."""
 
     def __init__(
         self,
         code: grpc.StatusCode,
         message: str,
-        reason: str,
-        violations: Sequence[tuple[str, str]] = (),
+        reason: Reason,
+        violations: Sequence[Violation] = (),
+        metadata: Mapping[str, str] | None = None,
+        label: str | None = None,
     ) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
         self.reason = reason
         self.violations = tuple(violations)
+        self.metadata = dict(metadata or {})
+        self._label = label
+
+    @property
+    def metric_label(self) -> str:
+        """The reason's label, or the finer one the refusal was given (``overloaded``)."""
+        return self._label or METRIC_LABELS[self.reason]
 
 
-def bad_request(field: str, description: str, reason: str = "bad_request") -> ApiError:
-    return ApiError(
-        grpc.StatusCode.INVALID_ARGUMENT, f"{field}: {description}", reason, [(field, description)]
-    )
+class Violations:
+    """Collects the bad fields of one request, to refuse it once with all of them."""
+
+    def __init__(self) -> None:
+        self.found: list[Violation] = []
+
+    def add(self, field: str, description: str, reason: Reason = Reason.INVALID_REQUEST) -> None:
+        self.found.append(Violation(field, description, reason))
+
+    def limit(self, field: str, description: str) -> None:
+        self.add(field, description, Reason.LIMIT_EXCEEDED)
+
+    def invalid_hand(self, error: InvalidHand, prefix: str = "") -> None:
+        self.add(prefix + error.field, error.reason)
+
+    def check(self) -> None:
+        """Raise the INVALID_ARGUMENT refusal naming every violation, if any was found."""
+        if self.found:
+            self.refuse()
+
+    def refuse(self) -> NoReturn:
+        """Raise the INVALID_ARGUMENT refusal naming every violation (there is one)."""
+        raise invalid(self.found)
+
+
+#: Violations sent at most (they travel in a response header, which clients cap at 8 KiB).
+MAX_VIOLATIONS = 20
+
+
+def invalid(violations: Sequence[Violation]) -> ApiError:
+    """INVALID_ARGUMENT with every violation (the first ``MAX_VIOLATIONS``); ErrorInfo's
+    reason is the weightiest one."""
+    present = {v.reason for v in violations}
+    reason = next(r for r in _PRECEDENCE if r in present)
+    more = len(violations) - MAX_VIOLATIONS
+    violations = violations[:MAX_VIOLATIONS]
+    message = "; ".join(f"{v.field}: {v.description}" for v in violations)
+    if more > 0:
+        message += f"; and {more} more"
+    if reason is Reason.STATE_INVALID:
+        message = INVALID_MESSAGE  # the one answer to every state that does not open
+    return ApiError(grpc.StatusCode.INVALID_ARGUMENT, message, reason, violations)
+
+
+def bad_request(field: str, description: str, reason: Reason = Reason.INVALID_REQUEST) -> ApiError:
+    return invalid([Violation(field, description, reason)])
+
+
+def limit(field: str, description: str) -> ApiError:
+    return bad_request(field, description, Reason.LIMIT_EXCEEDED)
+
+
+def state_violation() -> Violation:
+    return Violation("state", INVALID_MESSAGE, Reason.STATE_INVALID)
 
 
 def bad_state() -> ApiError:
     """The one answer to every sealed state that does not open."""
-    return ApiError(
-        grpc.StatusCode.INVALID_ARGUMENT, INVALID_MESSAGE, "bad_state", [("state", INVALID_MESSAGE)]
-    )
+    return invalid([state_violation()])
 
 
-def invalid_hand(error: InvalidHand, prefix: str = "") -> ApiError:
-    return bad_request(prefix + error.field, error.reason)
+def no_time_left(message: str) -> ApiError:
+    """Equity with no time left within the call's deadline."""
+    return ApiError(grpc.StatusCode.DEADLINE_EXCEEDED, message, Reason.LIMIT_EXCEEDED)
 
 
-def illegal_action(error: IllegalAction) -> ApiError:
-    if error.to_act is None:
-        reason = "hand_over"
-    elif "not to act" in error.reason or "no seat" in error.reason:
-        reason = "out_of_turn"
-    else:
-        reason = "illegal_action"
-    return ApiError(grpc.StatusCode.FAILED_PRECONDITION, str(error), reason)
+def legal_text(legal: Iterable[LegalAction]) -> str:
+    """The ``legal`` metadata: ``FOLD,CALL:20,RAISE:40``."""
+    return ",".join(a.type.value if a.to is None else f"{a.type.value}:{a.to}" for a in legal)
+
+
+#: The engine's typed refusal -> the API's reason (a wrong amount is an illegal move).
+REFUSAL_REASONS = {
+    Refusal.HAND_OVER: Reason.HAND_OVER,
+    Refusal.OUT_OF_TURN: Reason.OUT_OF_TURN,
+    Refusal.NOT_LEGAL_NOW: Reason.ILLEGAL_ACTION,
+    Refusal.BAD_AMOUNT: Reason.ILLEGAL_ACTION,
+}
+
+
+def illegal_action(error: IllegalAction, seq: int) -> ApiError:
+    reason = REFUSAL_REASONS[error.refusal]
+    metadata = {"seq": str(seq)}
+    if reason is not Reason.HAND_OVER and error.to_act is not None:
+        metadata["to_act"] = str(error.to_act)
+        metadata["legal"] = legal_text(error.legal)
+    return ApiError(grpc.StatusCode.FAILED_PRECONDITION, str(error), reason, metadata=metadata)
 
 
 def stale_seq(expected: int, actual: int) -> ApiError:
@@ -69,12 +197,51 @@ def stale_seq(expected: int, actual: int) -> ApiError:
         grpc.StatusCode.ABORTED,
         f"expected_seq is {expected} but the state's seq is {actual}: the state is stale "
         "or the caller's copy is",
-        "stale_seq",
+        Reason.STALE_SEQ,
+        metadata={"seq": str(actual), "expected_seq": str(expected)},
     )
 
 
-def limit(field: str, description: str) -> ApiError:
-    return bad_request(field, description, reason="limit")
+# ---- on the wire -----------------------------------------------------------------------
+
+
+def details(error: ApiError) -> list[Message]:
+    """The status details of a refusal: ErrorInfo, then BadRequest when fields are bad."""
+    found: list[Message] = [
+        error_details_pb2.ErrorInfo(reason=error.reason, domain=DOMAIN, metadata=error.metadata)
+    ]
+    if error.violations:
+        found.append(
+            error_details_pb2.BadRequest(
+                field_violations=[
+                    error_details_pb2.BadRequest.FieldViolation(
+                        field=v.field, description=v.description, reason=v.reason
+                    )
+                    for v in error.violations
+                ]
+            )
+        )
+    return found
+
+
+def rich_status(error: ApiError) -> status_pb2.Status:
+    """The ``google.rpc.Status`` of a refusal: code, message and details."""
+    status = status_pb2.Status(code=_CODES[error.code], message=error.message)
+    for detail in details(error):
+        packed = any_pb2.Any()
+        packed.Pack(detail)
+        status.details.append(packed)
+    return status
+
+
+def hand_not_over(seq: int) -> ApiError:
+    """FAILED_PRECONDITION: what needs a finished hand (its history) asked of one in play."""
+    return ApiError(
+        grpc.StatusCode.FAILED_PRECONDITION,
+        f"the hand is not over (seq {seq}): its history is written once it ends",
+        Reason.HAND_NOT_OVER,
+        metadata={"seq": str(seq)},
+    )
 
 
 def overloaded(method: str, limit: int) -> ApiError:
@@ -83,24 +250,21 @@ def overloaded(method: str, limit: int) -> ApiError:
         grpc.StatusCode.RESOURCE_EXHAUSTED,
         f"{method}: this server is busy with {limit} expensive calls (its limit); "
         "retry with backoff",
-        "overloaded",
+        Reason.LIMIT_EXCEEDED,
+        metadata={"limit": str(limit), "method": method},
+        label="overloaded",
     )
 
 
+def work_cancelled(message: str) -> ApiError:
+    """Expensive work stopped because its caller cancelled or its deadline passed (the
+    caller has gone: the status is only reported, as ``cancelled``)."""
+    return ApiError(grpc.StatusCode.CANCELLED, message, Reason.LIMIT_EXCEEDED, label="cancelled")
+
+
 def to_status(error: ApiError) -> grpc.Status:
-    """The gRPC status (with rich details) for a refusal."""
-    status = status_pb2.Status(code=_CODES[error.code], message=error.message)
-    if error.violations:
-        details = error_details_pb2.BadRequest(
-            field_violations=[
-                error_details_pb2.BadRequest.FieldViolation(field=f, description=d)
-                for f, d in error.violations
-            ]
-        )
-        packed = any_pb2.Any()
-        packed.Pack(details)
-        status.details.append(packed)
-    result: grpc.Status = rpc_status.to_status(status)
+    """The gRPC status (``grpc-status-details-bin``, rich details) of a refusal."""
+    result: grpc.Status = rpc_status.to_status(rich_status(error))
     return result
 
 
@@ -113,6 +277,16 @@ def field_violations(status: status_pb2.Status) -> list[tuple[str, str]]:
             detail.Unpack(request)
             found.extend((v.field, v.description) for v in request.field_violations)
     return found
+
+
+def error_info(status: status_pb2.Status) -> error_details_pb2.ErrorInfo | None:
+    """The ErrorInfo in a rich status, if any (for clients and tests)."""
+    for detail in status.details:
+        if detail.Is(error_details_pb2.ErrorInfo.DESCRIPTOR):
+            info = error_details_pb2.ErrorInfo()
+            detail.Unpack(info)
+            return info
+    return None
 
 
 _CODES = {

@@ -1,8 +1,8 @@
-"""What the API reports as it works: hands started and finished, actions applied, refusals
-by reason, sealed-state sizes, expensive work stopped because its caller cancelled. The
-server passes its Prometheus metrics (``studengine.server.metrics``, a module that fits
-``Observer``); by default nothing is reported, so the API needs nothing from the layer
-above it."""
+"""What the API reports as it works: hands started and finished, actions applied, the
+rake taken (R-RAKE), refusals by reason, sealed-state sizes, expensive work stopped because
+its caller cancelled. The server passes its Prometheus metrics
+(``studengine.server.metrics``, a module that fits ``Observer``); by default nothing is
+reported, so the API needs nothing from the layer above it."""
 
 from __future__ import annotations
 
@@ -15,6 +15,8 @@ class Observer(Protocol):
     def hand_finished(self, variant: str) -> None: ...
 
     def action_taken(self, variant: str, action: str) -> None: ...
+
+    def rake_taken(self, variant: str, chips: int) -> None: ...
 
     def rejected(self, reason: str) -> None: ...
 
@@ -33,6 +35,9 @@ class Unobserved:
         pass
 
     def action_taken(self, variant: str, action: str) -> None:
+        pass
+
+    def rake_taken(self, variant: str, chips: int) -> None:
         pass
 
     def rejected(self, reason: str) -> None:

@@ -1,20 +1,19 @@
 """The gRPC servicer (``grpc.aio``): a thin layer that hands each request to
 ``handlers.Handlers`` and turns an ``ApiError`` into its status (with rich details).
 
-``StudEngineServicer(keyring, allow_test_decks, observer, expensive)`` and
-``add_servicer(server, servicer)`` are what the server start-up uses; ``observer`` (the
-server's metrics) hears of every hand, action and refusal. The cheap calls (StartHand,
-Act, GetView, small Evaluate batches: about a millisecond of CPU at most) run inline on
-the event loop; Equity and large Evaluate batches run in ``expensive``, a bounded pool of
-their own (``expensive.ExpensiveCalls``), so that they hold up neither health checks nor
-the cheap calls. ``add_servicer`` registers the methods with request parsers that never
+``StudEngineServicer(..., calls=ApiCalls(...))`` and ``add_servicer(server, servicer)``
+are what the server start-up uses; the observer (the server's metrics) hears of every
+hand, action and refusal. The cheap calls (StartHand, Act, GetView, GetHandHistory, small
+Evaluate batches: about a millisecond of CPU at most) run inline on the event loop;
+Equity and large Evaluate batches run in a bounded pool of their own
+(``calls.ApiCalls``, ``expensive.ExpensiveCalls``), so that they hold up neither health
+checks nor the cheap calls. ``add_servicer`` registers the methods with request parsers that never
 raise: a request body that is not the method's message (bad wire format, invalid UTF-8
 in a string) gets INVALID_ARGUMENT, where gRPC's own parser failure would answer INTERNAL.
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
@@ -22,6 +21,7 @@ import grpc
 from google.protobuf.message import Message
 from stud_api.stud.v1 import stud_engine_pb2 as pb
 
+from studengine.api.calls import ApiCalls
 from studengine.api.errors import ApiError, bad_request, to_status
 from studengine.api.expensive import ExpensiveCalls
 from studengine.api.handlers import DEFAULT_EQUITY_CPU_SECONDS, Handlers
@@ -32,8 +32,6 @@ Req = TypeVar("Req")
 Resp = TypeVar("Resp")
 
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["StudEngineService"].full_name
-#: Evaluate batches larger than this go to the expensive calls' pool.
-INLINE_EVALUATE_HANDS = 500
 
 
 class Malformed:
@@ -54,13 +52,13 @@ async def _answer(compute: Callable[[], Awaitable[Resp]], context: Any, observer
     try:
         return await compute()
     except ApiError as error:
-        observer.rejected(error.reason)
+        observer.rejected(error.metric_label)
         await context.abort_with_status(to_status(error))
         raise  # abort_with_status raises; this line is never reached
 
 
 class StudEngineServicer:
-    """``stud.v1.StudEngineService`` over the handlers."""
+    """``stud.v1.StudEngineService`` over the worker's ``ApiCalls``."""
 
     def __init__(
         self,
@@ -69,57 +67,53 @@ class StudEngineServicer:
         observer: Observer | None = None,
         expensive: ExpensiveCalls | None = None,
         equity_cpu_seconds: float | None = None,
+        calls: ApiCalls | None = None,
     ) -> None:
-        self.observer: Observer = observer or Unobserved()
-        self.handlers = Handlers(
-            keyring,
-            allow_test_decks,
-            observer=self.observer,
-            equity_cpu_seconds=equity_cpu_seconds or DEFAULT_EQUITY_CPU_SECONDS,
-        )
-        self.expensive = expensive or ExpensiveCalls(threads=2, limit=32)
+        if calls is None:
+            handlers = Handlers(
+                keyring,
+                allow_test_decks,
+                observer=observer or Unobserved(),
+                equity_cpu_seconds=equity_cpu_seconds or DEFAULT_EQUITY_CPU_SECONDS,
+            )
+            calls = ApiCalls(handlers, expensive or ExpensiveCalls(threads=2, limit=32))
+        self.calls = calls
+        self.handlers = calls.handlers
+        self.observer: Observer = calls.observer
+        self.expensive = calls.expensive
 
-    async def _inline(
-        self, handler: Callable[[Req], Resp], request: Req | Malformed, context: Any
+    async def _answer(
+        self, call: Callable[[Req], Awaitable[Resp]], request: Req | Malformed, context: Any
     ) -> Resp:
         async def compute() -> Resp:
-            return handler(_checked(request))
+            return await call(_checked(request))
 
         return await _answer(compute, context, self.observer)
 
     async def StartHand(self, request: pb.StartHandRequest, context: Any) -> pb.StartHandResponse:
-        return await self._inline(self.handlers.start_hand, request, context)
+        return await self._answer(self.calls.start_hand, request, context)
 
     async def Act(self, request: pb.ActRequest, context: Any) -> pb.ActResponse:
-        return await self._inline(self.handlers.act, request, context)
+        return await self._answer(self.calls.act, request, context)
 
     async def GetView(self, request: pb.GetViewRequest, context: Any) -> pb.GetViewResponse:
-        return await self._inline(self.handlers.get_view, request, context)
+        return await self._answer(self.calls.get_view, request, context)
 
     async def Evaluate(self, request: pb.EvaluateRequest, context: Any) -> pb.EvaluateResponse:
-        if isinstance(request, Malformed) or len(request.hands) <= INLINE_EVALUATE_HANDS:
-            return await self._inline(self.handlers.evaluate, request, context)
-
-        async def compute() -> pb.EvaluateResponse:
-            return await self.expensive.run(
-                "Evaluate", lambda _cancelled: self.handlers.evaluate(request)
-            )
-
-        return await _answer(compute, context, self.observer)
+        return await self._answer(self.calls.evaluate, request, context)
 
     async def Equity(self, request: pb.EquityRequest, context: Any) -> pb.EquityResponse:
         remaining = context.time_remaining()
-        deadline = None if remaining is None else time.monotonic() + remaining
 
-        def work(cancelled: Callable[[], bool]) -> pb.EquityResponse:
-            left = None if deadline is None else deadline - time.monotonic()  # once it starts
-            return self.handlers.equity(_checked(request), left, cancelled)
+        async def equity(checked: pb.EquityRequest) -> pb.EquityResponse:
+            return await self.calls.equity(checked, remaining)
 
-        async def compute() -> pb.EquityResponse:
-            _checked(request)
-            return await self.expensive.run("Equity", work)
+        return await self._answer(equity, request, context)
 
-        return await _answer(compute, context, self.observer)
+    async def GetHandHistory(
+        self, request: pb.GetHandHistoryRequest, context: Any
+    ) -> pb.GetHandHistoryResponse:
+        return await self._answer(self.calls.get_hand_history, request, context)
 
 
 def _parser(message: type[Message]) -> Callable[[bytes], Message | Malformed]:
@@ -140,6 +134,7 @@ METHODS: dict[str, tuple[type[Message], type[Message]]] = {
     "GetView": (pb.GetViewRequest, pb.GetViewResponse),
     "Evaluate": (pb.EvaluateRequest, pb.EvaluateResponse),
     "Equity": (pb.EquityRequest, pb.EquityResponse),
+    "GetHandHistory": (pb.GetHandHistoryRequest, pb.GetHandHistoryResponse),
 }
 
 

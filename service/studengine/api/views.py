@@ -17,7 +17,6 @@ from studengine.api.conversions import (
     cards_text,
     table_to_pb,
 )
-from studengine.api.visibility import revealed_seats, sees_dealt_card, sees_down_cards
 from studengine.rules.hand import Hand
 from studengine.rules.types import (
     ActionTaken,
@@ -28,11 +27,13 @@ from studengine.rules.types import (
     HandMucked,
     HandShown,
     PotAwarded,
+    RakeTaken,
     StreetStarted,
     Table,
     UncalledReturned,
     Variant,
 )
+from studengine.rules.visibility import revealed_seats, sees_dealt_card, sees_down_cards
 
 
 def event_to_pb(event: Event, viewer: int | None) -> pb.Event:
@@ -69,7 +70,7 @@ def event_to_pb(event: Event, viewer: int | None) -> pb.Event:
             )
         case UncalledReturned(seat, amount):
             return pb.Event(uncalled_returned=pb.UncalledReturned(seat=seat, amount=amount))
-        case HandShown(seat, cards, best_five, rank, description):
+        case HandShown(seat, cards, best_five, rank, description, low, low_five, low_words):
             return pb.Event(
                 hand_shown=pb.HandShown(
                     seat=seat,
@@ -77,11 +78,18 @@ def event_to_pb(event: Event, viewer: int | None) -> pb.Event:
                     best_five=cards_text(best_five),
                     rank=rank,
                     description=description,
+                    low=low,
+                    low_best_five=cards_text(low_five),
+                    low_description=low_words,
                 )
             )
+        case RakeTaken(amount):
+            return pb.Event(rake_taken=pb.RakeTaken(amount=amount))
         case HandMucked(seat):
             return pb.Event(hand_mucked=pb.HandMucked(seat=seat))
-        case PotAwarded(index, amount, winners, shares, description):
+        case PotAwarded(
+            index, amount, winners, shares, description, low_winners, low_shares, low_words, rake
+        ):
             return pb.Event(
                 pot_awarded=pb.PotAwarded(
                     pot=index,
@@ -89,6 +97,10 @@ def event_to_pb(event: Event, viewer: int | None) -> pb.Event:
                     winners=winners,
                     shares=shares,
                     description=description,
+                    low_winners=low_winners,
+                    low_shares=low_shares,
+                    low_description=low_words,
+                    rake=rake,
                 )
             )
         case HandEnded(stacks):
@@ -209,7 +221,7 @@ class _Pieces:
             info.player_id = player_ids[seat]
             info.stack = stack
             info.committed = hand.committed[seat]
-            info.round_bet = hand.round_bets[seat]
+            info.round_bet = hand.round.bets[seat]
             if folded:
                 info.folded = True
             elif stack == 0:

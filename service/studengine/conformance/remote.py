@@ -41,8 +41,9 @@ def snapshot_of(update: pb.HandUpdate) -> Snapshot:
         pot=update.spectator.pot,
         stacks=[s.stack for s in update.spectator.seats],
         over=update.over,
-        pots=[(p.amount, sorted(p.winners)) for p in update.result.pots],
+        pots=[(p.amount, sorted(p.winners), sorted(p.low_winners)) for p in update.result.pots],
         revealed=sorted(update.result.revealed),
+        rake=update.result.rake,
     )
 
 

@@ -1,127 +1,212 @@
-"""The betting round: what the player to act may do, and what counts as a full bet
-(R-ACTIONS, R-BRING-IN-*, R-CAP, R-OPEN-PAIR, R-HALF-BET, R-TABLE-STAKES, R-ROUND-END).
+"""One betting round: its state, what the player to act may do, and each action's step
+(R-ACTIONS, R-LEGAL-ONCE, R-BRING-IN-*, R-CAP, R-OPEN-PAIR, R-HALF-BET, R-TABLE-STAKES,
+R-ROUND-END).
 
-Functions of a hand's state only; ``Hand`` applies their answers.
+``Hand`` makes a fresh ``BettingRound`` when a street's round begins and keeps the
+stacks and folds; the round keeps everything else that lasts only for the round.
+Each rule the legal moves depend on is one named predicate below.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from dataclasses import dataclass
 
-from studengine.rules.types import ActionType, LegalAction
+from studengine.rules.types import ActionType, LegalAction, Table
 
-if TYPE_CHECKING:
-    from studengine.rules.hand import Hand
-
-FOLD = LegalAction(ActionType.FOLD)
-CHECK = LegalAction(ActionType.CHECK)
-CHECK_ONLY = (CHECK,)
-CALL, BET, COMPLETE, RAISE = ActionType.CALL, ActionType.BET, ActionType.COMPLETE, ActionType.RAISE
-_new = tuple.__new__
+FOLD, CHECK, CALL = ActionType.FOLD, ActionType.CHECK, ActionType.CALL
+BRING_IN, COMPLETE = ActionType.BRING_IN, ActionType.COMPLETE
+BET, RAISE = ActionType.BET, ActionType.RAISE
+FOLD_ACTION, CHECK_ACTION = LegalAction(FOLD), LegalAction(CHECK)
 
 
-def _legal(kind: ActionType, to: int) -> LegalAction:
-    """``LegalAction(kind, to)`` without the named tuple's Python-level ``__new__``."""
-    return _new(LegalAction, (kind, to))
+@dataclass
+class BettingRound:
+    """The state of one betting round, made when the round begins."""
 
+    table: Table
+    big_street: bool  # the street bets the big bet (R-LIMITS-5S, R-LIMITS-7S)
+    bets: list[int]  # chips each seat put in on this round
+    acted: list[bool]  # acted since the last full bet or raise (R-HALF-BET)
+    held: bool  # a round is held on this street (R-ROUND-END)
+    level: int = 0  # the round total to match
+    full_level: int = 0  # the round total of the last full bet or raise (R-HALF-BET)
+    full_bets: int = 0  # bets, completions and full raises, for the cap (R-CAP)
+    uncapped: bool = False  # R-CAP option: the round went heads-up before its cap
+    open_pair: bool = False  # R-OPEN-PAIR: small or big bets on this round
+    big_made: bool = False  # a big bet or raise was made on the open-pair round
+    bring_in_due: bool = False  # first round: nobody has brought in or completed yet
+    opener_may_fold: bool = False  # R-ANTE-ALL-IN-LOW: the opener is not the low card
+    first_actor: int | None = None  # who acted first (R-SHOWDOWN-ORDER)
+    last_aggressor: int | None = None  # who last bet, completed or raised
 
-def full_bet(hand: Hand) -> int:
-    """The round's full bet, the yardstick of R-HALF-BET.
+    # ---- the rulebook's predicates -------------------------------------------------
 
-    On the open-pair round it is the small bet until a big bet or raise is made.
-    """
-    table = hand.table
-    if hand.spec.big_bet_streets[hand.street] or (hand.open_pair and hand.big_made):
-        return table.big_bet
-    return table.small_bet
+    def full_bet(self) -> int:
+        """R-HALF-BET's yardstick: the round's bet size; on the open-pair round the small
+        bet until a big bet or raise has been made (R-OPEN-PAIR)."""
+        if self.big_street or (self.open_pair and self.big_made):
+            return self.table.big_bet
+        return self.table.small_bet
 
+    def bet_sizes(self) -> tuple[int, ...]:
+        """What a bet or raise may add to the last full level: on the open-pair round the
+        small or the big bet until a big one is made (R-OPEN-PAIR), else a full bet."""
+        if self.open_pair and not self.big_made:
+            return (self.table.small_bet, self.table.big_bet)
+        return (self.full_bet(),)
 
-def others_can_answer(hand: Hand, seat: int) -> bool:
-    """Whether another player still in the hand could put in more chips (R-ACTIONS)."""
-    stacks, folded = hand.stacks, hand.folded
-    for other in range(len(stacks)):
-        if other != seat and stacks[other] > 0 and not folded[other]:
-            return True
-    return False
+    def is_capped(self) -> bool:
+        """R-CAP: at most ``max_bets`` bets a round, unless it went uncapped heads-up."""
+        return not self.uncapped and self.full_bets >= self.table.max_bets
 
+    def owes(self, seat: int) -> bool:
+        """``seat`` has put in less than the level to match."""
+        return self.bets[seat] < self.level
 
-def is_capped(hand: Hand) -> bool:
-    """R-CAP: at most ``max_bets`` bets a round, unless the round went uncapped heads-up."""
-    return not hand.uncapped and hand.bets >= hand.table.max_bets
+    def can_answer(self, seat: int, stacks: Sequence[int], folded: Sequence[bool]) -> bool:
+        """R-ACTIONS: another player still in the hand could put in more than the
+        current bet (not all-in, and holding more than a call)."""
+        bets, level = self.bets, self.level
+        for other, stack in enumerate(stacks):
+            if other != seat and not folded[other] and bets[other] + stack > level:
+                return True
+        return False
 
+    def may_raise(self, seat: int, stacks: Sequence[int], folded: Sequence[bool]) -> bool:
+        """Whether ``seat`` may bet, complete or raise now: it has chips beyond a call
+        (R-TABLE-STAKES), no short all-in is all that came since it acted (R-HALF-BET),
+        the round is not capped (R-CAP) and someone could answer (R-ACTIONS)."""
+        return (
+            self.bets[seat] + stacks[seat] > self.level
+            and not self.acted[seat]
+            and not self.is_capped()
+            and self.can_answer(seat, stacks, folded)
+        )
 
-def legal_actions(hand: Hand) -> tuple[LegalAction, ...]:
-    """The exact choices of the player to act, with their ``to`` amounts.
+    # ---- the queries ----------------------------------------------------------------
 
-    The hot path of every action, so the cap and full-bet tests are written out here.
-    """
-    seat = hand.to_act
-    if seat is None:
-        return ()
-    bet = hand.round_bets[seat]
-    all_in_to = bet + hand.stacks[seat]
-    if hand.bring_in_due:
-        return bring_in_choices(hand, seat, all_in_to)
+    def legal_actions(
+        self, seat: int, stacks: Sequence[int], folded: Sequence[bool]
+    ) -> tuple[LegalAction, ...]:
+        """The exact choices of ``seat``, the player to act, each once (R-LEGAL-ONCE):
+        the opener's (first round, until someone brings in), else an answer to the
+        current bet and the bets or raises the player may make."""
+        if self.bring_in_due:
+            return self.opener_choices(seat, stacks, folded)
+        return self.answers(seat, stacks) + self.raises(seat, stacks, folded)
 
-    level = hand.level
-    if level <= bet:
-        call = None
-    elif level < all_in_to:
-        call = _legal(CALL, level)
-    else:  # R-TABLE-STAKES: calling puts the player all in, and no raise is left
-        return (FOLD, _legal(CALL, all_in_to))
-    table = hand.table
-    if (
-        hand.acted[seat]  # R-HALF-BET: a short all-in reopens nothing for those who acted
-        or (hand.bets >= table.max_bets and not hand.uncapped)  # R-CAP
-        or not others_can_answer(hand, seat)
-    ):
-        return CHECK_ONLY if call is None else (FOLD, call)
-    # BET into nothing, COMPLETE a bring-in or a short all-in bet, RAISE a full bet
-    kind = RAISE if hand.bets else (BET if level == 0 else COMPLETE)
-    if hand.open_pair and not hand.big_made:  # R-OPEN-PAIR: small or big
-        sizes = (table.small_bet, table.big_bet)
-        raises = raise_choices(kind, hand.full_level, sizes, all_in_to)
-        return (CHECK, *raises) if call is None else (FOLD, call, *raises)
-    # the full bet (R-HALF-BET); on the open-pair round a big bet or raise was made by now
-    big = hand.open_pair or hand.spec.big_bet_streets[hand.street]
-    to = hand.full_level + (table.big_bet if big else table.small_bet)
-    offer = _legal(kind, to if to < all_in_to else all_in_to)
-    return (CHECK, offer) if call is None else (FOLD, call, offer)
+    def choices(
+        self, kind: ActionType, seat: int, stacks: Sequence[int], folded: Sequence[bool]
+    ) -> tuple[LegalAction, ...]:
+        """The legal moves of type ``kind`` only: ``legal_actions`` asking just the part
+        that can hold that type (what ``Hand.act`` checks an action against)."""
+        if self.bring_in_due:
+            moves = self.opener_choices(seat, stacks, folded)
+        elif kind is FOLD or kind is CHECK or kind is CALL:
+            moves = self.answers(seat, stacks)
+        else:
+            moves = self.raises(seat, stacks, folded)
+        return tuple([move for move in moves if move.type is kind])
 
+    def opener_choices(
+        self, seat: int, stacks: Sequence[int], folded: Sequence[bool]
+    ) -> tuple[LegalAction, ...]:
+        """R-BRING-IN-CHOICE, R-SHORT-BRING-IN, R-ANTE-ALL-IN-LOW: bring in (all of a
+        short stack) or complete; the opener who is not the low card may also fold."""
+        table = self.table
+        all_in_to = self.bets[seat] + stacks[seat]
+        actions = [FOLD_ACTION] if self.opener_may_fold else []
+        actions.append(LegalAction(BRING_IN, min(table.bring_in, all_in_to)))
+        if all_in_to > table.bring_in and self.can_answer(seat, stacks, folded):
+            actions.append(LegalAction(COMPLETE, min(table.small_bet, all_in_to)))
+        return tuple(actions)
 
-def bring_in_choices(hand: Hand, seat: int, all_in_to: int) -> tuple[LegalAction, ...]:
-    """R-BRING-IN-CHOICE, R-SHORT-BRING-IN, R-ANTE-ALL-IN-LOW: the opener's choices."""
-    table = hand.table
-    actions = [FOLD] if hand.opener_may_fold else []
-    actions.append(_legal(ActionType.BRING_IN, min(table.bring_in, all_in_to)))
-    if all_in_to > table.bring_in and others_can_answer(hand, seat):
-        actions.append(_legal(ActionType.COMPLETE, min(table.small_bet, all_in_to)))
-    return tuple(actions)
+    def answers(self, seat: int, stacks: Sequence[int]) -> tuple[LegalAction, ...]:
+        """R-ACTIONS: facing a bet, fold or call it (all-in for less, R-TABLE-STAKES);
+        facing none, check."""
+        if self.owes(seat):
+            return (FOLD_ACTION, LegalAction(CALL, min(self.level, self.bets[seat] + stacks[seat])))
+        return (CHECK_ACTION,)
 
+    def raises(
+        self, seat: int, stacks: Sequence[int], folded: Sequence[bool]
+    ) -> tuple[LegalAction, ...]:
+        """The bet, completion or raises ``seat`` may make: BET into nothing, COMPLETE a
+        bring-in or a short all-in bet, RAISE a full bet (R-HALF-BET); one per total."""
+        if not self.may_raise(seat, stacks, folded):
+            return ()
+        kind = RAISE if self.full_bets else (BET if self.level == 0 else COMPLETE)
+        return self.one_per_total(kind, self.bets[seat] + stacks[seat])
 
-def raise_choices(
-    kind: ActionType, full_level: int, sizes: tuple[int, ...], all_in_to: int
-) -> tuple[LegalAction, ...]:
-    """A bet or raise of each size; R-TABLE-STAKES: offered at the all-in total instead."""
-    targets = [full_level + size for size in sizes]
-    if targets[-1] > all_in_to:
-        targets = sorted({min(to, all_in_to) for to in targets})
-    return tuple(_legal(kind, to) for to in targets)
+    def one_per_total(self, kind: ActionType, all_in_to: int) -> tuple[LegalAction, ...]:
+        """A ``kind`` move to each total a bet or raise may reach, once (R-LEGAL-ONCE):
+        the last full level plus each size, or the all-in total when that is less."""
+        moves: list[LegalAction] = []
+        for size in self.bet_sizes():  # ascending, so the totals are too
+            to = min(self.full_level + size, all_in_to)
+            if not moves or moves[-1].to != to:
+                moves.append(LegalAction(kind, to))
+        return tuple(moves)
 
+    def next_to_act(self, after: int, stacks: Sequence[int], folded: Sequence[bool]) -> int | None:
+        """The next player clockwise after ``after`` who must act, or None: the round is
+        over (R-ROUND-END). A player must act who is still in, not all-in, and has not
+        acted or owes chips; but nobody acts who owes nothing and has nobody left to bet
+        against (R-ANTE-ALL-IN-LOW)."""
+        players = len(stacks)
+        for step in range(1, players + 1):
+            seat = (after + step) % players
+            if folded[seat] or stacks[seat] == 0:
+                continue
+            owes = self.owes(seat)
+            if owes or not self.acted[seat]:
+                return seat if owes or self.others_can_bet(seat, stacks, folded) else None
+        return None
 
-def next_to_act(hand: Hand, after: int) -> int | None:
-    """The next player clockwise after ``after`` who must act, or None: the round is over."""
-    players = len(hand.stacks)
-    folded, stacks, acted, bets, level = (
-        hand.folded,
-        hand.stacks,
-        hand.acted,
-        hand.round_bets,
-        hand.level,
-    )
-    for step in range(1, players + 1):
-        seat = (after + step) % players
-        if not folded[seat] and stacks[seat] > 0 and (not acted[seat] or bets[seat] < level):
-            return seat  # R-ROUND-END: still in, not all-in, yet to act or owing chips
-    return None
+    @staticmethod
+    def others_can_bet(seat: int, stacks: Sequence[int], folded: Sequence[bool]) -> bool:
+        """Another player still in the hand is not all-in."""
+        for other, stack in enumerate(stacks):
+            if other != seat and stack > 0 and not folded[other]:
+                return True
+        return False
+
+    # ---- the step -----------------------------------------------------------------
+
+    def take(self, seat: int, action: LegalAction) -> int:
+        """Record a legal action of ``seat``; returns the chips it moves from the stack."""
+        kind, to = action
+        moved = 0
+        if to is not None:  # everything but FOLD and CHECK sets the seat's round total
+            moved = to - self.bets[seat]
+            self.bets[seat] = to
+        self.acted[seat] = True
+        if self.first_actor is None:
+            self.first_actor = seat
+        if kind is BRING_IN:
+            self.bring_in_due = False
+            self.level = self.table.bring_in  # a short bring-in is still called in full
+        elif to is not None and to > self.level:  # COMPLETE, BET or RAISE
+            self._raise_to(seat, to)
+        return moved
+
+    def _raise_to(self, seat: int, to: int) -> None:
+        """A bet, completion or raise to ``to``; a full one if it adds at least half a
+        full bet (R-HALF-BET), and then everyone else must answer it."""
+        self.bring_in_due = False
+        self.last_aggressor = seat
+        increment = to - self.full_level
+        if 2 * increment >= self.full_bet():
+            if self.open_pair and increment >= self.table.big_bet:
+                self.big_made = True
+            self.full_level = to
+            self.full_bets += 1
+            self.acted = [other == seat for other in range(len(self.acted))]
+        self.level = to
+
+    def note_heads_up(self, stacks: Sequence[int], folded: Sequence[bool]) -> None:
+        """R-CAP option: a round that becomes heads-up before its cap has no cap."""
+        if self.table.uncapped_heads_up and not self.uncapped and not self.is_capped():
+            able = sum(1 for s in range(len(stacks)) if not folded[s] and stacks[s] > 0)
+            self.uncapped = able == 2

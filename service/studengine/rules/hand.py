@@ -12,29 +12,40 @@ from __future__ import annotations
 import copy
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cached_property
 
-from studengine.rules import betting
-from studengine.rules.board import best_board, clockwise_from, has_open_pair, lowest_up_card
-from studengine.rules.showdown import settle
+from studengine.rules.betting import BettingRound
+from studengine.rules.board import best_board, clockwise_from, has_open_pair
+from studengine.rules.showdown import Finished, Settlement, settle
 from studengine.rules.types import (
     ActionTaken,
     ActionType,
     AntePosted,
     CardDealt,
     Event,
+    HandEnded,
+    HandMucked,
     HandResult,
+    HandShown,
     IllegalAction,
     LegalAction,
+    Move,
+    PotAwarded,
+    RakeTaken,
+    Refusal,
     StreetStarted,
     Table,
+    UncalledReturned,
     Variant,
 )
-from studengine.rules.validation import validate_deck, validate_players, validate_table
+from studengine.rules.validation import (
+    validate_deck,
+    validate_game,
+    validate_players,
+    validate_table,
+)
 from studengine.rules.variants import VARIANTS, VariantSpec
 
 FOLD, CHECK, BRING_IN = ActionType.FOLD, ActionType.CHECK, ActionType.BRING_IN
-_new = tuple.__new__  # makes an event without its named tuple's Python-level __new__
 
 
 @dataclass
@@ -47,33 +58,20 @@ class Hand:
     dealt: int  # cards taken from the deck so far
     stacks: list[int]
     committed: list[int]  # chips put in this hand, not yet paid out
-    round_bets: list[int]  # chips put in on this betting round
     cards: list[list[int]]  # each seat's cards in the order dealt
     community: int | None  # R-COMMUNITY-CARD
     folded: list[bool]
-    acted: list[bool]  # acted since the last full bet or raise
     street: int  # index into the variant's streets
     to_act: int | None
-    level: int  # the round total to match
-    full_level: int  # the round total of the last full bet or raise (R-HALF-BET)
-    bets: int  # bets and full raises this round (R-CAP)
-    uncapped: bool  # R-CAP option: the round went heads-up before its cap
-    open_pair: bool  # R-OPEN-PAIR in force this round
-    big_made: bool  # a big bet or raise was made on the open-pair round
-    bring_in_due: bool  # first round: nobody has brought in or completed yet
-    opener_may_fold: bool  # R-ANTE-ALL-IN-LOW: the opener is not the low card
-    first_actor: int | None  # who acted first this round (R-SHOWDOWN-ORDER)
-    last_aggressor: int | None  # who last bet or raised this round
-    round_held: bool  # a betting round is held on this street (R-ROUND-END)
+    round: BettingRound  # this street's betting round (the last one once the hand is over)
     over: bool
     result: HandResult | None
+    moves: list[Move]  # every action taken, in order (the deal is the deck)
 
     # ---- what the hand looks like --------------------------------------------------
 
-    @cached_property
+    @property
     def spec(self) -> VariantSpec:
-        # Memoised in the instance dict, outside the dataclass fields (which alone are
-        # the state); later reads are plain attribute loads.
         return VARIANTS[self.variant]
 
     @property
@@ -94,8 +92,7 @@ class Hand:
         return self.spec.streets[self.street].name
 
     def up_cards(self, seat: int) -> list[int]:
-        cards = self.cards[seat]
-        return [cards[i] for i in self.spec.up_positions_of[len(cards)]]
+        return self.spec.up_cards(self.cards[seat])
 
     def down_cards(self, seat: int) -> list[int]:
         cards = self.cards[seat]
@@ -107,139 +104,100 @@ class Hand:
     # ---- the three questions of every action ---------------------------------------
 
     def legal_actions(self) -> tuple[LegalAction, ...]:
-        """The exact choices of the player to act, with their ``to`` amounts."""
-        # Memoised until the next step; not a field, so never part of the state.
-        cached: tuple[LegalAction, ...] | None = self.__dict__.get("_legal")
-        if cached is None:
-            cached = self.__dict__["_legal"] = betting.legal_actions(self)
-        return cached
+        """The exact choices of the player to act, with their ``to`` amounts (none when
+        nobody is to act)."""
+        if self.to_act is None:
+            return ()
+        return self.round.legal_actions(self.to_act, self.stacks, self.folded)
 
     def why_not(self, seat: int, action: ActionType, to: int | None = None) -> str | None:
         """Why ``seat`` may not take ``action`` now, or None when it may."""
-        return self._choose(seat, action, to)[1]
+        chosen = self._choose(seat, action, to)
+        return chosen.reason if isinstance(chosen, IllegalAction) else None
 
     def can(self, seat: int, action: ActionType, to: int | None = None) -> bool:
         return self.why_not(seat, action, to) is None
 
     def act(self, seat: int, action: ActionType, to: int | None = None) -> list[Event]:
-        """Apply an action; raise IllegalAction (the hand unchanged) if the rules forbid it."""
-        chosen, reason = self._choose(seat, action, to)
-        if chosen is None:
-            raise IllegalAction(reason or "not allowed", self.legal_actions(), self.to_act)
+        """Apply an action; raise IllegalAction (the hand unchanged) if the rules forbid it.
+
+        ``to`` is the round total after a CALL, BRING_IN, COMPLETE, BET or RAISE; it may
+        be left out when only one amount is legal. FOLD and CHECK take none."""
+        chosen = self._choose(seat, action, to)
+        if isinstance(chosen, IllegalAction):
+            raise chosen
         return self._apply(seat, chosen, timeout=False)
 
     def timeout(self, seat: int) -> list[Event]:
         """The clock ran out: check if a check is legal, bring in if owed, else fold."""
-        if self.over or seat != self.to_act:
-            reason = self._turn_problem(seat) or "not allowed"
-            raise IllegalAction(reason, self.legal_actions(), self.to_act)
+        if seat != self.to_act:
+            raise self._not_your_turn(seat)
         legal = {a.type: a for a in self.legal_actions()}
-        if ActionType.CHECK in legal:
-            chosen = legal[ActionType.CHECK]
-        elif ActionType.BRING_IN in legal and not self.opener_may_fold:
-            chosen = legal[ActionType.BRING_IN]
+        if CHECK in legal:
+            chosen = legal[CHECK]
+        elif BRING_IN in legal and not self.round.opener_may_fold:
+            chosen = legal[BRING_IN]
         else:
-            chosen = legal[ActionType.FOLD]
+            chosen = legal[FOLD]
         return self._apply(seat, chosen, timeout=True)
 
     # ---- checking an action --------------------------------------------------------
 
-    def _turn_problem(self, seat: int) -> str | None:
+    def _refuse(self, refusal: Refusal, reason: str) -> IllegalAction:
+        return IllegalAction(refusal, reason, self.legal_actions(), self.to_act)
+
+    def _not_your_turn(self, seat: int) -> IllegalAction:
+        """The refusal of a seat that is not ``to_act`` (nobody is, once the hand is over)."""
         if self.over:
-            return "the hand is over"
-        if not 0 <= seat < self.players:
-            return f"there is no seat {seat}"
+            return self._refuse(Refusal.HAND_OVER, "the hand is over")
+        exists = 0 <= seat < self.players
+        why = f"seat {seat} is not to act" if exists else f"there is no seat {seat}"
+        return self._refuse(Refusal.OUT_OF_TURN, why)
+
+    def _choose(self, seat: int, action: ActionType, to: int | None) -> LegalAction | IllegalAction:
+        """The legal action asked for, or the refusal saying why not (R-ACTIONS)."""
         if seat != self.to_act:
-            return f"seat {seat} is not to act"
-        return None
-
-    def _choose(
-        self, seat: int, action: ActionType, to: int | None
-    ) -> tuple[LegalAction | None, str | None]:
-        """The legal action asked for, or None and why not (R-ACTIONS)."""
-        if seat != self.to_act or self.over:
-            return None, self._turn_problem(seat) or "not allowed"
-        legal = self.__dict__.get("_legal") or self.legal_actions()
-        for option in legal:  # the first of its type, or the one at ``to``
-            if option.type is action and (
-                to is None or option.to == to or (option.to is None and to == self.round_bets[seat])
-            ):
-                return option, None
-        return None, self._refusal(seat, action, to, legal)
-
-    def _refusal(
-        self, seat: int, action: ActionType, to: int | None, legal: tuple[LegalAction, ...]
-    ) -> str:
-        """Why ``action`` (at ``to``) is not among the ``legal`` choices."""
-        options = [a for a in legal if a.type is action]
+            return self._not_your_turn(seat)
+        options = self.round.choices(action, seat, self.stacks, self.folded)
         if not options:
-            return f"{action.value} is not allowed now"
-        amounts = " or ".join(str(o.to) for o in options)
-        return f"{action.value} to {to} is not allowed; {action.value} is to {amounts}"
+            return self._refuse(Refusal.NOT_LEGAL_NOW, f"{action.value} is not allowed now")
+        if action is FOLD or action is CHECK:
+            if to is None:
+                return options[0]
+            return self._refuse(Refusal.BAD_AMOUNT, f"{action.value} takes no amount, got {to}")
+        for option in options:
+            if to is None or option.to == to:
+                return option  # with no ``to``, the first (smallest) of its type
+        amounts = " or ".join(str(option.to) for option in options)
+        return self._refuse(
+            Refusal.BAD_AMOUNT,
+            f"{action.value} to {to} is not allowed; {action.value} is to {amounts}",
+        )
 
     # ---- applying an action --------------------------------------------------------
 
     def _apply(self, seat: int, action: LegalAction, *, timeout: bool) -> list[Event]:
         """Put a legal action into effect, then pass the turn on or end the round."""
-        self.__dict__.pop("_legal", None)
-        kind, to = action
-        stacks, round_bets = self.stacks, self.round_bets
-        moved = 0
-        if kind is FOLD:
+        betting = self.round
+        moved = betting.take(seat, action)
+        self.stacks[seat] -= moved
+        self.committed[seat] += moved
+        self.moves.append(Move(seat, action.type, action.to, timeout))
+        if action.type is FOLD:
             self.folded[seat] = True
-        elif kind is not CHECK:
-            assert to is not None
-            moved = to - round_bets[seat]
-            stacks[seat] -= moved
-            self.committed[seat] += moved
-            round_bets[seat] = to
-        self.acted[seat] = True
-        if self.first_actor is None:
-            self.first_actor = seat
-
-        if kind is BRING_IN:
-            self.bring_in_due = False
-            self.level = self.table.bring_in  # a short bring-in is still called in full
-        elif to is not None and to > self.level:  # COMPLETE, BET or RAISE
-            self._raise_to(seat, to)
+        all_in = self.stacks[seat] == 0
         events: list[Event] = [
-            _new(ActionTaken, (seat, kind, round_bets[seat], moved, stacks[seat] == 0, timeout))
+            ActionTaken(seat, action.type, betting.bets[seat], moved, all_in, timeout)
         ]
-        if self.table.uncapped_heads_up:
-            self._check_heads_up()
-        if kind is FOLD and self.folded.count(False) == 1:  # R-ROUND-END: one player left
-            self.to_act = None
-            events.extend(settle(self))
-            return events
-        nxt = betting.next_to_act(self, seat)
+        if self.table.uncapped_heads_up:  # R-CAP option
+            betting.note_heads_up(self.stacks, self.folded)
+        if self.folded.count(False) == 1:  # R-ROUND-END: one player left wins it all
+            return events + self._settle()
+        nxt = betting.next_to_act(seat, self.stacks, self.folded)
         if nxt is None:
-            events.extend(self._end_round())
-        else:
-            self.to_act = nxt
+            return events + self._end_round()
+        self.to_act = nxt
         return events
-
-    def _raise_to(self, seat: int, to: int) -> None:
-        """A bet, completion or raise to ``to``; full if it adds half a full bet (R-HALF-BET)."""
-        self.bring_in_due = False
-        self.last_aggressor = seat
-        increment = to - self.full_level
-        if 2 * increment >= betting.full_bet(self):
-            if self.open_pair and increment >= self.table.big_bet:
-                self.big_made = True
-            self.full_level = to
-            self.bets += 1
-            acted = self.acted
-            mine = acted[seat]
-            acted[:] = [False] * len(acted)  # everyone else must answer it
-            acted[seat] = mine
-        if to > self.level:
-            self.level = to
-
-    def _check_heads_up(self) -> None:
-        """R-CAP option: a round that becomes heads-up before its cap has no cap."""
-        if self.table.uncapped_heads_up and not self.uncapped and not betting.is_capped(self):
-            able = sum(1 for s in range(self.players) if not self.folded[s] and self.stacks[s])
-            self.uncapped = able == 2
 
     # ---- streets ------------------------------------------------------------------
 
@@ -249,77 +207,151 @@ class Hand:
         ante = self.table.ante
         if ante == 0:
             return events
-        stacks, committed = self.stacks, self.committed
-        for seat in clockwise_from(self.button + 1, len(stacks)):
-            stack = stacks[seat]
-            amount = ante if ante < stack else stack
-            stacks[seat] = stack - amount
-            committed[seat] += amount
-            events.append(_new(AntePosted, (seat, amount, amount == stack)))
+        for seat in clockwise_from(self.button + 1, self.players):
+            stack = self.stacks[seat]
+            amount = min(ante, stack)
+            self.stacks[seat] = stack - amount
+            self.committed[seat] += amount
+            events.append(AntePosted(seat, amount, amount == stack))
         return events
 
     def _deal_street(self) -> list[Event]:
         """R-DEAL-ORDER: one card at a time from the dealer's left, to players still in."""
         events: list[Event] = []
-        street, deck, cards, folded = self.street, self.deck, self.cards, self.folded
-        order = [s for s in clockwise_from(self.button + 1, len(folded)) if not folded[s]]
-        count = len(order)
-        for face_up in self.spec.streets[street].cards:
-            dealt = self.dealt
-            if len(deck) - dealt < count:  # R-COMMUNITY-CARD
-                self.community = deck[dealt]
-                self.dealt = dealt + 1
-                events.append(CardDealt(None, deck[dealt], True, street))
+        order = [s for s in clockwise_from(self.button + 1, self.players) if not self.folded[s]]
+        for face_up in self.spec.streets[self.street].cards:
+            if len(self.deck) - self.dealt < len(order):  # R-COMMUNITY-CARD
+                self.community = self.deck[self.dealt]
+                self.dealt += 1
+                events.append(CardDealt(None, self.community, True, self.street))
                 continue
-            for seat, card in zip(order, deck[dealt : dealt + count], strict=True):
-                cards[seat].append(card)
-                events.append(_new(CardDealt, (seat, card, face_up, street)))
-            self.dealt = dealt + count
+            dealt = self.deck[self.dealt : self.dealt + len(order)]
+            self.dealt += len(order)
+            for seat, card in zip(order, dealt, strict=True):
+                self.cards[seat].append(card)
+                events.append(CardDealt(seat, card, face_up, self.street))
         return events
 
     def _begin_round(self) -> list[Event]:
-        players = self.players
-        self.round_bets = [0] * players
-        self.acted = [False] * players
-        self.level = self.full_level = self.bets = 0
-        self.big_made = False
-        self.first_actor = self.last_aggressor = None
-        folded, stacks = self.folded, self.stacks
-        live = [s for s in range(players) if not folded[s]]
-        able = [s for s in live if stacks[s] > 0]
-        self.open_pair = (
-            self.table.open_pair_big_bet
-            and self.street == self.spec.open_pair_street
-            and any(has_open_pair(self.up_cards(s)) for s in live)
+        """A fresh betting round; who opens it (R-BRING-IN-WHO, R-FIRST-TO-ACT)."""
+        players, spec = self.players, self.spec
+        live = [s for s in range(players) if not self.folded[s]]
+        able = [s for s in live if self.stacks[s] > 0]
+        self.round = BettingRound(
+            table=self.table,
+            big_street=spec.streets[self.street].big_bet,
+            bets=[0] * players,
+            acted=[False] * players,
+            held=len(able) >= 2,  # R-ROUND-END: nobody owes at a round's start
+            open_pair=(  # R-OPEN-PAIR: decided now, among the players in the hand
+                self.table.open_pair_big_bet
+                and self.street == spec.open_pair_street
+                and any(has_open_pair(spec.up_cards(self.cards[s])) for s in live)
+            ),
         )
-        self.uncapped = False
-        self.round_held = len(able) >= 2  # R-ROUND-END: nobody owes at a round's start
-        if not self.round_held:
+        if not self.round.held:
             self.to_act = None
             started = StreetStarted(self.street, self.street_name, False, None)
             return [started, *self._end_round()]
-        self._check_heads_up()
+        if self.table.uncapped_heads_up:  # R-CAP option
+            self.round.note_heads_up(self.stacks, self.folded)
         if self.street == 0:  # R-BRING-IN-WHO, R-ANTE-ALL-IN-LOW
-            first_up = self.spec.up_positions[0]
-            low = lowest_up_card({s: self.cards[s][first_up] for s in live})
-            self.bring_in_due = True
-            self.opener_may_fold = self.stacks[low] == 0
-            first = low
+            first_up = spec.up_positions[0]
+            first = spec.brings_in({s: self.cards[s][first_up] for s in live})
+            self.round.bring_in_due = True
+            self.round.opener_may_fold = self.stacks[first] == 0
         else:  # R-FIRST-TO-ACT
-            from_left = [s for s in clockwise_from(self.button + 1, players) if not folded[s]]
-            first = best_board(from_left, self.up_cards)
-        if stacks[first] == 0:
-            first = next(s for s in clockwise_from(first, players) if stacks[s] and not folded[s])
+            from_left = [s for s in clockwise_from(self.button + 1, players) if s in live]
+            boards = {s: spec.up_cards(self.cards[s]) for s in live}
+            first = best_board(from_left, boards.__getitem__, spec.board_strength)
+        if self.stacks[first] == 0:  # all-in players are skipped
+            first = next(s for s in clockwise_from(first, players) if s in able)
         self.to_act = first
         return [StreetStarted(self.street, self.street_name, True, first)]
 
     def _end_round(self) -> list[Event]:
         self.to_act = None
-        self.bring_in_due = False
+        self.round.bring_in_due = False
         if self.street == len(self.spec.streets) - 1:
-            return settle(self)
+            return self._settle()
         self.street += 1
         return self._deal_street() + self._begin_round()
+
+    # ---- the end ------------------------------------------------------------------
+
+    def _settle(self) -> list[Event]:
+        """Apply the showdown's settlement: chips back and paid out, hands shown."""
+        settlement: Settlement = settle(
+            Finished(
+                spec=self.spec,
+                table=self.table,
+                button=self.button,
+                cards=self.cards,
+                community=self.community,
+                committed=self.committed,
+                folded=self.folded,
+                last_round=self.round,
+                rake_due=self.street >= 1,  # R-RAKE: the second round was started
+            )
+        )
+        events: list[Event] = []
+        if settlement.uncalled is not None:
+            seat, amount = settlement.uncalled
+            self.committed[seat] -= amount
+            self.stacks[seat] += amount
+            events.append(UncalledReturned(seat, amount))
+        for showing in settlement.showings:
+            shown = showing.shown
+            if shown is None:
+                events.append(HandMucked(showing.seat))
+            else:
+                events.append(
+                    HandShown(
+                        shown.seat,
+                        shown.cards,
+                        shown.best_five,
+                        shown.rank,
+                        shown.description,
+                        shown.low,
+                        shown.low_best_five,
+                        shown.low_description,
+                    )
+                )
+        if settlement.rake:  # R-RAKE: taken from the pots before they are awarded
+            events.append(RakeTaken(settlement.rake))
+        pots = settlement.pots
+        for index in range(len(pots) - 1, -1, -1):  # R-SPLIT: the last side pot first
+            pot = pots[index]
+            for seat, share in zip(pot.winners, pot.shares, strict=True):
+                self.stacks[seat] += share
+            for seat, share in zip(pot.low_winners, pot.low_shares, strict=True):
+                self.stacks[seat] += share
+            events.append(
+                PotAwarded(
+                    index,
+                    pot.amount,
+                    pot.winners,
+                    pot.shares,
+                    settlement.descriptions[index],
+                    pot.low_winners,
+                    pot.low_shares,
+                    settlement.low_descriptions[index],
+                    pot.rake,
+                )
+            )
+        self.committed = [0] * self.players
+        self.round.bets = [0] * self.players
+        self.to_act = None
+        self.over = True
+        self.result = HandResult(
+            pots=pots,
+            stacks=tuple(self.stacks),
+            shown=tuple(s.shown for s in settlement.showings if s.shown is not None),
+            uncalled=() if settlement.uncalled is None else (settlement.uncalled,),
+            rake=settlement.rake,
+        )
+        events.append(HandEnded(tuple(self.stacks)))
+        return events
 
 
 def start_hand(
@@ -336,6 +368,7 @@ def start_hand(
     """
     spec = VARIANTS[variant]
     validate_table(table)
+    validate_game(spec, table)
     validate_players(spec, stacks, button)
     full_deck = validate_deck(deck)
     players = len(stacks)
@@ -348,26 +381,15 @@ def start_hand(
         dealt=0,
         stacks=list(stacks),
         committed=[0] * players,
-        round_bets=[0] * players,
         cards=[[] for _ in range(players)],
         community=None,
         folded=[False] * players,
-        acted=[False] * players,
         street=0,
         to_act=None,
-        level=0,
-        full_level=0,
-        bets=0,
-        uncapped=False,
-        open_pair=False,
-        big_made=False,
-        bring_in_due=False,
-        opener_may_fold=False,
-        first_actor=None,
-        last_aggressor=None,
-        round_held=False,
+        round=BettingRound(table, False, [0] * players, [False] * players, held=False),
         over=False,
         result=None,
+        moves=[],
     )
     events = hand._post_antes()
     events += hand._deal_street()

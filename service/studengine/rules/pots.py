@@ -1,5 +1,5 @@
-"""Settling the pot: uncalled chips, side pots in layers, splits and odd chips
-(R-SIDE-POTS, R-SPLIT, R-ODD-CHIP).
+"""Settling the pot: uncalled chips, side pots in layers, the rake, splits and odd chips
+(R-SIDE-POTS, R-RAKE, R-SPLIT, R-ODD-CHIP).
 """
 
 from __future__ import annotations
@@ -7,7 +7,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from studengine.rules.types import OddChip
+from studengine.rules.types import OddChip, Table
+
+BASIS_POINTS = 10_000
 
 
 @dataclass(frozen=True)
@@ -49,6 +51,23 @@ def build_layers(committed: Sequence[int], folded: Sequence[bool]) -> list[Layer
         layers.append(Layer(amount, eligible))
         previous = level
     return layers
+
+
+def rake_of(total: int, table: Table) -> int:
+    """R-RAKE: ``floor(total * rake_percent_bp / 10000)``, at most ``rake_cap`` (0: none)."""
+    rake = total * table.rake_percent_bp // BASIS_POINTS
+    return min(rake, table.rake_cap) if table.rake_cap else rake
+
+
+def take_rake(amounts: Sequence[int], rake: int) -> list[int]:
+    """How much of ``rake`` each pot gives up: from the main pot on, each up to its own
+    amount (R-RAKE)."""
+    taken = []
+    for amount in amounts:
+        part = min(amount, rake)
+        taken.append(part)
+        rake -= part
+    return taken
 
 
 def split_pot(

@@ -1,114 +1,200 @@
-"""The end of a hand: uncalled chips back, pots awarded, hands shown or mucked
-(R-SHOWDOWN-ORDER, R-MUCK, R-HAND-RANK, R-SPLIT, R-ODD-CHIP, R-SIDE-POTS).
+"""The end of a hand, worked out without touching it: uncalled chips back, the rake, pots
+awarded (split high and low in Stud Hi-Lo), hands shown or mucked (R-SIDE-POTS, R-RAKE,
+R-SHOWDOWN-ORDER, R-MUCK, R-HILO-MUCK, R-HAND-RANK, R-RAZZ-SHOWDOWN, R-HILO-SPLIT,
+R-SPLIT, R-ODD-CHIP). ``settle`` returns a ``Settlement``; ``Hand`` applies it.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 
-from studengine import evaluator
+from studengine.evaluator import NO_LOW
+from studengine.rules.betting import BettingRound
 from studengine.rules.board import best_board, clockwise_from
-from studengine.rules.pots import build_layers, split_pot, uncalled_chips
-from studengine.rules.types import (
-    Event,
-    HandEnded,
-    HandMucked,
-    HandResult,
-    HandShown,
-    Pot,
-    PotAwarded,
-    ShownHand,
-    UncalledReturned,
-)
-
-if TYPE_CHECKING:
-    from studengine.rules.hand import Hand
+from studengine.rules.pots import build_layers, rake_of, split_pot, take_rake, uncalled_chips
+from studengine.rules.types import Pot, ShownHand, Table
+from studengine.rules.variants import VariantSpec
 
 
-def first_to_show(hand: Hand, live: list[int]) -> int:
-    """R-SHOWDOWN-ORDER: the last bettor on the final round, else its first actor,
-    else (no round held) the best board."""
-    if hand.round_held:
-        if hand.last_aggressor is not None and not hand.folded[hand.last_aggressor]:
-            return hand.last_aggressor
-        if hand.first_actor is not None:
-            for seat in clockwise_from(hand.first_actor, len(hand.stacks)):
-                if not hand.folded[seat]:
-                    return seat
-    from_left = [s for s in clockwise_from(hand.button + 1, len(hand.stacks)) if s in live]
-    return best_board(from_left, hand.up_cards)
+@dataclass(frozen=True)
+class Showing:
+    """One seat's turn at showdown, in showing order: its hand shown, or mucked (None)."""
+
+    seat: int
+    shown: ShownHand | None
 
 
-def settle(hand: Hand) -> list[Event]:
-    """Pay the hand out, record its result and return the closing events."""
-    events: list[Event] = []
-    players = len(hand.stacks)
-    uncalled = uncalled_chips(hand.committed)
+@dataclass(frozen=True)
+class Settlement:
+    """Everything the end of a hand moves and reveals."""
+
+    uncalled: tuple[int, int] | None  # (seat, chips) nobody matched, returned first
+    rake: int  # chips the house takes from the pots (R-RAKE)
+    pots: tuple[Pot, ...]  # main pot first; each pot's winners and their shares
+    descriptions: tuple[str, ...]  # each pot's winning hand ("" when uncontested)
+    low_descriptions: tuple[str, ...]  # each pot's winning low ("" when none won it)
+    showings: tuple[Showing, ...]  # empty when everyone else folded
+
+
+@dataclass(frozen=True)
+class Finished:
+    """What the showdown reads of a finished hand: its cards, chips and last round."""
+
+    spec: VariantSpec
+    table: Table
+    button: int
+    cards: Sequence[Sequence[int]]
+    community: int | None
+    committed: Sequence[int]
+    folded: Sequence[bool]
+    last_round: BettingRound
+    rake_due: bool  # a second betting round was started (R-RAKE: no drop before)
+
+    def holding(self, seat: int) -> list[int]:
+        """The seat's cards, the community card included (R-COMMUNITY-CARD)."""
+        extra = [] if self.community is None else [self.community]
+        return [*self.cards[seat], *extra]
+
+
+def settle(hand: Finished) -> Settlement:
+    """The settlement of a finished hand (R-SIDE-POTS, R-RAKE, R-SPLIT, R-HILO-SPLIT,
+    R-MUCK)."""
+    players = len(hand.committed)
+    committed = list(hand.committed)
+    uncalled = uncalled_chips(committed)  # returned first, never raked
     if uncalled is not None:
-        seat, amount = uncalled
-        hand.committed[seat] -= amount
-        hand.stacks[seat] += amount
-        events.append(UncalledReturned(seat, amount))
+        committed[uncalled[0]] -= uncalled[1]
 
     live = [seat for seat in range(players) if not hand.folded[seat]]
     showdown = len(live) > 1
-    ranks: dict[int, int] = {}
-    holdings: dict[int, list[int]] = {}
-    if showdown:
-        for seat in live:
-            holdings[seat] = hand.cards[seat] + ([] if hand.community is None else [hand.community])
-            ranks[seat] = evaluator.evaluate(holdings[seat])
+    ranking, low_ranking = hand.spec.ranking, hand.spec.low_ranking
+    ranks = {seat: ranking.rank(hand.holding(seat)) for seat in live} if showdown else {}
+    lows: dict[int, int] = {}
+    if showdown and low_ranking is not None:
+        lows = {seat: low_ranking.rank(hand.holding(seat)) for seat in live}
 
-    layers = build_layers(hand.committed, hand.folded)
+    layers = build_layers(committed, hand.folded)
+    rake = rake_of(sum(layer.amount for layer in layers), hand.table) if hand.rake_due else 0
+    rakes = take_rake([layer.amount for layer in layers], rake)
     pots: list[Pot] = []
-    for layer in layers:
-        if showdown and len(layer.eligible) > 1:
-            best = max(ranks[seat] for seat in layer.eligible)
-            winners = tuple(seat for seat in layer.eligible if ranks[seat] == best)
-        else:
-            winners = layer.eligible
-        shares = split_pot(
-            layer.amount,
-            winners,
-            hand.table.odd_chip,
-            hand.button,
-            players,
-            lambda seat: max(hand.cards[seat]),
+    descriptions: list[str] = []
+    low_descriptions: list[str] = []
+    for layer, pot_rake in zip(layers, rakes, strict=True):
+        pot = award(hand, layer.amount - pot_rake, layer.eligible, ranks, lows, pot_rake)
+        pots.append(pot)
+        descriptions.append(ranking.describe(ranks[pot.winners[0]]) if ranks else "")
+        low_descriptions.append(
+            low_ranking.describe(lows[pot.low_winners[0]])
+            if low_ranking is not None and pot.low_winners
+            else ""
         )
-        pots.append(Pot(layer.amount, layer.eligible, winners, shares))
 
-    shown: list[ShownHand] = []
-    if showdown:
-        first = first_to_show(hand, live)
-        pot_winners = {seat for pot in pots for seat in pot.winners}
-        for seat in clockwise_from(first, players):
-            if hand.folded[seat]:
-                continue
-            if seat == first or seat in pot_winners:
-                rank = ranks[seat]
-                cards = tuple(hand.cards[seat])
-                five = tuple(evaluator.best_five(holdings[seat]))
-                description = evaluator.describe(rank)
-                shown.append(ShownHand(seat, cards, five, rank, description))
-                events.append(HandShown(seat, cards, five, rank, description))
-            else:
-                events.append(HandMucked(seat))
-
-    for index in range(len(pots) - 1, -1, -1):  # R-SPLIT: last side pot first
-        pot = pots[index]
-        for seat, share in zip(pot.winners, pot.shares, strict=True):
-            hand.stacks[seat] += share
-        description = evaluator.describe(ranks[pot.winners[0]]) if showdown else ""
-        events.append(PotAwarded(index, pot.amount, pot.winners, pot.shares, description))
-    hand.committed = [0] * players
-    hand.round_bets = [0] * players
-    hand.to_act = None
-    hand.over = True
-    hand.result = HandResult(
-        pots=tuple(pots),
-        stacks=tuple(hand.stacks),
-        shown=tuple(shown),
-        uncalled=() if uncalled is None else (uncalled,),
+    showings = show_or_muck(hand, live, pots, ranks, lows) if showdown else []
+    return Settlement(
+        uncalled,
+        rake,
+        tuple(pots),
+        tuple(descriptions),
+        tuple(low_descriptions),
+        tuple(showings),
     )
-    events.append(HandEnded(tuple(hand.stacks)))
-    return events
+
+
+def best_of(seats: Sequence[int], values: Mapping[int, int]) -> tuple[int, ...]:
+    """The seats holding the largest value (several when tied)."""
+    best = max(values[seat] for seat in seats)
+    return tuple(seat for seat in seats if values[seat] == best)
+
+
+def award(
+    hand: Finished,
+    amount: int,
+    eligible: tuple[int, ...],
+    ranks: Mapping[int, int],
+    lows: Mapping[int, int],
+    rake: int,
+) -> Pot:
+    """One pot's winners and shares. With no showdown (``ranks`` empty) the one player
+    left takes it. In a split game the best qualifying low among the eligible takes
+    half, the odd chip going to the high half; with no qualifying low the high hand
+    takes it all (R-HILO-SPLIT). Ties share their half by R-ODD-CHIP."""
+    winners = best_of(eligible, ranks) if ranks else eligible
+    contenders = [seat for seat in eligible if lows.get(seat, NO_LOW) != NO_LOW]
+    low_winners = best_of(contenders, lows) if contenders else ()
+    low_amount = amount // 2 if low_winners else 0
+    shares = _split(hand, amount - low_amount, winners)
+    low_shares = _split(hand, low_amount, low_winners) if low_winners else ()
+    return Pot(amount, eligible, winners, shares, low_winners, low_shares, rake)
+
+
+def _split(hand: Finished, amount: int, winners: tuple[int, ...]) -> tuple[int, ...]:
+    return split_pot(
+        amount,
+        winners,
+        hand.table.odd_chip,
+        hand.button,
+        len(hand.committed),
+        lambda seat: max(hand.cards[seat]),
+    )
+
+
+def show_or_muck(
+    hand: Finished,
+    live: list[int],
+    pots: Sequence[Pot],
+    ranks: Mapping[int, int],
+    lows: Mapping[int, int],
+) -> list[Showing]:
+    """Each live seat in showing order, shown if it shows first or wins or ties any pot,
+    or any half of one (R-MUCK, R-HILO-MUCK); mucked otherwise."""
+    players = len(hand.committed)
+    ranking, low_ranking = hand.spec.ranking, hand.spec.low_ranking
+    first = first_to_show(hand, live)
+    pot_winners = {seat for pot in pots for seat in (*pot.winners, *pot.low_winners)}
+    showings: list[Showing] = []
+    for seat in clockwise_from(first, players):
+        if hand.folded[seat]:
+            continue
+        shown = None
+        if seat == first or seat in pot_winners:
+            cards = hand.holding(seat)
+            rank = ranks[seat]
+            low = lows.get(seat, NO_LOW)
+            shown = ShownHand(
+                seat,
+                tuple(hand.cards[seat]),
+                tuple(ranking.best_five(cards)),
+                rank,
+                ranking.describe(rank),
+            )
+            if low_ranking is not None and low != NO_LOW:
+                shown = replace(
+                    shown,
+                    low=low,
+                    low_best_five=tuple(low_ranking.best_five(cards)),
+                    low_description=low_ranking.describe(low),
+                )
+        showings.append(Showing(seat, shown))
+    return showings
+
+
+def first_to_show(hand: Finished, live: list[int]) -> int:
+    """R-SHOWDOWN-ORDER: the last bettor on the final round, else its first actor,
+    else (no round held) the best board."""
+    last = hand.last_round
+    players = len(hand.committed)
+    if last.held:
+        if last.last_aggressor is not None and not hand.folded[last.last_aggressor]:
+            return last.last_aggressor
+        if last.first_actor is not None:
+            for seat in clockwise_from(last.first_actor, players):
+                if not hand.folded[seat]:
+                    return seat
+    from_left = [s for s in clockwise_from(hand.button + 1, players) if s in live]
+    up = hand.spec.up_positions
+    return best_board(
+        from_left,
+        lambda seat: [hand.cards[seat][i] for i in up if i < len(hand.cards[seat])],
+        hand.spec.board_strength,
+    )

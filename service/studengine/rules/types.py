@@ -13,6 +13,8 @@ from typing import NamedTuple
 class Variant(enum.Enum):
     FIVE_CARD_STUD = "FIVE_CARD_STUD"
     SEVEN_CARD_STUD = "SEVEN_CARD_STUD"
+    RAZZ = "RAZZ"
+    SEVEN_CARD_STUD_HI_LO = "SEVEN_CARD_STUD_HI_LO"
 
 
 class OddChip(enum.Enum):
@@ -34,7 +36,11 @@ class ActionType(enum.Enum):
 
 @dataclass(frozen=True)
 class Table:
-    """Stakes and table options (R-STAKES, R-CAP, R-OPEN-PAIR, R-ODD-CHIP)."""
+    """Stakes and table options (R-STAKES, R-CAP, R-OPEN-PAIR, R-ODD-CHIP, R-RAKE).
+
+    ``open_pair_big_bet`` must be off in Razz and Stud Hi-Lo (the option does not exist
+    there); ``rake_percent_bp`` is basis points of the pots, ``rake_cap`` the most taken
+    from one hand (0: no cap)."""
 
     ante: int
     bring_in: int
@@ -44,6 +50,8 @@ class Table:
     uncapped_heads_up: bool = False
     open_pair_big_bet: bool = True
     odd_chip: OddChip = OddChip.LEFT_OF_DEALER
+    rake_percent_bp: int = 0
+    rake_cap: int = 0
 
 
 class LegalAction(NamedTuple):
@@ -60,8 +68,19 @@ class LegalAction(NamedTuple):
         return self.type.value if self.to is None else f"{self.type.value} {self.to}"
 
 
+class Move(NamedTuple):
+    """One action as the hand keeps it in its log (``Hand.moves``), all a history needs:
+    who acted, how, the round total for a sized action (None for FOLD and CHECK), and
+    whether the clock chose it."""
+
+    seat: int
+    type: ActionType
+    to: int | None = None
+    timeout: bool = False
+
+
 # ---- events: what happened, in order, for clients to animate ----------------------
-# Named tuples: immutable, and cheap to make on the hot path (a hand makes dozens).
+# Named tuples: immutable and typed (mypy sees every field).
 
 
 class AntePosted(NamedTuple):
@@ -106,23 +125,42 @@ class UncalledReturned(NamedTuple):
 
 
 class HandShown(NamedTuple):
+    """A hand shown; ``rank``/``description`` as the game ranks it (Razz: its ace-to-five
+    low), the ``low_*`` fields its eight-or-better low in Stud Hi-Lo (``low`` 0: none)."""
+
     seat: int
     cards: tuple[int, ...]
     best_five: tuple[int, ...]
     rank: int
     description: str
+    low: int = 0
+    low_best_five: tuple[int, ...] = ()
+    low_description: str = ""
 
 
 class HandMucked(NamedTuple):
     seat: int
 
 
-class PotAwarded(NamedTuple):
-    pot: int  # index: 0 is the main pot
+class RakeTaken(NamedTuple):
+    """The house's rake, taken from the pots before they are awarded (R-RAKE)."""
+
     amount: int
+
+
+class PotAwarded(NamedTuple):
+    """A pot paid out; in Stud Hi-Lo ``winners``/``shares`` are the high half and the
+    ``low_*`` fields the low half (empty when no eligible low qualifies, R-HILO-SPLIT)."""
+
+    pot: int  # index: 0 is the main pot
+    amount: int  # after the rake
     winners: tuple[int, ...]
     shares: tuple[int, ...]  # chips to each winner, same order
     description: str  # the winning hand, or "" when everyone else folded
+    low_winners: tuple[int, ...] = ()
+    low_shares: tuple[int, ...] = ()
+    low_description: str = ""
+    rake: int = 0  # chips the rake took from this pot (R-RAKE)
 
 
 class HandEnded(NamedTuple):
@@ -137,6 +175,7 @@ Event = (
     | UncalledReturned
     | HandShown
     | HandMucked
+    | RakeTaken
     | PotAwarded
     | HandEnded
 )
@@ -147,19 +186,34 @@ Event = (
 
 @dataclass(frozen=True)
 class Pot:
+    """A pot and its winners. ``amount`` is what is left after the rake (``rake`` of it
+    went to the house, R-RAKE). In Stud Hi-Lo ``winners``/``shares`` take the high half
+    and ``low_winners``/``low_shares`` the low half (R-HILO-SPLIT); elsewhere the low
+    ones are empty."""
+
     amount: int
     eligible: tuple[int, ...]
     winners: tuple[int, ...]
     shares: tuple[int, ...]
+    low_winners: tuple[int, ...] = ()
+    low_shares: tuple[int, ...] = ()
+    rake: int = 0
 
 
 @dataclass(frozen=True)
 class ShownHand:
+    """A hand revealed at showdown: ``rank``, ``best_five`` and ``description`` as the
+    game ranks it (Razz: the ace-to-five low); in Stud Hi-Lo also its eight-or-better
+    low (``low`` is ``evaluator.NO_LOW``, 0, when it has none)."""
+
     seat: int
     cards: tuple[int, ...]
     best_five: tuple[int, ...]
     rank: int
     description: str
+    low: int = 0
+    low_best_five: tuple[int, ...] = ()
+    low_description: str = ""
 
 
 @dataclass(frozen=True)
@@ -168,6 +222,7 @@ class HandResult:
     stacks: tuple[int, ...]  # final stacks
     shown: tuple[ShownHand, ...]  # revealed at showdown, in showing order (R-MUCK)
     uncalled: tuple[tuple[int, int], ...] = field(default=())  # (seat, amount) returned
+    rake: int = 0  # chips the house took (R-RAKE): stacks + rake = starting stacks
 
     @property
     def revealed(self) -> tuple[int, ...]:
@@ -190,13 +245,29 @@ class InvalidHand(RulesError):
         self.reason = message
 
 
+class Refusal(enum.Enum):
+    """Why an action is refused, for callers to act on (the message is for people)."""
+
+    HAND_OVER = "hand_over"  # the hand has ended: nobody acts
+    OUT_OF_TURN = "out_of_turn"  # not this seat's turn (or no such seat)
+    NOT_LEGAL_NOW = "not_legal_now"  # the action type is not among the legal moves
+    BAD_AMOUNT = "bad_amount"  # a legal type at the wrong amount, or FOLD/CHECK with one
+
+
 class IllegalAction(RulesError):
     """An action the rules do not allow now. The hand is unchanged."""
 
-    def __init__(self, reason: str, legal: tuple[LegalAction, ...], to_act: int | None) -> None:
+    def __init__(
+        self,
+        refusal: Refusal,
+        reason: str,
+        legal: tuple[LegalAction, ...],
+        to_act: int | None,
+    ) -> None:
         legal_text = ", ".join(str(a) for a in legal) or "none"
         who = "nobody" if to_act is None else f"seat {to_act}"
         super().__init__(f"{reason} (to act: {who}; legal: {legal_text})")
+        self.refusal = refusal
         self.reason = reason
         self.legal = legal
         self.to_act = to_act

@@ -1,14 +1,26 @@
-"""The two games as data: streets, which cards are face up, bet sizes (R-5S/R-7S-STREETS).
+"""The games as data: streets, which cards are face up, bet sizes (R-5S/R-7S-STREETS),
+and the three choices a stud game makes its own way: who brings in, whose board acts
+first, and how hands rank at showdown.
 
-The engine has one code path; a variant only says how many cards each street deals,
-face up or down, and whether its betting round uses the small or the big bet.
+The engine has one code path; a variant says how many cards each street deals, face up
+or down, whether its betting round uses the small or the big bet, and which of the
+functions below it uses for those three choices (a low game brings in by the highest
+card and ranks boards and hands low; a split game adds a second ranking).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
+from studengine import evaluator
+from studengine.rules.board import (
+    board_strength,
+    highest_up_card_ace_low,
+    low_board_strength,
+    lowest_up_card,
+)
 from studengine.rules.types import Variant
 
 
@@ -20,12 +32,36 @@ class Street:
 
 
 @dataclass(frozen=True)
+class Ranking:
+    """How hands rank at showdown: ``rank`` (larger wins, equal ties), the five cards
+    that make it, and its words ("a pair of kings")."""
+
+    rank: Callable[[Sequence[int]], int]
+    best_five: Callable[[Sequence[int]], tuple[int, ...]]
+    describe: Callable[[int], str]
+
+
+HIGH = Ranking(evaluator.evaluate, evaluator.best_five, evaluator.describe)  # R-HAND-RANK
+# R-LOW-A5: every hand has an ace-to-five low (Razz, R-RAZZ-SHOWDOWN)
+LOW_A5 = Ranking(evaluator.evaluate_low, evaluator.best_five_low, evaluator.describe_low)
+# R-HILO-QUALIFY: eight or better, else evaluator.NO_LOW (0): no low, no share of the low half
+LOW_8 = Ranking(evaluator.evaluate_low8, evaluator.best_five_low, evaluator.describe_low)
+
+
+@dataclass(frozen=True)
 class VariantSpec:
     variant: Variant
     min_players: int
     max_players: int
     streets: tuple[Street, ...]
-    open_pair_street: int  # the second betting round (R-OPEN-PAIR)
+    open_pair_street: int | None  # the second betting round (R-OPEN-PAIR); None: no option
+    # the seat that brings in, from each seat's first up card (R-BRING-IN-WHO)
+    brings_in: Callable[[Mapping[int, int]], int] = lowest_up_card
+    # a sortable strength of a board, larger acts first (R-FIRST-TO-ACT, R-SHOWDOWN-ORDER)
+    board_strength: Callable[[Sequence[int]], tuple[int, ...]] = board_strength
+    ranking: Ranking = HIGH  # who wins a pot (R-HAND-RANK, R-SPLIT)
+    # a split game's low half (R-HILO-SPLIT); None: one winner ranking for the whole pot
+    low_ranking: Ranking | None = None
 
     @cached_property
     def face_up(self) -> tuple[bool, ...]:
@@ -53,6 +89,10 @@ class VariantSpec:
         return tuple(
             tuple(i for i in self.down_positions if i < n) for n in range(self.cards_per_player + 1)
         )
+
+    def up_cards(self, cards: Sequence[int]) -> list[int]:
+        """The face-up ones among a player's ``cards`` (in the order dealt)."""
+        return [cards[i] for i in self.up_positions_of[len(cards)]]
 
     @cached_property
     def big_bet_streets(self) -> tuple[bool, ...]:
@@ -96,7 +136,30 @@ SEVEN_CARD_STUD = VariantSpec(
     open_pair_street=1,
 )
 
+# Razz and Stud Hi-Lo deal and bet as Seven Card Stud, without the open-pair option
+RAZZ = VariantSpec(
+    variant=Variant.RAZZ,
+    min_players=2,
+    max_players=8,
+    streets=SEVEN_CARD_STUD.streets,
+    open_pair_street=None,
+    brings_in=highest_up_card_ace_low,  # R-RAZZ-BRING-IN
+    board_strength=low_board_strength,  # R-RAZZ-FIRST-TO-ACT
+    ranking=LOW_A5,  # R-RAZZ-SHOWDOWN
+)
+
+SEVEN_CARD_STUD_HI_LO = VariantSpec(
+    variant=Variant.SEVEN_CARD_STUD_HI_LO,
+    min_players=2,
+    max_players=8,
+    streets=SEVEN_CARD_STUD.streets,
+    open_pair_street=None,  # R-HILO-BRING-IN: bring-in and first to act as in high stud
+    low_ranking=LOW_8,  # R-HILO-QUALIFY, R-HILO-SPLIT
+)
+
 VARIANTS: dict[Variant, VariantSpec] = {
     Variant.FIVE_CARD_STUD: FIVE_CARD_STUD,
     Variant.SEVEN_CARD_STUD: SEVEN_CARD_STUD,
+    Variant.RAZZ: RAZZ,
+    Variant.SEVEN_CARD_STUD_HI_LO: SEVEN_CARD_STUD_HI_LO,
 }

@@ -46,6 +46,10 @@ class ServerConfig:
     reflection: bool = True
     log_level: str = "info"
     log_queue_lines: int = 10_000
+    http_port: int | None = None  # None: no HTTP port; 0 picks one
+    tls_cert: str | None = None  # PEM certificate chain (both ports)
+    tls_key: str | None = None
+    tls_client_ca: str | None = None  # PEM CA: client certificates required (mTLS)
 
     @property
     def address(self) -> str:
@@ -94,6 +98,19 @@ def _non_negative_float(text: str) -> float:
     return value
 
 
+class _Version(argparse.Action):
+    """``--version``: the server's and its libraries' versions (read only when asked)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: object) -> None:
+        super().__init__(option_strings, dest, nargs=0, help="print the versions and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, *_args: object) -> None:
+        from studengine.server.buildinfo import version_text
+
+        print(version_text())
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     d = ServerConfig()
     p = argparse.ArgumentParser(
@@ -103,6 +120,7 @@ def build_parser() -> argparse.ArgumentParser:
         "command line wins.",
     )
     add = p.add_argument
+    add("--version", action=_Version)
     add("--host", default=d.host, help=f"address to bind (default {d.host})")
     add("--port", type=_port, default=d.port, help=f"gRPC port; 0 picks one (default {d.port})")
     add(
@@ -210,6 +228,20 @@ def build_parser() -> argparse.ArgumentParser:
         help="log lines held for stdout at most; more are dropped and counted "
         f"(stud_log_lines_dropped_total) (default {d.log_queue_lines})",
     )
+    add(
+        "--http-port",
+        type=_port,
+        default=None,
+        help="also serve the API over HTTP/1.1 and HTTP/2 (Connect JSON and binary, gRPC-Web) "
+        "on this port; 0 picks one (default: off)",
+    )
+    add("--tls-cert", default=None, help="PEM certificate chain: serve TLS on both ports")
+    add("--tls-key", default=None, help="PEM private key of --tls-cert")
+    add(
+        "--tls-client-ca",
+        default=None,
+        help="PEM CA certificates: require client certificates signed by them (mTLS)",
+    )
     return p
 
 
@@ -263,4 +295,8 @@ def parse_config(
         reflection=ns.reflection,
         log_level=ns.log_level,
         log_queue_lines=ns.log_queue_lines,
+        http_port=ns.http_port,
+        tls_cert=ns.tls_cert,
+        tls_key=ns.tls_key,
+        tls_client_ca=ns.tls_client_ca,
     )

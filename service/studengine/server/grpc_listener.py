@@ -6,7 +6,9 @@ only once its request has arrived in full, so a slow or stalled client holds no 
 The cheap calls and health run on the loop; the expensive ones on their own bounded pool
 (``api.expensive``). Limits: ``grpc.max_concurrent_streams`` bounds the calls open on one
 connection (HTTP/2 SETTINGS), the interceptor bounds the calls open on the worker and
-the time a request may take to arrive.
+the time a request may take to arrive. With ``--tls-cert`` the port serves TLS (mTLS with
+``--tls-client-ca``) with credentials that reload renewed files (``server.tls``; gRPC's
+dynamic SSL credentials work for ``grpc.aio`` servers as for threaded ones).
 
 A listener has ``start()`` and ``stop(grace)``; the worker (``worker.serve``) starts its
 listeners together and drains them together.
@@ -31,6 +33,7 @@ from stud_api.stud.v1 import errors_pb2, stud_engine_pb2
 from studengine.api.servicer import SERVICE_NAME, StudEngineServicer, add_servicer
 from studengine.server.config import ConfigError, ServerConfig
 from studengine.server.interceptors import ObservingInterceptor
+from studengine.server.tls import TlsFiles, grpc_credentials
 
 SERVING = health_pb2.HealthCheckResponse.SERVING
 NOT_SERVING = health_pb2.HealthCheckResponse.NOT_SERVING
@@ -140,6 +143,7 @@ class GrpcListener:
     servicer: StudEngineServicer
     health: Health
     reuse_port: bool = False
+    tls: TlsFiles | None = None  # TLS (mTLS with a client CA), the files re-read on change
     port: int = 0
     server: grpc.aio.Server | None = None
 
@@ -158,7 +162,10 @@ class GrpcListener:
             pool = public_pool((*PUBLIC_FILES, reflection_pb2.DESCRIPTOR))
             reflection.enable_server_reflection(names, server, pool=pool)
         try:
-            self.port = server.add_insecure_port(self.config.address)
+            if self.tls is None:
+                self.port = server.add_insecure_port(config.address)
+            else:
+                self.port = server.add_secure_port(config.address, grpc_credentials(self.tls))
         except RuntimeError as exc:
             raise ConfigError(f"cannot listen on {config.address}: {exc}") from None
         if self.port == 0:

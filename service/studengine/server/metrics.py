@@ -50,6 +50,7 @@ GRPC_IN_FLIGHT = Gauge(
 HANDS_STARTED = Counter("stud_hands_started_total", "Hands started.", ["variant"])
 HANDS_FINISHED = Counter("stud_hands_finished_total", "Hands played to the end.", ["variant"])
 ACTIONS = Counter("stud_actions_total", "Actions applied.", ["variant", "action"])
+RAKE = Counter("stud_rake_chips_total", "Chips taken as rake (R-RAKE).", ["variant"])
 REJECTIONS = Counter("stud_rejections_total", "Requests refused, by reason.", ["reason"])
 WORK_CANCELLED = Counter(
     "stud_work_cancelled_total",
@@ -67,10 +68,26 @@ STATE_BYTES = Histogram(
 )
 
 
+BUILD_INFO = Gauge(
+    "stud_build_info",
+    "Always 1; the labels say what this server runs: its version, Python, grpcio, protobuf, "
+    "connectrpc, and the evaluator backend (c or python).",
+    ["version", "python", "grpc", "protobuf", "connectrpc", "evaluator"],
+    multiprocess_mode="max",
+)
+
+
+def record_build_info() -> None:
+    from studengine.server.buildinfo import build_info
+
+    BUILD_INFO.labels(**build_info()).set(1)
+
+
 # The helpers below run on every call: each label set's child is looked up once.
 _started_child = functools.cache(HANDS_STARTED.labels)
 _finished_child = functools.cache(HANDS_FINISHED.labels)
 _action_child = functools.cache(ACTIONS.labels)
+_rake_child = functools.cache(RAKE.labels)
 _rejection_child = functools.cache(REJECTIONS.labels)
 _cancelled_child = functools.cache(WORK_CANCELLED.labels)
 
@@ -87,10 +104,15 @@ def action_taken(variant: str, action: str) -> None:
     _action_child(variant, action).inc()
 
 
+def rake_taken(variant: str, chips: int) -> None:
+    _rake_child(variant).inc(chips)
+
+
 def rejected(reason: str) -> None:
     """``reason``: bad_request, bad_state, illegal_action, out_of_turn, stale_seq,
-    hand_over, test_deck_refused, limit, overloaded (too many expensive calls),
-    cancelled, too_many_calls (over --max-concurrent-rpcs), receive_timeout."""
+    hand_over, hand_not_over (a history asked too early), test_deck_refused, limit,
+    overloaded (too many expensive calls), cancelled, too_many_calls (over
+    --max-concurrent-rpcs), receive_timeout."""
     _rejection_child(reason).inc()
 
 

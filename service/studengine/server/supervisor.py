@@ -54,17 +54,19 @@ def serve_metrics(config: ServerConfig) -> Any:
     return http
 
 
-def _reserve_port(config: ServerConfig) -> tuple[socket.socket, int]:
-    """Bind (without listening) the port the workers will share, so ``--port 0`` gives one
-    port for all, and the port stays ours while workers restart."""
+def _reserve_port(config: ServerConfig, port: int | None = None) -> tuple[socket.socket, int]:
+    """Bind (without listening) a port the workers will share (the gRPC port, or ``port``:
+    the HTTP port), so port 0 gives one port for all, and it stays ours while workers
+    restart."""
+    port = config.port if port is None else port
     family = socket.AF_INET6 if ":" in config.host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
     try:
-        sock.bind((config.host, config.port))
+        sock.bind((config.host, port))
     except OSError as exc:
         sock.close()
-        raise ConfigError(f"cannot listen on {config.address}: {exc.strerror}") from None
+        raise ConfigError(f"cannot listen on {config.host}:{port}: {exc.strerror}") from None
     return sock, sock.getsockname()[1]
 
 
@@ -157,6 +159,14 @@ class Supervisor:
 
 def run_workers(config: ServerConfig, keys: Keys, worker_main: WorkerMain) -> int:
     reserved, port = _reserve_port(config)  # first: a busy port leaves nothing behind
+    http_reserved = None
+    if config.http_port is not None:
+        try:
+            http_reserved, http_port = _reserve_port(config, config.http_port)
+        except ConfigError:
+            reserved.close()
+            raise
+        config = replace(config, http_port=http_port)
     made_dir = prepare_multiprocess_dir(make=True)
     config = replace(config, port=port)
     stop = stop_event()
@@ -177,6 +187,7 @@ def run_workers(config: ServerConfig, keys: Keys, worker_main: WorkerMain) -> in
             "serving",
             host=config.host,
             port=port,
+            http_port=config.http_port,
             workers=config.workers,
             metrics_dir=os.environ["PROMETHEUS_MULTIPROC_DIR"],
         )
@@ -189,5 +200,7 @@ def run_workers(config: ServerConfig, keys: Keys, worker_main: WorkerMain) -> in
         if http is not None:
             http.shutdown()
         reserved.close()
+        if http_reserved is not None:
+            http_reserved.close()
         if made_dir:
             shutil.rmtree(made_dir, ignore_errors=True)

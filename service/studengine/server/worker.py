@@ -1,12 +1,14 @@
-"""A serving process: one event loop running the worker's listeners (today the gRPC one,
-``grpc_listener.GrpcListener``) over one API servicer, one health service and one pool
-for the expensive calls. ``run_single`` serves in this process, ``worker_main`` is the
-entry of each process the supervisor spawns, ``BackgroundServer`` serves on a thread of
-this process (tests, tools).
+"""A serving process: one event loop running the worker's listeners (the gRPC port,
+``grpc_listener.GrpcListener``, and with ``--http-port`` the HTTP port,
+``http.HttpListener``: hypercorn as a task of the same loop) over one set of API calls
+(``api.calls.ApiCalls``), one health service and one pool for the expensive calls.
+``run_single`` serves in this process, ``worker_main`` is the entry of each process the
+supervisor spawns, ``BackgroundServer`` serves on a thread of this process (tests, tools).
 
-The listeners start together and drain together: on SIGTERM health turns NOT_SERVING
-(open watches are told and end), every listener stops taking calls and lets the calls in
-flight finish within ``--grace-seconds``, then what is left is cancelled.
+The listeners start together and drain together: on SIGTERM health turns NOT_SERVING on
+both ports (open watches are told and end, ``/healthz`` answers 503), every listener stops
+taking calls and lets the calls in flight finish within ``--grace-seconds``, then what is
+left is cancelled.
 
 gRPC is imported inside the functions: the supervisor process hands ``worker_main`` to
 its spawned workers and never starts gRPC itself.
@@ -35,6 +37,7 @@ from studengine.server.supervisor import EXIT_CONFIG, Keys, prepare_multiprocess
 if TYPE_CHECKING:
     from studengine.api.expensive import ExpensiveCalls
     from studengine.server.grpc_listener import Health
+    from studengine.server.http import HttpListener
     from studengine.state.sealing import KeyRing
 
 _log = structlog.get_logger("studengine.server")
@@ -57,14 +60,22 @@ class Serving:
     listeners: list[Listener]
     health: Health
     expensive: ExpensiveCalls
+    http: HttpListener | None = None  # the HTTP port's listener, also in ``listeners``
 
     @property
     def port(self) -> int:
         """The gRPC port (the first listener's)."""
         return self.listeners[0].port
 
+    @property
+    def http_port(self) -> int | None:
+        return self.http.port if self.http is not None else None
+
     async def drain(self, grace: float) -> None:
-        """NOT_SERVING, then every listener lets its calls finish within ``grace``."""
+        """NOT_SERVING (on both ports), then every listener lets its calls finish within
+        ``grace``, together."""
+        if self.http is not None:
+            self.http.app.serving = False
         await self.health.shut_down()
         await asyncio.gather(*(listener.stop(grace) for listener in self.listeners))
         self.expensive.shutdown()
@@ -73,28 +84,48 @@ class Serving:
 async def start_serving(
     config: ServerConfig, keyring: KeyRing, reuse_port: bool = False
 ) -> Serving:
-    """Start every listener of a worker on the running loop."""
+    """Start every listener of a worker on the running loop: the gRPC port, and the HTTP
+    port with ``--http-port``, over one ``ApiCalls`` (one expensive-call pool), TLS on both
+    when configured."""
+    from studengine.api.calls import ApiCalls
     from studengine.api.expensive import ExpensiveCalls
+    from studengine.api.handlers import Handlers
     from studengine.api.servicer import SERVICE_NAME, StudEngineServicer
     from studengine.server import metrics
     from studengine.server.grpc_listener import GrpcListener, Health
+    from studengine.server.tls import tls_files
 
+    metrics.record_build_info()
+    tls = tls_files(config)
     expensive = ExpensiveCalls(config.threads, config.max_expensive_calls)
-    servicer = StudEngineServicer(
-        keyring, config.allow_test_decks, metrics, expensive, config.equity_cpu_seconds
+    handlers = Handlers(
+        keyring,
+        config.allow_test_decks,
+        observer=metrics,
+        equity_cpu_seconds=config.equity_cpu_seconds,
     )
+    calls = ApiCalls(handlers, expensive)
+    servicer = StudEngineServicer(keyring, config.allow_test_decks, calls=calls)
     health = Health([SERVICE_NAME])
-    listeners: list[Listener] = [GrpcListener(config, servicer, health, reuse_port)]
+    listeners: list[Listener] = [GrpcListener(config, servicer, health, reuse_port, tls)]
+    http = None
     started: list[Listener] = []
     try:
+        if config.http_port is not None:
+            from studengine.server.http import HttpListener
+
+            http = HttpListener(config, calls, tls, reuse_port)
+            listeners.append(http)
         for listener in listeners:
             await listener.start()
             started.append(listener)
     except BaseException:
         await asyncio.gather(*(listener.stop(0) for listener in started))
+        if http is not None and http not in started:
+            http.sock.close()
         expensive.shutdown()
         raise
-    return Serving(listeners, health, expensive)
+    return Serving(listeners, health, expensive, http)
 
 
 async def _serve(
@@ -122,7 +153,9 @@ def run_single(config: ServerConfig, keys: Keys) -> int:
     _count_dropped_log_lines()
 
     def announce(serving: Serving) -> None:
-        _log.info("serving", host=config.host, port=serving.port, workers=1)
+        _log.info(
+            "serving", host=config.host, port=serving.port, http_port=serving.http_port, workers=1
+        )
 
     try:
         asyncio.run(_serve(config, KeyRing(keys), False, announce))
@@ -142,7 +175,7 @@ def worker_main(config: ServerConfig, keys: Keys, index: int, ready: Any, parent
     _count_dropped_log_lines()
 
     def announce(serving: Serving) -> None:
-        _log.info("worker serving", port=serving.port)
+        _log.info("worker serving", port=serving.port, http_port=serving.http_port)
         ready.put(index)
 
     try:

@@ -17,9 +17,20 @@ from typing import Literal
 from google.protobuf.message import DecodeError
 
 from studengine.cards import DECK_SIZE
+from studengine.rules.betting import BettingRound
 from studengine.rules.hand import Hand
-from studengine.rules.types import HandResult, InvalidHand, OddChip, Pot, ShownHand, Table, Variant
-from studengine.rules.validation import validate_table
+from studengine.rules.types import (
+    ActionType,
+    HandResult,
+    InvalidHand,
+    Move,
+    OddChip,
+    Pot,
+    ShownHand,
+    Table,
+    Variant,
+)
+from studengine.rules.validation import validate_game, validate_table
 from studengine.rules.variants import VARIANTS, VariantSpec
 from studengine.state._gen.stud.internal.v1 import state_pb2
 
@@ -30,10 +41,19 @@ MAX_PLAYER_ID = 64
 
 FULL_DECK_LIST = list(range(DECK_SIZE))
 _MAX_TABLES = 256  # bound on the caches of distinct tables
-VARIANT_CODES = {Variant.FIVE_CARD_STUD: 1, Variant.SEVEN_CARD_STUD: 2}
+VARIANT_CODES = {
+    Variant.FIVE_CARD_STUD: 1,
+    Variant.SEVEN_CARD_STUD: 2,
+    Variant.RAZZ: 3,
+    Variant.SEVEN_CARD_STUD_HI_LO: 4,
+}
 ODD_CHIP_CODES = {OddChip.LEFT_OF_DEALER: 1, OddChip.HIGH_CARD_BY_SUIT: 2}
 VARIANT_BY_CODE = {code: v for v, code in VARIANT_CODES.items()}
 ODD_CHIP_BY_CODE = {code: o for o, code in ODD_CHIP_CODES.items()}
+# the action log's kinds (a 3-bit code each) and which of them carry a round total
+ACTION_KINDS: tuple[ActionType, ...] = tuple(ActionType)
+_KIND_CODES = {kind: code for code, kind in enumerate(ACTION_KINDS)}
+_UNSIZED_CODES = frozenset({_KIND_CODES[ActionType.FOLD], _KIND_CODES[ActionType.CHECK]})
 
 
 class StateInvalid(ValueError):
@@ -72,6 +92,8 @@ def _table_pb(t: Table) -> state_pb2.EngineTable:
         uncapped_heads_up=t.uncapped_heads_up,
         open_pair_big_bet=t.open_pair_big_bet,
         odd_chip=ODD_CHIP_CODES[t.odd_chip],
+        rake_percent_bp=t.rake_percent_bp,
+        rake_cap=t.rake_cap,
     )
 
 
@@ -86,25 +108,26 @@ def _play_fields(hand: Hand) -> state_pb2.EngineHand:
     msg.dealt = hand.dealt
     msg.stacks.extend(hand.stacks)
     msg.committed.extend(hand.committed)
-    msg.round_bets.extend(hand.round_bets)
+    betting = hand.round  # the round's state; its table and bet size follow from the hand's
+    msg.round_bets.extend(betting.bets)
     msg.cards.extend([bytes(c) for c in hand.cards])
     msg.folded.extend(hand.folded)
-    msg.acted.extend(hand.acted)
+    msg.acted.extend(betting.acted)
     msg.street = hand.street
-    msg.level = hand.level
-    msg.full_level = hand.full_level
-    msg.bets = hand.bets
-    if hand.uncapped:
+    msg.level = betting.level
+    msg.full_level = betting.full_level
+    msg.bets = betting.full_bets
+    if betting.uncapped:
         msg.uncapped = True
-    if hand.open_pair:
+    if betting.open_pair:
         msg.open_pair = True
-    if hand.big_made:
+    if betting.big_made:
         msg.big_made = True
-    if hand.bring_in_due:
+    if betting.bring_in_due:
         msg.bring_in_due = True
-    if hand.opener_may_fold:
+    if betting.opener_may_fold:
         msg.opener_may_fold = True
-    if hand.round_held:
+    if betting.held:
         msg.round_held = True
     if hand.over:
         msg.over = True
@@ -112,18 +135,75 @@ def _play_fields(hand: Hand) -> state_pb2.EngineHand:
         msg.community = hand.community
     if hand.to_act is not None:
         msg.to_act = hand.to_act
-    if hand.first_actor is not None:
-        msg.first_actor = hand.first_actor
-    if hand.last_aggressor is not None:
-        msg.last_aggressor = hand.last_aggressor
+    if betting.first_actor is not None:
+        msg.first_actor = betting.first_actor
+    if betting.last_aggressor is not None:
+        msg.last_aggressor = betting.last_aggressor
     if hand.result is not None:
         _fill_result(msg.result, hand.result)
+    if hand.moves:
+        msg.moves = pack_moves(hand.moves)
     return msg
+
+
+def pack_moves(moves: Sequence[Move]) -> bytes:
+    """The action log, compact: per action one byte (seat << 4 | kind << 1 | timeout),
+    then the round total as a varint for a sized action (not FOLD or CHECK)."""
+    out = bytearray()
+    append, codes = out.append, _KIND_CODES
+    for seat, kind, to, timeout in moves:
+        append(seat << 4 | codes[kind] << 1 | timeout)
+        if to is not None:
+            while to > 0x7F:
+                append(to & 0x7F | 0x80)
+                to >>= 7
+            append(to)
+    return bytes(out)
+
+
+def unpack_moves(raw: bytes, players: int) -> list[Move]:
+    """``pack_moves`` undone; StateInvalid names the first malformed action."""
+    moves: list[Move] = []
+    append, kinds, unsized = moves.append, ACTION_KINDS, _UNSIZED_CODES
+    at, end = 0, len(raw)
+    while at < end:
+        head = raw[at]
+        at += 1
+        seat, code = head >> 4, head >> 1 & 7
+        if seat >= players:
+            raise StateInvalid(
+                f"moves[{len(moves)}]: seat {seat} is not a seat (0 to {players - 1})"
+            )
+        if code >= len(kinds):
+            raise StateInvalid(f"moves[{len(moves)}]: unknown action kind {code}")
+        if code in unsized:
+            append(Move(seat, kinds[code], None, bool(head & 1)))
+            continue
+        to = shift = 0
+        while True:
+            if at >= end or shift > 63:
+                raise StateInvalid(f"moves[{len(moves)}]: a truncated amount")
+            byte = raw[at]
+            at += 1
+            to |= (byte & 0x7F) << shift
+            if byte < 0x80:
+                break
+            shift += 7
+        append(Move(seat, kinds[code], to, bool(head & 1)))
+    return moves
 
 
 def _fill_result(msg: state_pb2.EngineResult, r: HandResult) -> None:
     for p in r.pots:
-        msg.pots.add(amount=p.amount, eligible=p.eligible, winners=p.winners, shares=p.shares)
+        msg.pots.add(
+            amount=p.amount,
+            eligible=p.eligible,
+            winners=p.winners,
+            shares=p.shares,
+            low_winners=p.low_winners,
+            low_shares=p.low_shares,
+            rake=p.rake,
+        )
     msg.stacks.extend(r.stacks)
     for s in r.shown:
         msg.shown.add(
@@ -132,9 +212,13 @@ def _fill_result(msg: state_pb2.EngineResult, r: HandResult) -> None:
             best_five=bytes(s.best_five),
             rank=s.rank,
             description=s.description,
+            low=s.low,
+            low_best_five=bytes(s.low_best_five),
+            low_description=s.low_description,
         )
     for seat, amount in r.uncalled:
         msg.uncalled.add(seat=seat, amount=amount)
+    msg.rake = r.rake
 
 
 _HAND_TAG = bytes([state_pb2.HandState.DESCRIPTOR.fields_by_name["hand"].number << 3 | 2])
@@ -211,14 +295,23 @@ def _decode_result(msg: state_pb2.EngineResult, players: int) -> HandResult:
     pots = []
     for index, p in enumerate(msg.pots):
         _check(len(p.winners) == len(p.shares), f"pot {index}: winners and shares differ")
+        _check(
+            len(p.low_winners) == len(p.low_shares),
+            f"pot {index}: low winners and low shares differ",
+        )
+        _check(p.rake >= 0, f"pot {index}: a negative rake")
         pots.append(
             Pot(
                 amount=p.amount,
                 eligible=_seats(p.eligible, players, f"pot {index} eligible"),
                 winners=_seats(p.winners, players, f"pot {index} winner"),
                 shares=tuple(_chips(p.shares, f"pot {index} shares")),
+                low_winners=_seats(p.low_winners, players, f"pot {index} low winner"),
+                low_shares=tuple(_chips(p.low_shares, f"pot {index} low shares")),
+                rake=p.rake,
             )
         )
+    check_rake(msg.rake, pots)
     _check(len(msg.stacks) == players, "result: one final stack per player")
     shown = [
         ShownHand(
@@ -227,6 +320,9 @@ def _decode_result(msg: state_pb2.EngineResult, players: int) -> HandResult:
             best_five=tuple(_cards(s.best_five, "shown best five")),
             rank=s.rank,
             description=s.description,
+            low=s.low,
+            low_best_five=tuple(_cards(s.low_best_five, "shown low best five")),
+            low_description=s.low_description,
         )
         for s in msg.shown
     ]
@@ -236,6 +332,7 @@ def _decode_result(msg: state_pb2.EngineResult, players: int) -> HandResult:
         stacks=tuple(_chips(msg.stacks, "result stacks")),
         shown=tuple(shown),
         uncalled=uncalled,
+        rake=msg.rake,
     )
 
 
@@ -261,6 +358,8 @@ def _decode_table(msg: state_pb2.EngineTable) -> Table:
         uncapped_heads_up=msg.uncapped_heads_up,
         open_pair_big_bet=msg.open_pair_big_bet,
         odd_chip=odd_chip,
+        rake_percent_bp=msg.rake_percent_bp,
+        rake_cap=msg.rake_cap,
     )
     try:
         validate_table(table)
@@ -305,10 +404,28 @@ def check_chip_amounts(
     _check(all(map(le, round_bets, committed)), "a round bet is above the seat's committed chips")
 
 
-def check_chips_conserved(starting: list[int], stacks: list[int], committed: list[int]) -> None:
-    """R-CHIPS: stacks plus chips committed to the pot are the starting stacks."""
-    have, had = sum(stacks) + sum(committed), sum(starting)
-    _check(have == had, f"chips not conserved: {have} in play, {had} at the start")
+def check_chips_conserved(
+    starting: list[int], stacks: list[int], committed: list[int], rake: int
+) -> None:
+    """R-CONSERVATION: stacks plus chips committed to the pot (plus the rake taken, once
+    the hand is over, R-RAKE) are the starting stacks."""
+    have, had = sum(stacks) + sum(committed) + rake, sum(starting)
+    _check(have == had, f"chips not conserved: {have} in play and raked, {had} at the start")
+
+
+def check_rake(rake: int, pots: Sequence[Pot]) -> None:
+    """R-RAKE: the result's rake is what its pots gave up, never negative."""
+    _check(rake >= 0, "result: a negative rake")
+    from_pots = sum(p.rake for p in pots)
+    _check(rake == from_pots, f"result: rake {rake}, the pots gave up {from_pots}")
+
+
+def check_game_options(spec: VariantSpec, table: Table) -> None:
+    """The table's options exist in the game (no open-pair option in Razz or Hi-Lo)."""
+    try:
+        validate_game(spec, table)
+    except InvalidHand as error:
+        raise StateInvalid(f"{error.field}: {error.reason}") from None
 
 
 def check_deck(raw_deck: bytes, dealt: int) -> None:
@@ -365,10 +482,12 @@ def decode_hand(msg: state_pb2.EngineHand) -> Hand:
     check_seat_count(spec, players)
     check_seat_lists(msg, players)
     check_chip_amounts(starting_stacks, stacks, committed, round_bets)
-    check_chips_conserved(starting_stacks, stacks, committed)
+    check_game_options(spec, table)
     check_deck(raw_deck, dealt)
     check_cards_dealt(spec, raw_cards, community, raw_deck, dealt)
     check_round(spec, msg)
+    result = _decode_result(msg.result, players) if msg.over else None
+    check_chips_conserved(starting_stacks, stacks, committed, 0 if result is None else result.rake)
     over = msg.over
     to_act = _optional_seat(msg, "to_act", players)
     check_to_act(to_act, over, folded, stacks)
@@ -381,26 +500,31 @@ def decode_hand(msg: state_pb2.EngineHand) -> Hand:
         dealt=dealt,
         stacks=stacks,
         committed=committed,
-        round_bets=round_bets,
         cards=[list(c) for c in raw_cards],
         community=community,
         folded=folded,
-        acted=list(msg.acted),
         street=msg.street,
         to_act=to_act,
-        level=msg.level,
-        full_level=msg.full_level,
-        bets=msg.bets,
-        uncapped=msg.uncapped,
-        open_pair=msg.open_pair,
-        big_made=msg.big_made,
-        bring_in_due=msg.bring_in_due,
-        opener_may_fold=msg.opener_may_fold,
-        first_actor=_optional_seat(msg, "first_actor", players),
-        last_aggressor=_optional_seat(msg, "last_aggressor", players),
-        round_held=msg.round_held,
+        round=BettingRound(
+            table=table,
+            big_street=spec.streets[msg.street].big_bet,
+            bets=round_bets,
+            acted=list(msg.acted),
+            held=msg.round_held,
+            level=msg.level,
+            full_level=msg.full_level,
+            full_bets=msg.bets,
+            uncapped=msg.uncapped,
+            open_pair=msg.open_pair,
+            big_made=msg.big_made,
+            bring_in_due=msg.bring_in_due,
+            opener_may_fold=msg.opener_may_fold,
+            first_actor=_optional_seat(msg, "first_actor", players),
+            last_aggressor=_optional_seat(msg, "last_aggressor", players),
+        ),
         over=over,
-        result=_decode_result(msg.result, players) if over else None,
+        result=result,
+        moves=unpack_moves(msg.moves, players),
     )
 
 

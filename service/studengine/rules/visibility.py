@@ -4,7 +4,8 @@ say and decides nothing itself.
 
 A face-up card is public, and so is the community card. A face-down card is seen by its
 owner only, until a showdown reveals the owner's hand to everyone (R-MUCK: the first hand
-shown and every hand that wins or ties a pot). A mucked hand is never revealed, to anyone.
+shown and every hand that wins or ties a pot; R-HILO-MUCK: in Stud Hi-Lo any half of any
+pot). A mucked hand is never revealed, to anyone.
 """
 
 from __future__ import annotations

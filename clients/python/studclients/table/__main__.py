@@ -1,0 +1,134 @@
+"""``stud-table``: serve the web table and run the tables' hands against a stud-server.
+
+    stud-table --engine 127.0.0.1:50051 [--db sqlite:///stud-table.db] [--port 8080]
+
+Creates the table ``--table`` if it does not exist yet (with its game, stakes, seats,
+clock and bots), resumes every hand in progress found in the database, and prints
+``stud-table serving http://HOST:PORT/`` once it listens."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import logging
+import signal
+import sys
+from collections.abc import Sequence
+
+from aiohttp import web
+
+from studclients.client import VARIANTS as CLIENT_VARIANTS
+from studclients.table import botseat
+from studclients.table.engine import Engine
+from studclients.table.game import Tables, TableSettings, Timing
+from studclients.table.store import Store
+from studclients.table.web import Hub, build_app
+
+log = logging.getLogger("stud-table")
+VARIANTS = CLIENT_VARIANTS  # five, seven, razz, hilo (Seven Card Stud Hi-Lo)
+TICK_SECONDS = 0.2
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="stud-table", description=__doc__.split("\n\n")[0])
+    add = parser.add_argument
+    add("--engine", required=True, help="stud-server target(s): host:port[,host:port...]")
+    add(
+        "--db",
+        default="sqlite:///stud-table.db",
+        help="database URL (sqlite:///FILE or postgresql://...)",
+    )
+    add("--host", default="127.0.0.1")
+    add("--port", type=int, default=8080, help="0: any free port")
+    add("--table", default="main", help="id of the table to create if missing")
+    add("--name", default="Main table")
+    add("--variant", choices=list(VARIANTS), default="seven")
+    add("--seats", type=int, default=6)
+    add("--stack", type=int, default=1000, help="chips a new player sits down with")
+    add("--ante", type=int, default=5)
+    add("--bring-in", type=int, default=10)
+    add("--small-bet", type=int, default=20, help="the big bet is twice this")
+    add("--clock", type=float, default=30.0, help="seconds a player has to act")
+    add("--bots", default="", help=f"bots to seat at a new table: {','.join(botseat.BOT_KINDS)}")
+    add("--pause", type=float, default=4.0, help="seconds between hands")
+    add("--bot-delay", type=float, default=0.8, help="a bot's thinking time (seconds)")
+    return parser
+
+
+async def drive(tables: Tables) -> None:
+    """Deals, clocks and bots, forever; errors are logged and the loop goes on."""
+    while True:
+        try:
+            await tables.tick()
+        except Exception:
+            log.exception("tick failed")
+        await asyncio.sleep(TICK_SECONDS)
+
+
+async def serve(args: argparse.Namespace) -> None:
+    store = Store(args.db)
+    await store.create_schema()
+    engine = Engine([t.strip() for t in args.engine.split(",") if t.strip()])
+    hub_box: list[Hub] = []
+    tables = Tables(
+        store,
+        engine,
+        Timing(pause=args.pause, bot_delay=args.bot_delay),
+        on_change=lambda table_id: hub_box[0].changed(table_id) if hub_box else None,
+    )
+    hub = Hub(tables)
+    hub_box.append(hub)
+    bots = tuple(b.strip() for b in args.bots.split(",") if b.strip())
+    await tables.create_table(
+        TableSettings(
+            table_id=args.table,
+            name=args.name,
+            variant=VARIANTS[args.variant],
+            ante=args.ante,
+            bring_in=args.bring_in,
+            small_bet=args.small_bet,
+            start_stack=args.stack,
+            max_seats=args.seats,
+            clock_seconds=args.clock,
+            bots=bots,
+        )
+    )
+    runner = web.AppRunner(build_app(tables, hub), handle_signals=False)
+    await runner.setup()
+    site = web.TCPSite(runner, args.host, args.port)
+    await site.start()
+    host, port = runner.addresses[0][:2]
+    print(f"stud-table serving http://{host}:{port}/", flush=True)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    workers = [asyncio.create_task(drive(tables)), asyncio.create_task(hub.run())]
+    await stop.wait()
+    for task in workers:
+        task.cancel()
+    for task in workers:
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+    await runner.cleanup()
+    await engine.close()
+    await store.close()
+    print("stud-table stopped", flush=True)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(
+        level=logging.INFO,
+        stream=sys.stderr,
+        format="%(asctime)s %(name)s %(levelname)s %(message)s",
+    )
+    try:
+        asyncio.run(serve(args))
+    except ValueError as error:
+        sys.exit(f"stud-table: {error}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,406 @@
+"""The game back-end: tables and seats, dealing hands (the button moves, stacks carry
+over), players' moves, the action clock and the bots. Every change goes through the
+database with compare-and-set, so several replicas can run this against one database and
+a restarted one simply carries on from it: nothing lives only in memory."""
+
+from __future__ import annotations
+
+import logging
+import random
+import re
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import sqlalchemy as sa
+
+from studclients.client import MAX_PLAYERS as CLIENT_MAX_PLAYERS
+from studclients.table import botseat, tokens, views
+from studclients.table.engine import Engine, EngineError, pb
+from studclients.table.store import Step, Store
+
+log = logging.getLogger("stud-table")
+
+#: The most players each game seats (rulebook R-SEATS): the clients' one table of them.
+MAX_PLAYERS: dict[int, int] = CLIENT_MAX_PLAYERS
+NAME = re.compile(r"^[\w][\w .'-]{0,31}$")
+
+
+class ApiError(Exception):
+    """A refused request: HTTP ``status``, a machine-readable ``reason`` and a message."""
+
+    def __init__(self, status: int, reason: str, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.reason = reason
+        self.message = message
+
+    def body(self) -> dict[str, Any]:
+        return {"error": {"reason": self.reason, "message": self.message}}
+
+
+@dataclass(frozen=True)
+class TableSettings:
+    table_id: str
+    name: str
+    variant: int
+    ante: int = 5
+    bring_in: int = 10
+    small_bet: int = 20
+    start_stack: int = 1000
+    max_seats: int = 6
+    clock_seconds: float = 30.0
+    bots: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Timing:
+    """Pause after a hand (to see the showdown) and a bot's thinking time, in seconds."""
+
+    pause: float = 4.0
+    bot_delay: float = 0.8
+
+
+def _stored(update: pb.HandUpdate) -> bytes:
+    """The update as the database keeps it: without the sealed state (its own column) and
+    without the reveal (its own column, never sent to a browser)."""
+    copy = pb.HandUpdate()
+    copy.CopyFrom(update)
+    copy.ClearField("state")
+    copy.ClearField("reveal")
+    return copy.SerializeToString()
+
+
+def parse_update(data: bytes) -> pb.HandUpdate:
+    update = pb.HandUpdate()
+    update.ParseFromString(data)
+    return update
+
+
+class Tables:
+    """The back-end's operations; ``on_change(table_id)`` is told after every write."""
+
+    def __init__(
+        self,
+        store: Store,
+        engine: Engine,
+        timing: Timing | None = None,
+        on_change: Callable[[str], None] | None = None,
+    ) -> None:
+        self.store = store
+        self.engine = engine
+        self.timing = timing or Timing()
+        self.on_change = on_change or (lambda table_id: None)
+        self.rng = random.Random()
+
+    # ---- tables and seats ---------------------------------------------------------------
+    async def create_table(self, settings: TableSettings) -> bool:
+        limit = MAX_PLAYERS.get(settings.variant, 8)
+        if not 2 <= settings.max_seats <= limit:
+            raise ValueError(f"max_seats must be 2 to {limit} for this game")
+        created = await self.store.create_table(
+            id=settings.table_id,
+            name=settings.name,
+            variant=settings.variant,
+            ante=settings.ante,
+            bring_in=settings.bring_in,
+            small_bet=settings.small_bet,
+            big_bet=2 * settings.small_bet,
+            start_stack=settings.start_stack,
+            max_seats=settings.max_seats,
+            clock_seconds=settings.clock_seconds,
+        )
+        if created:
+            for kind in settings.bots:
+                await self._seat_bot(settings.table_id, kind)
+        return created
+
+    async def _table(self, table_id: str) -> sa.Row[Any]:
+        table = await self.store.table(table_id)
+        if table is None:
+            raise ApiError(404, "no_table", f"there is no table {table_id!r}")
+        return table
+
+    async def _seat_bot(self, table_id: str, kind: str) -> int:
+        if kind not in botseat.BOT_KINDS:
+            raise ApiError(400, "bad_bot", f"bot must be one of {', '.join(botseat.BOT_KINDS)}")
+        table = await self._table(table_id)
+        seat = await self.store.take_seat(table_id, f"{kind} bot", None, kind, table.start_stack)
+        if seat is None:
+            raise ApiError(409, "table_full", "every seat is taken")
+        self.on_change(table_id)
+        return seat
+
+    async def join(self, table_id: str, name: Any) -> dict[str, Any]:
+        """Sits a new player; the answer holds the seat token, given out only here."""
+        if not isinstance(name, str) or not NAME.match(name.strip()):
+            raise ApiError(400, "bad_name", "name: 1 to 32 letters, digits, spaces or .'-")
+        table = await self._table(table_id)
+        token = tokens.new_token()
+        seat = await self.store.take_seat(
+            table_id, name.strip(), tokens.token_hash(token), None, table.start_stack
+        )
+        if seat is None:
+            raise ApiError(409, "table_full", "every seat is taken")
+        self.on_change(table_id)
+        return {"table": table_id, "seat": seat, "token": token}
+
+    async def authenticate(self, table_id: str, token: str | None) -> int:
+        """The seat that ``token`` holds at the table (401 when none does)."""
+        await self._table(table_id)
+        if not token:
+            raise ApiError(401, "no_token", "a seat token is required (Authorization: Bearer)")
+        seats = await self.store.seats_of(table_id)
+        seat = tokens.find_seat(token, [(s.seat_no, s.token_hash) for s in seats])
+        if seat is None:
+            raise ApiError(401, "bad_token", "the seat token is not valid at this table")
+        return seat
+
+    async def _open_hand(self, table: sa.Row[Any]) -> sa.Row[Any] | None:
+        if table.current_hand is None:
+            return None
+        hand = await self.store.hand(table.current_hand)
+        return None if hand is None or hand.over else hand
+
+    async def leave(self, table_id: str, token: str | None) -> dict[str, Any]:
+        """Leaves now, or when the hand in progress ends if the seat is dealt in."""
+        seat = await self.authenticate(table_id, token)
+        hand = await self._open_hand(await self._table(table_id))
+        in_hand = hand is not None and seat in hand.seat_map
+        await self.store.leave(table_id, seat, in_hand)
+        self.on_change(table_id)
+        return {"left": not in_hand, "after_hand": in_hand}
+
+    async def add_bot(self, table_id: str, token: str | None, kind: Any) -> dict[str, Any]:
+        await self.authenticate(table_id, token)
+        return {"seat": await self._seat_bot(table_id, str(kind))}
+
+    # ---- a player's move ----------------------------------------------------------------
+    async def act(self, table_id: str, token: str | None, body: Any) -> dict[str, Any]:
+        """Applies the move of the token's seat; refused moves change nothing."""
+        if not isinstance(body, dict):
+            raise ApiError(400, "bad_request", "the body must be a JSON object")
+        action = views.ACTIONS.get(body.get("action"))  # type: ignore[arg-type]
+        if action is None:
+            names = ", ".join(views.ACTIONS)
+            raise ApiError(400, "bad_action", f"action must be one of {names}")
+        seq, to, claimed = body.get("seq"), body.get("to"), body.get("seat")
+        for field, value, required in (
+            ("seq", seq, True),
+            ("to", to, False),
+            ("seat", claimed, False),
+        ):
+            if (value is None and required) or (value is not None and type(value) is not int):
+                raise ApiError(400, "bad_field", f"{field} must be an integer")
+        seat = await self.authenticate(table_id, token)
+        if claimed is not None and claimed != seat:
+            raise ApiError(403, "wrong_seat", f"this token holds seat {seat}, not seat {claimed}")
+        hand = await self._open_hand(await self._table(table_id))
+        if hand is None:
+            raise ApiError(409, "no_hand", "no hand is in progress")
+        if seat not in hand.seat_map:
+            raise ApiError(409, "not_in_hand", "this seat is not dealt in this hand")
+        if hand.seq != seq:
+            raise ApiError(409, "stale", f"the hand is at move {hand.seq}, not {seq}: reload")
+        engine_seat = hand.seat_map.index(seat)
+        if hand.to_act != engine_seat:
+            raise ApiError(409, "not_your_turn", "it is not this seat's turn")
+        applied = await self._apply(hand, "player", action, to)
+        if not applied:
+            raise ApiError(409, "stale", "the hand moved on before this move (clock or retry)")
+        return {"ok": True, "seq": seq + 1}
+
+    async def _apply(self, hand: sa.Row[Any], source: str, action: int, to: int | None) -> bool:
+        """Act for the seat to act, from the stored state, and compare-and-set the result.
+        False when another writer moved the hand first (the engine's answer is dropped)."""
+        request = pb.ActRequest(
+            state=hand.state,
+            seat=hand.to_act,
+            action=pb.ActionType.ValueType(action),
+            expected_seq=hand.seq,
+        )
+        if to is not None:
+            request.to = to
+        try:
+            update = await self.engine.act(request)
+        except EngineError as error:
+            if error.code == "FAILED_PRECONDITION":
+                raise ApiError(409, "illegal_action", error.message) from None
+            if error.code == "ABORTED":
+                raise ApiError(409, "stale", error.message) from None
+            if error.code == "INVALID_ARGUMENT":
+                raise ApiError(400, "bad_action", error.message) from None
+            raise ApiError(503, "engine_unavailable", error.message) from None
+        table = await self._table(hand.table_id)
+        step = self._step(update, hand.bots, table.clock_seconds, source, hand.to_act, action, to)
+        final = list(update.result.stacks) if update.over else None
+        won = await self.store.advance(hand, step, final, self.timing.pause)
+        if won:
+            self.on_change(hand.table_id)
+        return won
+
+    def _step(
+        self,
+        update: pb.HandUpdate,
+        bots: Sequence[str | None],
+        clock: float,
+        source: str,
+        seat: int | None,
+        action: int | None,
+        to: int | None,
+    ) -> Step:
+        over = bool(update.over)
+        to_act = update.to_act if update.HasField("to_act") and not over else None
+        deadline = None
+        if to_act is not None:
+            wait = self.timing.bot_delay if bots[to_act] else clock
+            deadline = time.time() + wait
+        return Step(
+            source=source,
+            seat=seat,
+            action=action,
+            to=to,
+            state=update.state,
+            update=_stored(update),
+            to_act=to_act,
+            deadline=deadline,
+            over=over,
+            reveal=update.reveal.SerializeToString() if over else None,
+        )
+
+    # ---- the driver: deals, clocks, bots ------------------------------------------------
+    async def tick(self) -> None:
+        """One round of the background work; any replica may run it at any time."""
+        now = time.time()
+        for table in await self.store.tables_ready(now):
+            try:
+                await self.deal(table)
+            except EngineError as error:
+                log.warning("deal failed at table %s: %s", table.id, error)
+        for hand in await self.store.due_hands(now):
+            try:
+                await self._due(hand)
+            except (EngineError, ApiError) as error:
+                log.warning("hand %s: %s", hand.hand_id, error)
+
+    async def _due(self, hand: sa.Row[Any]) -> None:
+        kind = hand.bots[hand.to_act]
+        if kind is None:
+            await self._apply(hand, "clock", pb.ACTION_TYPE_TIMEOUT, None)
+            return
+        update = parse_update(hand.update)
+        decision = await botseat.decide(
+            kind,
+            update.seats[hand.to_act],
+            hand.to_act,
+            update.legal_actions,
+            self.engine,
+            self.rng,
+        )
+        await self._apply(hand, "bot", decision.action, decision.to)
+
+    async def deal(self, table: sa.Row[Any]) -> bool:
+        """Deals the next hand if two or more seated players have chips; the button moves
+        to the next of them after the last button. False when there is nothing to deal or
+        another replica dealt first."""
+        seated = [s for s in await self.store.seats_of(table.id) if s.stack > 0 and not s.leaving]
+        if len(seated) < 2:
+            return False
+        after = [i for i, s in enumerate(seated) if s.seat_no > table.button]
+        button = after[0] if after else 0
+        request = pb.StartHandRequest(
+            variant=table.variant,
+            table=pb.Table(
+                ante=table.ante,
+                bring_in=table.bring_in,
+                small_bet=table.small_bet,
+                big_bet=table.big_bet,
+            ),
+            players=[pb.Player(id=f"seat{s.seat_no}", stack=s.stack) for s in seated],
+            button=button,
+        )
+        update = await self.engine.start_hand(request)
+        bots = [s.bot for s in seated]
+        row = {
+            "hand_id": update.hand_id,
+            "seat_map": [s.seat_no for s in seated],
+            "names": [s.name for s in seated],
+            "start_stacks": [s.stack for s in seated],
+            "bots": bots,
+        }
+        step = self._step(update, bots, table.clock_seconds, "start", None, None, None)
+        dealt = await self.store.begin_hand(
+            table.id, table.hand_no, seated[button].seat_no, row, step
+        )
+        if dealt:
+            self.on_change(table.id)
+        return dealt
+
+    # ---- what a seat sees ---------------------------------------------------------------
+    async def page(self, table_id: str, seat: int | None) -> dict[str, Any]:
+        """The whole page state for one seat (or a spectator): only that seat's view."""
+        table = await self._table(table_id)
+        seated = {s.seat_no: s for s in await self.store.seats_of(table_id)}
+        hand = await self.store.hand(table.current_hand) if table.current_hand else None
+        hand_part: dict[str, Any] | None = None
+        per_seat: dict[int, dict[str, Any]] = {}
+        legal: list[dict[str, Any]] = []
+        narration: list[str] = []
+        if hand is not None:
+            engine_seat = hand.seat_map.index(seat) if seat in hand.seat_map else None
+            update = parse_update(hand.update)
+            hand_part, per_seat = views.hand_view(update, hand, engine_seat, hand.names)
+            if engine_seat is not None:
+                legal = views.legal_moves(update, engine_seat)
+            for step in await self.store.history_of(hand.hand_id):
+                past = parse_update(step.update)
+                seen = past.seats[engine_seat] if engine_seat is not None else past.spectator
+                narration += views.narrate(seen.events, hand.names, engine_seat)
+        seats = []
+        for number in range(table.max_seats):
+            row = seated.get(number)
+            name = row.name if row else None
+            if row is None and hand is not None and number in hand.seat_map:
+                name = hand.names[hand.seat_map.index(number)]  # left, still in this hand
+            entry: dict[str, Any] = {
+                "seat": number,
+                "name": name,
+                "empty": row is None and number not in per_seat,
+                "bot": row.bot if row else None,
+                "stack": row.stack if row else 0,
+                "leaving": bool(row.leaving) if row else False,
+                "you": number == seat,
+                "in_hand": False,
+            }
+            if hand is not None and number in per_seat:
+                entry.update(per_seat[number])
+                if hand.over and row is not None:
+                    entry["stack"] = row.stack
+            seats.append(entry)
+        you = seated.get(seat) if seat is not None else None
+        return {
+            "type": "table",
+            "now": int(time.time() * 1000),
+            "table": {
+                "id": table.id,
+                "name": table.name,
+                "game": views.game_name(table.variant),
+                "stakes": {
+                    "ante": table.ante,
+                    "bring_in": table.bring_in,
+                    "small_bet": table.small_bet,
+                    "big_bet": table.big_bet,
+                },
+                "clock_seconds": table.clock_seconds,
+                "version": table.version,
+            },
+            "you": None if you is None else {"seat": you.seat_no, "name": you.name},
+            "seats": seats,
+            "hand": hand_part,
+            "legal": legal,
+            "narration": narration,
+            "next_hand_at": int(table.next_hand_at * 1000)
+            if hand_part and hand_part["over"]
+            else None,
+        }

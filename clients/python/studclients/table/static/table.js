@@ -1,0 +1,309 @@
+// stud-table's page: join a table, then show what the server pushes for this seat over a
+// WebSocket and send moves with the seat token as a bearer header. The token lives in
+// sessionStorage (this tab only) and never in a URL.
+
+const $ = (id) => document.getElementById(id);
+const RANKS = { T: "10", J: "Jack", Q: "Queen", K: "King", A: "Ace" };
+const SUITS = { c: ["♣", "clubs"], d: ["♦", "diamonds"], h: ["♥", "hearts"], s: ["♠", "spades"] };
+const KEYS = { fold: "f", check: "k", call: "c", bring_in: "b", complete: "m", bet: "b", raise: "r" };
+
+let seat = JSON.parse(sessionStorage.getItem("stud-seat") || "null"); // {table, seat, token}
+let page = null;        // the newest pushed page
+let socket = null;
+let retry = 0;
+let shownHand = null;   // hand id the narration list belongs to
+let clockOffset = 0;    // server time minus local time (ms)
+
+function cardName(code) {
+  const rank = RANKS[code[0]] || code[0];
+  return `${rank} of ${SUITS[code[1]][1]}`;
+}
+
+function cardElement(card) {
+  const el = document.createElement("span");
+  el.className = "card";
+  el.setAttribute("role", "img");
+  if (!card.card) {
+    el.classList.add("back");
+    el.setAttribute("aria-label", "face-down card");
+    return el;
+  }
+  const [symbol] = SUITS[card.card[1]];
+  el.textContent = `${card.card[0] === "T" ? "10" : card.card[0]}${symbol}`;
+  el.dataset.card = card.card;
+  el.setAttribute("aria-label", cardName(card.card) + (card.up ? "" : ", face down"));
+  if (!card.up) el.classList.add("down");
+  if ("dh".includes(card.card[1])) el.classList.add("red");
+  return el;
+}
+
+async function api(path, body, method = "POST") {
+  const headers = { "Content-Type": "application/json" };
+  if (seat) headers.Authorization = `Bearer ${seat.token}`;
+  const response = await fetch(path, {
+    method, headers, body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const data = await response.json().catch(() => ({}));
+  if (!response.ok) throw new Error(data.error ? data.error.message : `HTTP ${response.status}`);
+  return data;
+}
+
+// ---- lobby -------------------------------------------------------------------------------
+async function loadLobby() {
+  $("lobby").hidden = false;
+  $("table").hidden = true;
+  const { tables } = await api("/api/tables", undefined, "GET");
+  const select = $("join-table");
+  select.replaceChildren(...tables.map((t) => {
+    const option = document.createElement("option");
+    option.value = t.id;
+    option.textContent = `${t.name}: ${t.game} (${t.seated}/${t.max_seats} seated)`;
+    return option;
+  }));
+}
+
+$("join-form").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  $("lobby-error").textContent = "";
+  try {
+    const table = $("join-table").value;
+    const joined = await api(`/api/tables/${encodeURIComponent(table)}/join`, { name: $("join-name").value });
+    seat = { table, seat: joined.seat, token: joined.token };
+    sessionStorage.setItem("stud-seat", JSON.stringify(seat));
+    openTable();
+  } catch (error) {
+    $("lobby-error").textContent = error.message;
+  }
+});
+
+// ---- the table ---------------------------------------------------------------------------
+function openTable() {
+  $("lobby").hidden = true;
+  $("table").hidden = false;
+  connect();
+}
+
+function connect() {
+  const scheme = location.protocol === "https:" ? "wss" : "ws";
+  socket = new WebSocket(`${scheme}://${location.host}/ws`);
+  socket.addEventListener("open", () => {
+    socket.send(JSON.stringify({ type: "hello", table: seat.table, token: seat.token }));
+  });
+  socket.addEventListener("message", (event) => {
+    const message = JSON.parse(event.data);
+    if (message.type === "table") {
+      retry = 0;
+      setConnection(true);
+      render(message);
+    } else if (message.type === "gone" || (message.type === "error" && /token/.test(message.error.reason))) {
+      leaveToLobby(message.error.message);
+    } else if (message.type === "error") {
+      $("act-error").textContent = message.error.message;
+    }
+  });
+  socket.addEventListener("close", () => {
+    setConnection(false);
+    if (!seat) return;
+    retry = Math.min(retry + 1, 6);
+    setTimeout(connect, 250 * 2 ** retry);
+  });
+}
+
+function setConnection(live) {
+  $("connection").textContent = live ? "live" : "reconnecting…";
+  $("connection").classList.toggle("live", live);
+}
+
+function leaveToLobby(message) {
+  seat = null;
+  sessionStorage.removeItem("stud-seat");
+  if (socket) socket.close();
+  loadLobby();
+  $("lobby-error").textContent = message || "";
+}
+
+function render(data) {
+  page = data;
+  clockOffset = data.now - Date.now();
+  const { table, hand } = data;
+  const stakes = table.stakes;
+  $("table-title").textContent = `${table.name}: ${table.game}`;
+  $("table-info").textContent =
+    `Ante ${stakes.ante}, bring-in ${stakes.bring_in}, bets ${stakes.small_bet}/${stakes.big_bet}. ` +
+    (data.you ? `You are ${data.you.name}, seat ${data.you.seat + 1}.` : "");
+  $("table").dataset.hand = hand ? hand.id : "";
+  $("table").dataset.seq = hand ? hand.seq : "";
+  $("street").textContent = hand ? (hand.over ? "hand over" : hand.street) : "waiting for players";
+  $("pot").textContent = hand && !hand.over ? `Pot ${hand.pot}` : "";
+  $("community").replaceChildren();
+  if (hand && hand.community_card) {
+    $("community").append("Community card: ", cardElement({ card: hand.community_card, up: true }));
+  }
+  renderSeats(data);
+  renderMoves(data);
+  renderShowdown(hand);
+  renderNarration(hand, data.narration);
+}
+
+function renderSeats({ seats, hand }) {
+  $("seats").replaceChildren(...seats.map((s) => {
+    const li = document.createElement("li");
+    li.className = "seat";
+    li.dataset.seat = s.seat;
+    if (s.empty) {
+      li.classList.add("empty");
+      li.textContent = `Seat ${s.seat + 1}: empty`;
+      return li;
+    }
+    const acting = hand && !hand.over && hand.to_act === s.seat;
+    li.classList.toggle("you", s.you);
+    li.classList.toggle("acting", acting);
+    li.classList.toggle("folded", !!s.folded);
+    const head = document.createElement("div");
+    head.className = "seat-head";
+    const name = document.createElement("span");
+    name.className = "seat-name";
+    name.textContent = `${s.name}${s.you ? " (you)" : ""}${s.bot ? " (bot)" : ""}`;
+    head.append(name);
+    if (hand && hand.button === s.seat) {
+      const dealer = document.createElement("span");
+      dealer.className = "dealer";
+      dealer.textContent = "D";
+      dealer.title = "dealer button";
+      dealer.setAttribute("aria-label", "dealer button");
+      head.append(dealer);
+    }
+    const money = document.createElement("div");
+    money.className = "seat-money";
+    money.textContent = `Stack ${s.stack}` + (s.round_bet ? ` · bet ${s.round_bet}` : "");
+    const status = document.createElement("div");
+    status.className = "status";
+    const notes = [];
+    if (acting) notes.push("to act");
+    if (s.folded) notes.push("folded");
+    if (s.all_in) notes.push("all in");
+    if (s.leaving) notes.push("leaving after this hand");
+    if (hand && !s.in_hand) notes.push("sitting out this hand");
+    status.textContent = notes.join(", ");
+    const cards = document.createElement("div");
+    cards.className = "cards";
+    cards.setAttribute("aria-label", `${s.you ? "Your" : s.name + "'s"} cards`);
+    for (const card of s.cards || []) cards.append(cardElement(card));
+    li.append(head, money, status, cards);
+    return li;
+  }));
+}
+
+function renderMoves({ legal, hand }) {
+  const moves = $("moves");
+  const buttons = legal.map((move) => {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.dataset.action = move.action;
+    if (move.to !== undefined) button.dataset.to = move.to;
+    button.textContent = move.label;
+    button.setAttribute("aria-keyshortcuts", KEYS[move.action]);
+    button.addEventListener("click", () => sendMove(move, hand.seq));
+    return button;
+  });
+  moves.replaceChildren(...buttons);
+  $("turn").classList.toggle("mine", buttons.length > 0);
+  $("turn-heading").textContent = buttons.length ? "Your move" : (hand && !hand.over ? "Waiting" : "Between hands");
+  if (!buttons.length) $("clock").textContent = "";
+}
+
+async function sendMove(move, seq) {
+  $("act-error").textContent = "";
+  for (const button of $("moves").querySelectorAll("button")) button.disabled = true;
+  try {
+    const body = { action: move.action, seq };
+    if (move.to !== undefined) body.to = move.to;
+    await api(`/api/tables/${encodeURIComponent(seat.table)}/act`, body);
+  } catch (error) {
+    $("act-error").textContent = error.message;
+    for (const button of $("moves").querySelectorAll("button")) button.disabled = false;
+  }
+}
+
+function renderShowdown(hand) {
+  const over = !!(hand && hand.over);
+  $("showdown").hidden = !over;
+  if (!over) {
+    $("shown").replaceChildren();
+    $("pots").replaceChildren();
+    return;
+  }
+  $("shown").replaceChildren(...hand.shown.map((s) => {
+    const li = document.createElement("li");
+    li.append(`${s.name}: ${s.description} `);
+    for (const card of s.cards) li.append(cardElement({ card, up: true }));
+    return li;
+  }));
+  $("pots").replaceChildren(...hand.pots.map((p, i) => {
+    const li = document.createElement("li");
+    const label = i === 0 ? "main pot" : `side pot ${i}`;
+    li.textContent = `${p.winners.join(" and ")} win${p.winners.length === 1 ? "s" : ""} ${p.amount} ` +
+      `from the ${label}${p.description ? ` with ${p.description}` : ""}`;
+    return li;
+  }));
+}
+
+function renderNarration(hand, lines) {
+  const list = $("narration");
+  const id = hand ? hand.id : null;
+  if (id !== shownHand) {
+    list.replaceChildren();
+    shownHand = id;
+  }
+  for (const line of lines.slice(list.children.length)) {
+    const li = document.createElement("li");
+    li.textContent = line;
+    list.append(li);
+  }
+  list.scrollTop = list.scrollHeight;
+}
+
+function tick() {
+  const hand = page && page.hand;
+  const mine = page && page.legal.length > 0;
+  if (hand && !hand.over && hand.deadline && mine) {
+    const left = Math.max(0, Math.ceil((hand.deadline - (Date.now() + clockOffset)) / 1000));
+    $("clock").textContent = `${left} s left to act`;
+    $("clock").classList.toggle("urgent", left <= 5);
+  }
+  for (const li of $("seats").children) {
+    const status = li.querySelector(".status");
+    if (status && li.classList.contains("acting") && hand && hand.deadline) {
+      const left = Math.max(0, Math.ceil((hand.deadline - (Date.now() + clockOffset)) / 1000));
+      status.textContent = `to act (${left} s)`;
+    }
+  }
+}
+setInterval(tick, 500);
+
+document.addEventListener("keydown", (event) => {
+  if (event.target instanceof HTMLInputElement || event.ctrlKey || event.metaKey || event.altKey) return;
+  const match = [...$("moves").querySelectorAll("button")].find(
+    (b) => b.getAttribute("aria-keyshortcuts") === event.key && !b.disabled);
+  if (match) match.click();
+});
+
+$("leave").addEventListener("click", async () => {
+  try {
+    const answer = await api(`/api/tables/${encodeURIComponent(seat.table)}/leave`, {});
+    if (answer.left) leaveToLobby("You left the table.");
+    else $("act-error").textContent = "You will leave when this hand ends.";
+  } catch (error) {
+    $("act-error").textContent = error.message;
+  }
+});
+
+$("add-bot").addEventListener("click", async () => {
+  try {
+    await api(`/api/tables/${encodeURIComponent(seat.table)}/bots`, { kind: "station" });
+  } catch (error) {
+    $("act-error").textContent = error.message;
+  }
+});
+
+if (seat) openTable(); else loadLobby();

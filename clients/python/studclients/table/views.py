@@ -1,0 +1,240 @@
+"""What one browser is sent: the table from its seat, built here from that seat's engine
+view only (never the spectator-plus-everything HandUpdate, never the deck reveal), plus a
+narration of the hand from that seat's own filtered events."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from studclients.client import VARIANT_NAMES
+from studclients.table.engine import pb
+
+GAMES: dict[int, str] = VARIANT_NAMES  # the four games, Razz and Hi-Lo included
+#: Action names on the wire (JSON) and their engine values.
+ACTIONS: dict[str, int] = {
+    "fold": pb.ACTION_TYPE_FOLD,
+    "check": pb.ACTION_TYPE_CHECK,
+    "call": pb.ACTION_TYPE_CALL,
+    "bring_in": pb.ACTION_TYPE_BRING_IN,
+    "complete": pb.ACTION_TYPE_COMPLETE,
+    "bet": pb.ACTION_TYPE_BET,
+    "raise": pb.ACTION_TYPE_RAISE,
+}
+ACTION_NAMES: dict[int, str] = {value: key for key, value in ACTIONS.items()}
+
+
+def game_name(variant: int) -> str:
+    return GAMES.get(variant, pb.Variant.Name(variant).removeprefix("VARIANT_").title())  # type: ignore[arg-type]
+
+
+def action_label(legal: pb.LegalAction, round_bet: int) -> str:
+    """The button's words: ``Call 10``, ``Raise to 40``, ``Bring in 10``."""
+    kind = legal.type
+    if kind == pb.ACTION_TYPE_FOLD:
+        return "Fold"
+    if kind == pb.ACTION_TYPE_CHECK:
+        return "Check"
+    if kind == pb.ACTION_TYPE_CALL:
+        return f"Call {legal.to - round_bet}"
+    if kind == pb.ACTION_TYPE_BRING_IN:
+        return f"Bring in {legal.to}"
+    if kind == pb.ACTION_TYPE_COMPLETE:
+        return f"Complete to {legal.to}"
+    if kind == pb.ACTION_TYPE_BET:
+        return f"Bet {legal.to}"
+    return f"Raise to {legal.to}"
+
+
+def describe_taken(taken: pb.ActionTaken, name: str) -> str:
+    kind = taken.type
+    words = {
+        pb.ACTION_TYPE_FOLD: f"{name} folds",
+        pb.ACTION_TYPE_CHECK: f"{name} checks",
+        pb.ACTION_TYPE_CALL: f"{name} calls {taken.amount}",
+        pb.ACTION_TYPE_BRING_IN: f"{name} brings in for {taken.to}",
+        pb.ACTION_TYPE_COMPLETE: f"{name} completes to {taken.to}",
+        pb.ACTION_TYPE_BET: f"{name} bets {taken.to}",
+        pb.ACTION_TYPE_RAISE: f"{name} raises to {taken.to}",
+    }
+    text = words.get(kind, f"{name} acts")
+    if taken.all_in:
+        text += " (all in)"
+    if taken.timeout:
+        text += " (clock ran out)"
+    return text
+
+
+def _cards_text(cards: Sequence[str]) -> str:
+    """``["1 face down", "1 face down", "Ks"]`` -> ``"2 face down, Ks"``."""
+    hidden = cards.count("1 face down")
+    shown = [c for c in cards if c != "1 face down"]
+    return ", ".join(([f"{hidden} face down"] if hidden else []) + shown)
+
+
+def narrate(events: Sequence[pb.Event], names: Sequence[str], viewer: int | None) -> list[str]:
+    """One line per event, cards dealt on one street grouped in one line."""
+
+    def who(seat: int) -> str:
+        return f"{names[seat]} (you)" if seat == viewer else names[seat]
+
+    lines: list[str] = []
+    dealt: dict[int, list[str]] = {}
+
+    def flush() -> None:
+        if dealt:
+            parts = [f"{who(s)} {_cards_text(cards)}" for s, cards in dealt.items()]
+            lines.append("Dealt: " + "; ".join(parts))
+            dealt.clear()
+
+    for event in events:
+        kind = event.WhichOneof("kind")
+        if kind == "card_dealt":
+            card = event.card_dealt
+            if not card.HasField("seat"):
+                flush()
+                lines.append(f"Community card: {card.card}")
+                continue
+            text = "1 face down" if card.hidden else card.card
+            if not card.hidden and not card.face_up:
+                text += " (down)"
+            dealt.setdefault(card.seat, []).append(text)
+            continue
+        flush()
+        if kind == "ante_posted":
+            lines.append(f"{who(event.ante_posted.seat)} antes {event.ante_posted.amount}")
+        elif kind == "street_started":
+            street = event.street_started
+            text = street.name[:1].upper() + street.name[1:]
+            if street.HasField("first_to_act"):
+                text += f": {who(street.first_to_act)} to act"
+            elif not street.betting:
+                text += ": no betting"
+            lines.append(text)
+        elif kind == "action_taken":
+            lines.append(describe_taken(event.action_taken, who(event.action_taken.seat)))
+        elif kind == "uncalled_returned":
+            back = event.uncalled_returned
+            lines.append(f"{back.amount} uncalled returned to {who(back.seat)}")
+        elif kind == "hand_shown":
+            shown = event.hand_shown
+            low = f" and {shown.low_description}" if shown.low_description else ""  # Hi-Lo
+            lines.append(
+                f"{who(shown.seat)} shows {' '.join(shown.cards)}: {shown.description}{low}"
+            )
+        elif kind == "hand_mucked":
+            lines.append(f"{who(event.hand_mucked.seat)} mucks")
+        elif kind == "pot_awarded":
+            pot = event.pot_awarded
+            label = "the main pot" if pot.pot == 0 else f"side pot {pot.pot}"
+            lines.append(award_text(pot, label, who))
+        elif kind == "hand_ended":
+            lines.append("Hand over")
+    flush()
+    return lines
+
+
+def award_text(pot: pb.PotAwarded, label: str, who: Callable[[int], str]) -> str:
+    """``"Ada wins 40 from the main pot with One Pair, Kings"``; a Hi-Lo pot half by half."""
+
+    def won(winners: Sequence[int], what: str) -> str:
+        return (
+            f"{' and '.join(who(w) for w in winners)} win{'s' if len(winners) == 1 else ''} {what}"
+        )
+
+    if not pot.low_winners:
+        text = won(pot.winners, f"{pot.amount} from {label}")
+        return text + (f" with {pot.description}" if pot.description else "")
+    high = won(pot.winners, f"the high half of {label}, {sum(pot.shares)}, with {pot.description}")
+    low = won(pot.low_winners, f"the low half, {sum(pot.low_shares)}, with {pot.low_description}")
+    return f"{high}; {low}"
+
+
+def seat_cards(info: pb.SeatInfo) -> list[dict[str, Any]]:
+    """Each card in dealing order: ``{"card": "As" or None, "up": bool}``; None is a card the
+    viewer may not see (the engine already blanked it)."""
+    ups = set(info.up_cards)
+    return [{"card": card or None, "up": bool(card) and card in ups} for card in info.cards]
+
+
+def hand_view(
+    update: pb.HandUpdate,
+    hand: Any,
+    engine_seat: int | None,
+    names: Sequence[str],
+) -> tuple[dict[str, Any], dict[int, dict[str, Any]]]:
+    """The hand part of a seat's page, and per table seat what the seat shows of the hand
+    (cards, bets), both from ``update.seats[engine_seat]`` (or the spectator view)."""
+    view = update.seats[engine_seat] if engine_seat is not None else update.spectator
+    seat_map: list[int] = list(hand.seat_map)
+    per_seat: dict[int, dict[str, Any]] = {}
+    for info in view.seats:
+        per_seat[seat_map[info.seat]] = {
+            "stack": info.stack,
+            "committed": info.committed,
+            "round_bet": info.round_bet,
+            "folded": info.folded,
+            "all_in": info.all_in,
+            "cards": seat_cards(info),
+            "revealed": info.revealed,
+            "in_hand": True,
+        }
+    part: dict[str, Any] = {
+        "id": hand.hand_id,
+        "number": hand.number,
+        "seq": hand.seq,
+        "street": view.street_name,
+        "pot": view.pot,
+        "community_card": view.community_card if view.HasField("community_card") else None,
+        "button": seat_map[view.button],
+        "to_act": None if hand.to_act is None else seat_map[hand.to_act],
+        "deadline": None if hand.deadline is None else int(hand.deadline * 1000),
+        "over": bool(hand.over),
+        "shown": [],
+        "pots": [],
+    }
+    if hand.over:
+        # the result as this seat's events tell it (shown hands only: mucked ones never)
+        for event in view.events:
+            kind = event.WhichOneof("kind")
+            if kind == "hand_shown":
+                shown = event.hand_shown
+                part["shown"].append(
+                    {
+                        "seat": seat_map[shown.seat],
+                        "name": names[shown.seat],
+                        "cards": list(shown.cards),
+                        "best_five": list(shown.best_five),
+                        "description": shown.description,
+                        "low_description": shown.low_description,
+                    }
+                )
+            elif kind == "pot_awarded":
+                pot = event.pot_awarded
+                part["pots"].append(
+                    {
+                        "amount": pot.amount,
+                        "winners": [names[w] for w in pot.winners],
+                        "shares": list(pot.shares),
+                        "description": pot.description,
+                        "low_winners": [names[w] for w in pot.low_winners],
+                        "low_shares": list(pot.low_shares),
+                        "low_description": pot.low_description,
+                    }
+                )
+    return part, per_seat
+
+
+def legal_moves(update: pb.HandUpdate, engine_seat: int) -> list[dict[str, Any]]:
+    """The moves open to ``engine_seat`` now (empty unless it is the seat to act)."""
+    if update.over or not update.HasField("to_act") or update.to_act != engine_seat:
+        return []
+    round_bet = update.seats[engine_seat].seats[engine_seat].round_bet
+    moves = []
+    for legal in update.legal_actions:
+        move: dict[str, Any] = {"action": ACTION_NAMES[legal.type]}
+        if legal.HasField("to"):
+            move["to"] = legal.to
+        move["label"] = action_label(legal, round_bet)
+        moves.append(move)
+    return moves

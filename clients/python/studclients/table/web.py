@@ -1,0 +1,245 @@
+"""stud-table's HTTP side (aiohttp): the page, a small JSON API and a WebSocket that pushes
+each seat its own view whenever its table changes (here or on another replica).
+
+Seat tokens travel only in an ``Authorization: Bearer`` header or as the WebSocket's first
+message, never in a URL, so they never reach an access log."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from aiohttp import WSMsgType, web
+
+from studclients.table import tokens, views
+from studclients.table.game import ApiError, Tables
+
+log = logging.getLogger("stud-table")
+STATIC = Path(__file__).parent / "static"
+#: How often each replica looks for changes made by other replicas (seconds).
+POLL_SECONDS = 0.3
+HELLO_SECONDS = 10.0
+SECURITY_HEADERS = {
+    "Content-Security-Policy": (
+        "default-src 'self'; connect-src 'self'; img-src 'self' data:; "
+        "frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
+    ),
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+}
+
+
+class Hub:
+    """WebSocket subscribers by table; pushes a fresh page to each when the table's version
+    moves (a local write wakes it at once, other replicas' writes within POLL_SECONDS)."""
+
+    def __init__(self, tables: Tables) -> None:
+        self.tables = tables
+        self.subscribers: dict[str, dict[web.WebSocketResponse, str]] = {}
+        self.versions: dict[str, int] = {}
+        self.wake = asyncio.Event()
+
+    def changed(self, table_id: str) -> None:
+        self.wake.set()
+
+    async def subscribe(self, table_id: str, ws: web.WebSocketResponse, token: str) -> None:
+        self.subscribers.setdefault(table_id, {})[ws] = token
+        await self.push(table_id, ws, token)
+
+    def unsubscribe(self, table_id: str, ws: web.WebSocketResponse) -> None:
+        subs = self.subscribers.get(table_id, {})
+        subs.pop(ws, None)
+        if not subs:
+            self.subscribers.pop(table_id, None)
+            self.versions.pop(table_id, None)
+
+    async def push(self, table_id: str, ws: web.WebSocketResponse, token: str) -> None:
+        """The seat's page; a token that no longer holds a seat gets ``gone`` and is closed."""
+        try:
+            seat = await self.tables.authenticate(table_id, token)
+        except ApiError as error:
+            await ws.send_json({"type": "gone", **error.body()})
+            await ws.close()
+            self.unsubscribe(table_id, ws)
+            return
+        await ws.send_json(await self.tables.page(table_id, seat))
+
+    async def run(self) -> None:
+        while True:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.wake.wait(), POLL_SECONDS)
+            self.wake.clear()
+            try:
+                await self._push_changed()
+            except Exception:
+                log.exception("push failed")
+
+    async def _push_changed(self) -> None:
+        if not self.subscribers:
+            return
+        versions = await self.tables.store.versions(list(self.subscribers))
+        for table_id, version in versions.items():
+            if self.versions.get(table_id) == version:
+                continue
+            self.versions[table_id] = version
+            for ws, token in list(self.subscribers.get(table_id, {}).items()):
+                if ws.closed:
+                    self.unsubscribe(table_id, ws)
+                    continue
+                with contextlib.suppress(ConnectionError, RuntimeError):
+                    await self.push(table_id, ws, token)
+
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+@web.middleware
+async def errors(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """Refusals as JSON ``{"error": {"reason", "message"}}`` with their status; the
+    security headers on every answer."""
+    try:
+        response = await handler(request)
+    except ApiError as error:
+        response = web.json_response(error.body(), status=error.status)
+    except web.HTTPException as error:
+        reason = "not_found" if error.status == 404 else "http_error"
+        body = {"error": {"reason": reason, "message": error.reason}}
+        response = web.json_response(body, status=error.status)
+    response.headers.update(SECURITY_HEADERS)
+    if request.path.startswith("/api/"):
+        response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+async def json_body(request: web.Request) -> Any:
+    try:
+        return json.loads(await request.text() or "null")
+    except ValueError:
+        raise ApiError(400, "malformed_json", "the body is not valid JSON") from None
+
+
+def build_app(tables: Tables, hub: Hub) -> web.Application:
+    app = web.Application(middlewares=[errors], client_max_size=16 * 1024)
+
+    async def index(request: web.Request) -> web.StreamResponse:
+        return web.FileResponse(STATIC / "index.html")
+
+    async def health(request: web.Request) -> web.StreamResponse:
+        return web.json_response({"status": "ok"})
+
+    async def list_tables(request: web.Request) -> web.StreamResponse:
+        answer = []
+        for table in await tables.store.all_tables():
+            seated = await tables.store.seats_of(table.id)
+            answer.append(
+                {
+                    "id": table.id,
+                    "name": table.name,
+                    "game": views.game_name(table.variant),
+                    "seated": len(seated),
+                    "max_seats": table.max_seats,
+                }
+            )
+        return web.json_response({"tables": answer})
+
+    def token_of(request: web.Request) -> str | None:
+        return tokens.bearer(request.headers.get("Authorization"))
+
+    async def join(request: web.Request) -> web.StreamResponse:
+        body = await json_body(request)
+        name = body.get("name") if isinstance(body, dict) else None
+        return web.json_response(await tables.join(request.match_info["table"], name))
+
+    async def view(request: web.Request) -> web.StreamResponse:
+        table_id = request.match_info["table"]
+        seat = await tables.authenticate(table_id, token_of(request))
+        return web.json_response(await tables.page(table_id, seat))
+
+    async def act(request: web.Request) -> web.StreamResponse:
+        body = await json_body(request)
+        return web.json_response(
+            await tables.act(request.match_info["table"], token_of(request), body)
+        )
+
+    async def leave(request: web.Request) -> web.StreamResponse:
+        return web.json_response(await tables.leave(request.match_info["table"], token_of(request)))
+
+    async def add_bot(request: web.Request) -> web.StreamResponse:
+        body = await json_body(request)
+        kind = body.get("kind", "station") if isinstance(body, dict) else None
+        answer = await tables.add_bot(request.match_info["table"], token_of(request), kind)
+        return web.json_response(answer)
+
+    async def socket(request: web.Request) -> web.StreamResponse:
+        ws = web.WebSocketResponse(heartbeat=20.0, max_msg_size=4096)
+        await ws.prepare(request)
+        table_id = await hello(ws)
+        if table_id is None:
+            return ws
+        try:
+            async for message in ws:
+                if message.type == WSMsgType.TEXT:
+                    await ws.send_json(
+                        {
+                            "type": "error",
+                            "error": {
+                                "reason": "read_only",
+                                "message": "moves go to POST /api/tables/{id}/act",
+                            },
+                        }
+                    )
+        finally:
+            hub.unsubscribe(table_id, ws)
+        return ws
+
+    async def hello(ws: web.WebSocketResponse) -> str | None:
+        """The first message must be ``{"type": "hello", "table": ID, "token": TOKEN}``."""
+
+        async def refuse(reason: str, message: str, code: int) -> None:
+            await ws.send_json({"type": "error", "error": {"reason": reason, "message": message}})
+            await ws.close(code=code, message=reason.encode())
+
+        try:
+            first = await ws.receive(timeout=HELLO_SECONDS)
+        except TimeoutError:
+            await refuse("no_hello", "send the hello message first", 4400)
+            return None
+        if first.type != WSMsgType.TEXT:
+            await refuse("bad_hello", "the first message must be JSON text", 4400)
+            return None
+        try:
+            hello = json.loads(first.data)
+        except ValueError:
+            await refuse("malformed_json", "the hello message is not valid JSON", 4400)
+            return None
+        if not isinstance(hello, dict) or hello.get("type") != "hello":
+            await refuse("bad_hello", 'expected {"type": "hello", "table", "token"}', 4400)
+            return None
+        table_id, token = hello.get("table"), hello.get("token")
+        if not isinstance(table_id, str) or not isinstance(token, str):
+            await refuse("bad_hello", "table and token must be strings", 4400)
+            return None
+        try:
+            await tables.authenticate(table_id, token)
+        except ApiError as error:
+            await refuse(error.reason, error.message, 4401 if error.status == 401 else 4404)
+            return None
+        await hub.subscribe(table_id, ws, token)
+        return table_id
+
+    app.router.add_get("/", index)
+    app.router.add_get("/healthz", health)
+    app.router.add_static("/static/", STATIC, append_version=False)
+    app.router.add_get("/api/tables", list_tables)
+    app.router.add_post("/api/tables/{table}/join", join)
+    app.router.add_get("/api/tables/{table}/view", view)
+    app.router.add_post("/api/tables/{table}/act", act)
+    app.router.add_post("/api/tables/{table}/leave", leave)
+    app.router.add_post("/api/tables/{table}/bots", add_bot)
+    app.router.add_get("/ws", socket)
+    return app

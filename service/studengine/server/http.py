@@ -1,0 +1,280 @@
+"""The HTTP port (``--http-port``): the same service over HTTP/1.1 and HTTP/2 with the
+Connect protocol (JSON and binary), gRPC-Web and gRPC, by ``connectrpc`` on hypercorn.
+
+The same handlers as the gRPC port (``api.handlers``, the same sealing keys and test-deck
+flag), the same limits (``--max-message-bytes``, ``--max-concurrent-rpcs``), the same
+metrics (``grpc_server_*`` with the same labels, so a method's calls add up over both ports)
+and one JSON log line per call (``protocol: "http"``), the same typed errors (ErrorInfo and
+BadRequest as Connect error details), TLS and mTLS with the same certificate options, and
+graceful shutdown: ``GET /healthz`` answers 200 ``SERVING`` until shutdown starts, then 503
+``NOT_SERVING``; calls in flight get ``grace`` seconds.
+
+The calls are the gRPC port's (``api.calls.ApiCalls``, one per worker): the cheap ones run
+on the event loop, Equity and large Evaluate batches in the worker's bounded pool (the
+same RESOURCE_EXHAUSTED, reason LIMIT_EXCEEDED, beyond its limit, the same Equity CPU
+cap), so the bounds hold whatever port the calls come in on. HTTP/2 streams per
+connection are bounded by ``--max-streams-per-connection``; a call is counted in
+``grpc_server_in_flight{stage="handling"}`` while it runs (Connect reads the body before
+the handler, so there is no ``receiving`` stage here).
+
+``HttpListener(config, calls, tls, reuse_port)`` is a worker's listener: ``await start()``
+serves hypercorn as a task of the worker's event loop (beside the gRPC listener), ``await
+stop(grace)`` drains it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import socket
+import time
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import Any, TypeVar
+
+import grpc
+import structlog
+from connectrpc.code import Code
+from connectrpc.errors import ConnectError, ErrorDetail
+from google.protobuf.message import Message
+from protobuf.wkt import Any as AnyDetail
+from stud_api.stud.v1 import stud_engine_connect as connect
+from stud_api.stud.v1 import stud_engine_pb2 as pb
+
+from studengine.api.calls import ApiCalls
+from studengine.api.errors import ApiError, details
+from studengine.server import metrics
+from studengine.server.config import ConfigError, ServerConfig
+from studengine.server.tls import TlsFiles
+
+SERVICE_NAME = "stud.v1.StudEngineService"
+HEALTH_PATH = "/healthz"
+_log = structlog.get_logger("studengine.rpc")
+_server_log = structlog.get_logger("studengine.server")
+
+Req = TypeVar("Req", bound=Message)
+Resp = TypeVar("Resp", bound=Message)
+
+
+def connect_error(error: ApiError) -> ConnectError:
+    """A refusal as a Connect error: the same code, message and details as over gRPC."""
+    packed = [
+        ErrorDetail(
+            AnyDetail(
+                type_url="type.googleapis.com/" + detail.DESCRIPTOR.full_name,
+                value=detail.SerializeToString(),
+            )
+        )
+        for detail in details(error)
+    ]
+    return ConnectError(Code[error.code.name], error.message, packed)
+
+
+class _Method:
+    """One method's ``grpc_server_*`` metric children and its log line."""
+
+    def __init__(self, name: str) -> None:
+        labels = (SERVICE_NAME, name, "unary")
+        self.full = f"/{SERVICE_NAME}/{name}"
+        self.labels = labels
+        self.started = metrics.GRPC_STARTED.labels(*labels)
+        self.seconds = metrics.GRPC_HANDLING_SECONDS.labels(*labels)
+        self.handling = metrics.GRPC_IN_FLIGHT.labels(*labels, "handling")
+        self.handled: dict[grpc.StatusCode, Any] = {}
+
+    def finish(self, t0: float, code: grpc.StatusCode) -> None:
+        elapsed = time.perf_counter() - t0
+        child = self.handled.get(code)
+        if child is None:
+            child = self.handled[code] = metrics.GRPC_HANDLED.labels(*self.labels, code.name)
+        child.inc()
+        self.seconds.observe(elapsed)
+        _log.info(
+            "rpc",
+            method=self.full,
+            code=code.name,
+            duration_ms=round(elapsed * 1000, 3),
+            protocol="http",
+        )
+
+
+class StudEngineConnect:
+    """``stud.v1.StudEngineService`` for connectrpc, over the worker's ``ApiCalls`` (the
+    gRPC port's: the same expensive-call bound and Equity CPU cap)."""
+
+    def __init__(self, calls: ApiCalls, max_concurrent: int) -> None:
+        self.calls = calls
+        self.max_concurrent = max_concurrent
+        self.in_flight = 0
+        self._methods = {name: _Method(name) for name in pb.DESCRIPTOR.services_by_name[
+            "StudEngineService"].methods_by_name}  # fmt: skip
+
+    async def _call(
+        self, name: str, call: Callable[[Req], Coroutine[Any, Any, Resp]], request: Req
+    ) -> Resp:
+        method = self._methods[name]
+        t0 = time.perf_counter()
+        method.started.inc()
+        if self.in_flight >= self.max_concurrent:  # as gRPC's limit: before any handler
+            metrics.rejected("too_many_calls")
+            method.finish(t0, grpc.StatusCode.RESOURCE_EXHAUSTED)
+            raise ConnectError(
+                Code.RESOURCE_EXHAUSTED,
+                f"this server holds {self.max_concurrent} calls at once (its limit); "
+                "retry with backoff",
+            )
+        context = contextvars.Context()  # what the handler binds for the log line
+        code = grpc.StatusCode.OK
+        self.in_flight += 1
+        method.handling.inc()
+        try:
+            # its own task: the handler's log fields stay in ``context``; a client that
+            # leaves cancels it (and so the expensive work it waits for)
+            return await asyncio.create_task(call(request), context=context)
+        except ApiError as error:
+            code = error.code
+            self.calls.observer.rejected(error.metric_label)
+            raise connect_error(error) from None
+        except asyncio.CancelledError:
+            code = grpc.StatusCode.CANCELLED
+            raise
+        except Exception:
+            code = grpc.StatusCode.UNKNOWN
+            context.run(_server_log.exception, "call failed", method=method.full)
+            raise ConnectError(Code.INTERNAL, "internal error") from None
+        finally:
+            self.in_flight -= 1
+            method.handling.dec()
+            context.run(method.finish, t0, code)
+
+    async def start_hand(self, request: pb.StartHandRequest, ctx: Any) -> pb.StartHandResponse:
+        return await self._call("StartHand", self.calls.start_hand, request)
+
+    async def act(self, request: pb.ActRequest, ctx: Any) -> pb.ActResponse:
+        return await self._call("Act", self.calls.act, request)
+
+    async def get_view(self, request: pb.GetViewRequest, ctx: Any) -> pb.GetViewResponse:
+        return await self._call("GetView", self.calls.get_view, request)
+
+    async def evaluate(self, request: pb.EvaluateRequest, ctx: Any) -> pb.EvaluateResponse:
+        return await self._call("Evaluate", self.calls.evaluate, request)
+
+    async def get_hand_history(
+        self, request: pb.GetHandHistoryRequest, ctx: Any
+    ) -> pb.GetHandHistoryResponse:
+        return await self._call("GetHandHistory", self.calls.get_hand_history, request)
+
+    async def equity(self, request: pb.EquityRequest, ctx: Any) -> pb.EquityResponse:
+        timeout_ms = ctx.timeout_ms
+        remaining = None if timeout_ms is None else timeout_ms / 1000
+
+        async def equity(checked: pb.EquityRequest) -> pb.EquityResponse:
+            return await self.calls.equity(checked, remaining)
+
+        return await self._call("Equity", equity, request)
+
+
+ASGIApp = Callable[[dict[str, Any], Any, Any], Awaitable[None]]
+
+
+class App:
+    """The ASGI application: ``GET /healthz`` and the Connect service."""
+
+    def __init__(self, service: StudEngineConnect, max_message_bytes: int) -> None:
+        self.serving = True
+        self.connect: ASGIApp = connect.StudEngineServiceASGIApplication(
+            service, read_max_bytes=max_message_bytes
+        )
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and scope["path"] == HEALTH_PATH:
+            status, body = (200, b"SERVING\n") if self.serving else (503, b"NOT_SERVING\n")
+            headers = [(b"content-type", b"text/plain"), (b"content-length", b"%d" % len(body))]
+            await send({"type": "http.response.start", "status": status, "headers": headers})
+            await send({"type": "http.response.body", "body": body})
+            return
+        if scope["type"] == "lifespan":  # nothing to set up or tear down
+            while (await receive())["type"] != "lifespan.shutdown":
+                await send({"type": "lifespan.startup.complete"})
+            await send({"type": "lifespan.shutdown.complete"})
+            return
+        await self.connect(scope, receive, send)
+
+
+def build_app(config: ServerConfig, calls: ApiCalls) -> App:
+    return App(StudEngineConnect(calls, config.max_concurrent_rpcs), config.max_message_bytes)
+
+
+def listening_socket(host: str, port: int, reuse_port: bool) -> socket.socket:
+    """A bound, listening TCP socket (SO_REUSEPORT with several workers)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    if reuse_port:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        raise ConfigError(f"cannot listen on {host}:{port} (--http-port): {exc.strerror}") from None
+    sock.listen(1024)
+    sock.set_inheritable(True)
+    return sock
+
+
+class HttpListener:
+    """The HTTP port, served by hypercorn as a task on the worker's event loop."""
+
+    def __init__(
+        self, config: ServerConfig, calls: ApiCalls, tls: TlsFiles | None, reuse_port: bool
+    ) -> None:
+        from hypercorn.config import Config
+
+        self.app = build_app(config, calls)
+        self.sock = listening_socket(config.host, config.http_port or 0, reuse_port)
+        self.port: int = self.sock.getsockname()[1]
+        hyper = Config()
+        hyper.bind = [f"fd://{self.sock.fileno()}"]
+        hyper.graceful_timeout = config.grace_seconds
+        hyper.accesslog = None
+        hyper.errorlog = None
+        hyper.h11_max_incomplete_size = 64 * 1024
+        hyper.h2_max_concurrent_streams = config.max_streams_per_connection
+        if tls is not None:
+            hyper.certfile, hyper.keyfile = str(tls.cert), str(tls.key)
+            if tls.client_ca is not None:
+                import ssl
+
+                hyper.ca_certs = str(tls.client_ca)
+                hyper.verify_mode = ssl.CERT_REQUIRED
+        self._config = hyper
+        self._stop = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+
+    async def serve(self) -> None:
+        """Serve until ``shutdown``; returns once calls in flight are done (or grace ends)."""
+        from hypercorn.asyncio import serve
+
+        self.sock.detach()  # hypercorn owns the descriptor now (it closes it when done)
+        await serve(self.app, self._config, shutdown_trigger=self._stop.wait)  # type: ignore[arg-type]
+
+    async def shutdown(self, grace: float) -> None:
+        """NOT_SERVING, stop accepting, let calls in flight finish within ``grace``."""
+        self.app.serving = False
+        self._config.graceful_timeout = grace
+        self._stop.set()
+
+    # ---- a worker's listener ----------------------------------------------------------
+
+    async def start(self) -> None:
+        """Serve as a task of the running loop (the worker's, beside the gRPC port)."""
+        self._task = asyncio.create_task(self.serve(), name="http")
+        await asyncio.sleep(0)  # hypercorn takes the socket and starts accepting
+        if self._task.done():
+            self._task.result()  # a failure to start is the caller's
+
+    async def stop(self, grace: float) -> None:
+        """``shutdown(grace)``; returns when the port has drained."""
+        await self.shutdown(grace)
+        if self._task is not None:
+            await self._task
+        self.sock.close()  # a no-op once hypercorn took the descriptor

@@ -1,0 +1,125 @@
+"""deploy/compose/docker-compose.yml, checked without a Docker engine: valid against the Compose
+specification's JSON schema (the copy check-jsonschema ships, with its licence), every
+file it mounts or builds from exists, ports are published on loopback only, and
+Prometheus scrapes the engine service's metrics port. Compose resolves relative paths
+against the file's own folder, and so do these checks. Also the stud-table image's own
+build context (deploy/docker/Dockerfile.table.dockerignore): the API and the clients in,
+the server and everything else out."""
+
+from __future__ import annotations
+
+import json
+import sys
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+import yaml
+from support.paths import REPO
+
+COMPOSE = REPO / "deploy" / "compose" / "docker-compose.yml"
+HERE = COMPOSE.parent
+
+
+def compose_schema() -> dict[str, Any]:
+    vendor = resources.files("check_jsonschema") / "builtin_schemas" / "vendor"
+    assert (vendor / "licenses" / "LICENSE.compose-spec").is_file()
+    return dict(json.loads((vendor / "compose-spec.json").read_text()))
+
+
+@pytest.fixture(scope="module")
+def compose() -> dict[str, Any]:
+    return dict(yaml.safe_load(COMPOSE.read_text()))
+
+
+def test_compose_file_follows_the_compose_specification(compose: dict[str, Any]) -> None:
+    schema = compose_schema()
+    jsonschema.validators.validator_for(schema)(schema).validate(compose)
+    assert set(compose["services"]) == {"engine", "table", "prometheus", "grafana"}
+
+
+def test_a_broken_compose_file_is_caught() -> None:
+    schema = compose_schema()
+    broken = {"services": {"engine": {"image": "x", "depends_on": 5}}}
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validators.validator_for(schema)(schema).validate(broken)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validators.validator_for(schema)(schema).validate(
+            {"services": {"e": {"imag": "x"}}}
+        )
+
+
+def test_what_it_builds_from_and_mounts_exists(compose: dict[str, Any]) -> None:
+    for name, service in compose["services"].items():
+        build = service.get("build")
+        if build:
+            context = (HERE / build["context"]).resolve()
+            assert context == REPO, f"{name} builds from {context}, not the repository root"
+            assert (context / build["dockerfile"]).is_file(), name
+        for volume in service.get("volumes", []):
+            source = volume.split(":")[0]
+            if source.startswith("."):
+                assert (HERE / source).exists(), f"{name} mounts missing {source}"
+        for port in service.get("ports", []):
+            assert str(port).startswith("127.0.0.1:"), f"{name} publishes {port} beyond loopback"
+
+
+def test_prometheus_scrapes_the_engine_and_grafana_gets_the_dashboard(
+    compose: dict[str, Any],
+) -> None:
+    config = yaml.safe_load((HERE / "prometheus.yml").read_text())
+    targets = [
+        t for job in config["scrape_configs"] for s in job["static_configs"] for t in s["targets"]
+    ]
+    assert targets == ["engine:9464"]
+    dashboards = Path(REPO / "deploy/grafana")
+    assert (dashboards / "stud-engine.json").is_file()
+    mounts = {
+        target: (HERE / source).resolve()
+        for source, target, *_ in (v.split(":") for v in compose["services"]["grafana"]["volumes"])
+    }
+    assert mounts["/var/lib/grafana/dashboards"] == dashboards
+    table = compose["services"]["table"]
+    assert "--engine=engine:50051" in table["command"]
+
+
+def _table_context_ignores(path: str) -> bool:
+    """Whether the stud-table image's build leaves ``path`` out (.dockerignore rules as the
+    engine image's check script applies them)."""
+    docker_dir = str(REPO / "deploy" / "docker")
+    if docker_dir not in sys.path:
+        sys.path.insert(0, docker_dir)
+    import check_build
+
+    lines = (REPO / "deploy" / "docker" / "Dockerfile.table.dockerignore").read_text()
+    patterns = [s.strip() for s in lines.splitlines() if s.strip() and not s.startswith("#")]
+    return bool(check_build.ignored(path, patterns))
+
+
+def test_the_table_image_builds_from_the_api_and_the_clients_only() -> None:
+    needed = [
+        "proto/generate.py",
+        "proto/python/pyproject.toml",
+        "proto/python/setup.py",
+        "clients/python/pyproject.toml",
+        "clients/python/studclients/bots.py",
+        "clients/python/studclients/table/__main__.py",
+        "clients/python/studclients/table/static/table.js",
+    ]
+    needed += [str(p.relative_to(REPO)) for p in (REPO / "proto" / "stud").rglob("*.proto")]
+    for path in needed:
+        assert not _table_context_ignores(path), f"{path} is left out of the table's build"
+    for path in (
+        ".venv/bin/python",
+        ".git/HEAD",
+        "service/studengine/cards.py",
+        "tests/conftest.py",
+        "proto/python/stud_api/__init__.py",
+        "proto/node_modules/x/y.js",
+        "clients/node/src/play.ts",
+        "clients/python/studclients/__pycache__/bots.cpython-311.pyc",
+        "stud-table.db",
+    ):
+        assert _table_context_ignores(path), f"{path} would be sent to the table's build"
