@@ -15,11 +15,14 @@ from typing import Any
 import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_status import rpc_status
 from prometheus_client.parser import text_string_to_metric_families
 from stud_api.stud.v1 import stud_engine_pb2 as pb
 from stud_api.stud.v1 import stud_engine_pb2_grpc as pb_grpc
+from support.refusals import outcome_of
 from support.server_harness import LiveServer
 from support.stalled_h2 import StalledClient
+from test_api_http import connect_call, connect_outcome
 
 Launch = Callable[..., LiveServer]
 PROBE_TIMEOUT = 2.0  # the Kubernetes probe's
@@ -104,12 +107,59 @@ def test_expensive_calls_are_bounded_per_worker(live_server: Launch) -> None:
     assert metric(server, "stud_rejections_total", reason="overloaded") == len(details)
 
 
+def test_both_ports_share_the_expensive_call_bound_and_refuse_with_limit_exceeded(
+    live_server: Launch,
+) -> None:
+    """The HTTP port's calls count against the same per-worker bound as the gRPC port's:
+    with its two places held by gRPC Equity calls, one more Equity is refused at once over
+    gRPC and over Connect alike: RESOURCE_EXHAUSTED with ErrorInfo reason LIMIT_EXCEEDED
+    (the limit and the method in its metadata), counted as overloaded."""
+    server = live_server(
+        args=["--threads", "1", "--max-expensive-calls", "2", "--http-port", "0",
+              "--equity-cpu-seconds", "30"]
+    )  # fmt: skip
+    http_port = int(server.wait_for_log("serving")["http_port"])
+    with server.channel() as channel:
+        stub = pb_grpc.StudEngineServiceStub(channel)
+        held = [stub.Equity.future(HEAVY) for _ in range(2)]  # one runs, one waits
+        wait_until(
+            lambda: (
+                metric(server, "grpc_server_in_flight", grpc_method="Equity", stage="handling") >= 2
+            ),
+            "two Equity calls to be held",
+        )
+        with pytest.raises(grpc.RpcError) as caught:
+            stub.Equity(HEAVY, timeout=PROMPT)
+        status, body = connect_call(http_port, "Equity", HEAVY)
+        assert stub.Evaluate(SMALL_EVALUATE, timeout=PROMPT).values  # cheap calls go on
+        for call in held:
+            call.cancel()
+    error = caught.value
+    assert isinstance(error, grpc.Call)
+    over_grpc = outcome_of(error.code().name, rpc_status.from_call(error))
+    assert status == 429  # Connect's HTTP status for resource_exhausted
+    assert connect_outcome(body) == over_grpc
+    assert (over_grpc.code, over_grpc.reason, over_grpc.domain) == (
+        "RESOURCE_EXHAUSTED",
+        "LIMIT_EXCEEDED",
+        "stud.v1",
+    )
+    assert over_grpc.metadata == {"limit": "2", "method": "Equity"}
+    assert "busy with 2 expensive calls" in over_grpc.message and not over_grpc.violations
+    assert metric(server, "stud_rejections_total", reason="overloaded") == 2
+
+
 def test_equity_cpu_time_is_capped_without_a_deadline(live_server: Launch) -> None:
-    server = live_server(args=["--equity-cpu-seconds", "0.05"])
+    server = live_server(args=["--equity-cpu-seconds", "0.05", "--http-port", "0"])
     with server.channel() as channel:
         result = pb_grpc.StudEngineServiceStub(channel).Equity(HEAVY)  # no deadline
     assert not result.complete and 0 < result.samples < HEAVY.samples
     assert abs(sum(p.equity for p in result.players) - 1.0) < 1e-9
+    # the HTTP port's Equity has the same cap
+    status, body = connect_call(int(server.wait_for_log("serving")["http_port"]), "Equity", HEAVY)
+    assert status == 200
+    over_http = pb.EquityResponse.FromString(body)
+    assert not over_http.complete and 0 < over_http.samples < HEAVY.samples
 
 
 def test_a_cancelled_equity_stops_its_work(live_server: Launch) -> None:
