@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import random
 
 from studengine.cards import shuffled_deck
@@ -19,7 +20,10 @@ def play_random_hand(
     fold_chance: float = 0.1,
 ) -> Hand:
     """A hand played to its end by random legal moves (folding seldom, so that most
-    hands reach a showdown)."""
+    hands reach a showdown). A game without the open-pair option (Razz, Hi-Lo) plays with
+    it off, as the engine requires."""
+    if VARIANTS[variant].open_pair_street is None:
+        table = dataclasses.replace(table, open_pair_big_bet=False)
     deck = shuffled_deck()
     rng.shuffle(deck)
     hand, _ = start_hand(variant, table, stacks, rng.randrange(len(stacks)), deck)
