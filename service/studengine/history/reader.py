@@ -287,8 +287,14 @@ def _weakest_fill(
     variant: Variant, order: list[tuple[Line, int | None, int | None]], unused: list[int]
 ) -> list[int]:
     """Fillers for the hidden cards, player by player the ones that make each hand the
-    weakest it can be under the variant's ranking (a hidden hand lost, if it showed down)."""
-    rank = VARIANTS[variant].ranking.rank
+    weakest it can be under the variant's ranking, and in Hi-Lo with the weakest low first
+    (none that qualifies, if it can): a hidden hand lost both halves, if it showed down."""
+    spec = VARIANTS[variant]
+    high, low = spec.ranking.rank, spec.low_ranking
+
+    def rank(cards: list[int]) -> tuple[int, int]:
+        return (low.rank(cards) if low is not None else 0, high(cards))
+
     board = [card for _, player, card in order if player is None and card is not None]
     pool = list(unused)
     chosen: dict[int, list[int]] = {}
