@@ -149,4 +149,5 @@ def add_servicer(server: grpc.aio.Server, servicer: StudEngineServicer) -> None:
         for name, (request, response) in METHODS.items()
     }
     server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(SERVICE_NAME, handlers),))
-    server.add_registered_method_handlers(SERVICE_NAME, handlers)  # type: ignore[attr-defined]
+    if hasattr(server, "add_registered_method_handlers"):  # grpcio >= 1.63: a faster lookup
+        server.add_registered_method_handlers(SERVICE_NAME, handlers)
