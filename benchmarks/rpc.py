@@ -401,7 +401,11 @@ def run(options: argparse.Namespace) -> None:
                 cmd += ["--response-bytes", str(response_bytes)]
                 servers.append(ServerProcess(cmd, env, logs, f"echo-{kind}"))
                 servers[-1].wait_ready()
-            for kind in rpc_connect.SERVERS:
+            connect_kinds = rpc_connect.installed_servers()
+            missing = sorted(set(rpc_connect.SERVERS) - set(connect_kinds))
+            if missing:
+                print(f"(not installed, left out: {', '.join(missing)}; make bench-rpc has them)")
+            for kind in connect_kinds:
                 cmd = [sys.executable, "-m", "benchmarks.rpc_connect", "--serve", kind]
                 servers.append(ServerProcess(cmd, env, logs, f"connect-{kind}"))
                 servers[-1].wait_ready()
@@ -413,7 +417,7 @@ def run(options: argparse.Namespace) -> None:
             ]
             plan += [
                 (f"Act over Connect ({kind})", server, "connect", requests)
-                for kind, server in zip(rpc_connect.SERVERS, servers[4:], strict=True)
+                for kind, server in zip(connect_kinds, servers[4:], strict=True)
             ]
             summaries = [Summary(name, []) for name, *_ in plan]
             for _ in range(options.rounds):  # interleaved, so drifts in load hit all alike

@@ -12,12 +12,21 @@ from __future__ import annotations
 import argparse
 import asyncio
 import http.client
+import importlib.util
 import os
 import threading
 import time
 from collections.abc import Sequence
 
 SERVERS = ("hypercorn", "uvicorn", "granian")
+
+
+def installed_servers() -> list[str]:
+    """The ASGI servers importable here: all three in .venv-bench (``make bench-rpc``),
+    hypercorn alone in the dev venv (the server's own dependency)."""
+    return [kind for kind in SERVERS if importlib.util.find_spec(kind) is not None]
+
+
 ACT_PATH = "/stud.v1.StudEngineService/Act"
 
 

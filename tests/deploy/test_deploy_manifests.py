@@ -281,6 +281,9 @@ def test_container_env_is_a_valid_server_configuration(overlay: str) -> None:
     assert not unknown, f"not stud-server settings: {sorted(unknown)}"
     parsed = config.parse_config([], env)
     assert parsed.port == 50051 and parsed.metrics_port == 9464
+    assert parsed.http_port == 8080  # Connect and gRPC-Web beside gRPC
+    ports = {p["name"]: p["containerPort"] for p in container["ports"]}
+    assert ports == {"grpc": 50051, "http": 8080, "metrics": 9464}
     assert parsed.host == "0.0.0.0"
     assert parsed.grace_seconds == float(env["STUD_GRACE_SECONDS"])
     assert parsed.max_connection_age_seconds > 0

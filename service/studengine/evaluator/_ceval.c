@@ -4,7 +4,6 @@
  * evaluate_low / evaluate_low8 (single) and evaluate_low_many / evaluate_low8_many
  * (batch, without the GIL) give the same values as the pure-Python twin (_twin.py). equity_exact / equity_mc run the
  * showdowns of studengine.equity (which validates and prepares their arguments).
- * count_categories_7() enumerates all 133,784,560 seven-card hands.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -285,50 +284,6 @@ static PyObject *py_evaluate_low8_many(PyObject *self, PyObject *const *args, Py
     return many_hands(args, nargs, RANK_LOW8, "evaluate_low8_many");
 }
 
-static PyObject *py_count_categories_7(PyObject *self, PyObject *unused)
-{
-    unsigned long long counts[9] = {0};
-    Py_BEGIN_ALLOW_THREADS
-    for (int a = 0; a < 52; a++) {
-        uint32_t sa[4] = {0, 0, 0, 0};
-        sa[a & 3] |= 1u << (a >> 2);
-        uint32_t ca = SE_SUIT_BIAS + (1u << ((a & 3) << 2));
-        for (int b = a + 1; b < 52; b++) {
-            uint32_t sb[4] = {sa[0], sa[1], sa[2], sa[3]};
-            sb[b & 3] |= 1u << (b >> 2);
-            uint32_t cb = ca + (1u << ((b & 3) << 2));
-            for (int c = b + 1; c < 52; c++) {
-                uint32_t s_c[4] = {sb[0], sb[1], sb[2], sb[3]};
-                s_c[c & 3] |= 1u << (c >> 2);
-                uint32_t cc = cb + (1u << ((c & 3) << 2));
-                for (int d = c + 1; d < 52; d++) {
-                    uint32_t sd[4] = {s_c[0], s_c[1], s_c[2], s_c[3]};
-                    sd[d & 3] |= 1u << (d >> 2);
-                    uint32_t cd = cc + (1u << ((d & 3) << 2));
-                    for (int e = d + 1; e < 52; e++) {
-                        uint32_t se[4] = {sd[0], sd[1], sd[2], sd[3]};
-                        se[e & 3] |= 1u << (e >> 2);
-                        uint32_t ce = cd + (1u << ((e & 3) << 2));
-                        for (int f = e + 1; f < 52; f++) {
-                            uint32_t sf[4] = {se[0], se[1], se[2], se[3]};
-                            sf[f & 3] |= 1u << (f >> 2);
-                            uint32_t cf = ce + (1u << ((f & 3) << 2));
-                            for (int g = f + 1; g < 52; g++) {
-                                uint32_t sg[4] = {sf[0], sf[1], sf[2], sf[3]};
-                                sg[g & 3] |= 1u << (g >> 2);
-                                counts[se_eval_masks(sg, cf + (1u << ((g & 3) << 2))) >> 20]++;
-                            }
-                        }
-                    }
-                }
-            }
-        }
-    }
-    Py_END_ALLOW_THREADS
-    return Py_BuildValue("[KKKKKKKKK]", counts[0], counts[1], counts[2], counts[3], counts[4],
-                         counts[5], counts[6], counts[7], counts[8]);
-}
-
 #include "equity_core.h"
 
 static PyMethodDef methods[] = {
@@ -346,8 +301,6 @@ static PyMethodDef methods[] = {
      "evaluate_mask(mask) -> int: value of the hand given as a 52-bit mask."},
     {"evaluate_many", (PyCFunction)(void (*)(void))py_evaluate_many, METH_FASTCALL,
      "evaluate_many(buffer, hand_size) -> array('i'): values of consecutive hands."},
-    {"count_categories_7", py_count_categories_7, METH_NOARGS,
-     "count_categories_7() -> list[int]: category counts over all 7-card hands."},
     {"equity_exact", (PyCFunction)(void (*)(void))py_equity_exact, METH_FASTCALL,
      "equity_exact(known, draws, deck, board, showdown, start, stop) -> counts, deals."},
     {"equity_mc", (PyCFunction)(void (*)(void))py_equity_mc, METH_FASTCALL,
