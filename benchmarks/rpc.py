@@ -1,13 +1,13 @@
 """``make bench-rpc``: the cost of an Act call next to a bare gRPC echo of the same size.
 
 In one run it starts the real ``stud-server`` (one worker) and an echo service built with
-the same server settings (thread pool, options, the metrics/logging interceptor), each in
+the same server settings (grpc.aio, options, the metrics/logging interceptor), each in
 its own process with its JSON logs going to a file. It replays a fixed mix of real Act
 requests (recorded from random hands) at a fixed concurrency for a fixed count, then the
 echo with request/response sizes equal to the median Act request/response; and prints calls
 per second, p50/p99 latency, the server process's CPU time per call (from
-/proc/<pid>/stat) and the ratios. The echo also runs without the interceptor, and on
-``grpc.aio``, to show what the interceptor costs and why the server uses sync gRPC.
+/proc/<pid>/stat) and the ratios. The echo also runs without the interceptor, and on the
+sync gRPC server, to show what the interceptor costs and what grpc.aio costs.
 Then the same Act mix over the HTTP port (Connect, binary) on each candidate ASGI server
 (``benchmarks/rpc_connect.py``). Finally it prints the sealed state's size for 2 and 8
 players in both games.
@@ -75,10 +75,12 @@ def _add_echo(server: Any, response: BytesValue, asynchronous: bool) -> None:
 def serve_echo(kind: str, response_bytes: int, config: ServerConfig) -> None:
     """Serve the echo on 127.0.0.1 (free port, printed as ``PORT n``) until killed.
 
-    ``kind``: ``sync`` (the stud-server's own settings and interceptor), ``sync-bare`` (no
-    interceptor), ``aio-bare`` (grpc.aio, no interceptor)."""
+    ``kind``: ``aio`` (the stud-server's own settings: grpc.aio, its options and
+    interceptor), ``aio-bare`` (grpc.aio, no interceptor), ``sync-bare`` (the sync server
+    with a thread pool, no interceptor: what stud-server used before it moved to aio)."""
+    from studengine.server.grpc_listener import server_options
+    from studengine.server.interceptors import ObservingInterceptor
     from studengine.server.logging import configure_logging
-    from studengine.server.worker import build_grpc_server, server_options
 
     configure_logging(config.log_level)
     response = BytesValue.FromString(bytes_value_of_size(response_bytes))
@@ -86,9 +88,12 @@ def serve_echo(kind: str, response_bytes: int, config: ServerConfig) -> None:
     if kind.startswith("aio"):
 
         async def main() -> None:
+            interceptors = []
+            if kind == "aio":
+                limits = (config.max_concurrent_rpcs, config.receive_timeout_seconds)
+                interceptors.append(ObservingInterceptor(*limits))
             server = grpc.aio.server(
-                options=server_options(config, False),
-                maximum_concurrent_rpcs=config.max_concurrent_rpcs,
+                interceptors=interceptors, options=server_options(config, False)
             )
             _add_echo(server, response, True)
             port = server.add_insecure_port(address)
@@ -98,14 +103,11 @@ def serve_echo(kind: str, response_bytes: int, config: ServerConfig) -> None:
 
         asyncio.run(main())
         return
-    if kind == "sync":
-        server = build_grpc_server(config)
-    else:
-        server = grpc.server(
-            futures.ThreadPoolExecutor(max_workers=config.threads),
-            options=server_options(config, False),
-            maximum_concurrent_rpcs=config.max_concurrent_rpcs,
-        )
+    server = grpc.server(
+        futures.ThreadPoolExecutor(max_workers=8),
+        options=server_options(config, False),
+        maximum_concurrent_rpcs=config.max_concurrent_rpcs,
+    )
     _add_echo(server, response, False)
     port = server.add_insecure_port(address)
     server.start()
@@ -366,9 +368,9 @@ class Summary:
 
 
 ECHO_KINDS = (
-    ("sync", "echo, same server settings"),
-    ("sync-bare", "echo, no interceptor"),
-    ("aio-bare", "echo, grpc.aio, no interceptor"),
+    ("aio", "echo, same server settings"),
+    ("aio-bare", "echo, no interceptor"),
+    ("sync-bare", "echo, sync gRPC, no interceptor"),
 )
 
 
@@ -425,12 +427,11 @@ def run(options: argparse.Namespace) -> None:
             for server in servers:
                 server.stop()
 
-    act, echo_same, echo_bare, echo_aio, *connects = summaries
-    settings = ServerConfig()
+    act, echo_same, echo_bare, echo_sync, *connects = summaries
     print(
         f"bench-rpc: {options.rounds} rounds x {per_round} calls per server (interleaved), "
-        f"{options.concurrency} in flight; servers: 1 process, {settings.threads} handler "
-        f"threads, JSON call logs to a file; client: grpc.aio, one process; "
+        f"{options.concurrency} in flight; servers: 1 process (stud-server: grpc.aio, cheap "
+        f"calls on the event loop), JSON call logs to a file; client: grpc.aio, one process; "
         f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}"
     )
     print(
@@ -454,8 +455,8 @@ def run(options: argparse.Namespace) -> None:
     print(
         f"interceptor (metrics + JSON log line): "
         f"{echo_same.best_cpu_us - echo_bare.best_cpu_us:+.0f} us CPU per call (best rounds); "
-        f"sync / grpc.aio CPU per call (bare echo): "
-        f"{echo_bare.best_cpu_us / echo_aio.best_cpu_us:.2f}x"
+        f"grpc.aio / sync gRPC CPU per call (bare echo): "
+        f"{echo_bare.best_cpu_us / echo_sync.best_cpu_us:.2f}x"
     )
     for connect in connects:
         print(
@@ -476,7 +477,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--hands", type=int, default=30, help="hands recorded for the Act mix")
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument(
-        "--serve-echo", choices=("sync", "sync-bare", "aio-bare"), help=argparse.SUPPRESS
+        "--serve-echo", choices=[kind for kind, _ in ECHO_KINDS], help=argparse.SUPPRESS
     )
     parser.add_argument("--response-bytes", type=int, default=0, help=argparse.SUPPRESS)
     options = parser.parse_args(argv)

@@ -31,6 +31,10 @@ ACT_PATH = "/stud.v1.StudEngineService/Act"
 
 
 def serve(kind: str) -> None:
+    from studengine.api.calls import ApiCalls
+    from studengine.api.expensive import ExpensiveCalls
+    from studengine.api.handlers import Handlers
+    from studengine.server import metrics
     from studengine.server.config import ServerConfig
     from studengine.server.http import build_app, listening_socket
     from studengine.server.logging import configure_logging
@@ -39,7 +43,14 @@ def serve(kind: str) -> None:
 
     configure_logging("info")
     config = ServerConfig(port=0, http_port=0)
-    app = build_app(config, KeyRing(keys_from_env_value(os.environ["STUD_SEALING_KEYS"])))
+    handlers = Handlers(
+        KeyRing(keys_from_env_value(os.environ["STUD_SEALING_KEYS"])),
+        allow_test_decks=False,
+        observer=metrics,
+        equity_cpu_seconds=config.equity_cpu_seconds,
+    )
+    expensive = ExpensiveCalls(config.threads, config.max_expensive_calls)
+    app = build_app(config, ApiCalls(handlers, expensive))
     sock = listening_socket("127.0.0.1", 0, reuse_port=False)
     port = sock.getsockname()[1]
     if kind == "hypercorn":

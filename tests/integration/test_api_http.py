@@ -10,6 +10,7 @@ import http.client
 import json
 import subprocess
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -177,6 +178,17 @@ def test_one_hand_over_every_transport_gives_the_same_result(server: LiveServer)
     assert got == node_summary
 
 
+def in_flight(server: LiveServer) -> str:
+    """The ``grpc_server_in_flight`` lines of calls being handled now (value not 0)."""
+    return "\n".join(
+        line
+        for line in server.metrics_text().splitlines()
+        if line.startswith("grpc_server_in_flight{")
+        and 'stage="handling"' in line
+        and float(line.rsplit(" ", 1)[1]) > 0
+    )
+
+
 def connect_call(port: int, method: str, request: Message) -> tuple[int, bytes]:
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
     try:
@@ -264,7 +276,11 @@ def test_the_http_port_drains_and_exits_cleanly(
     results: list[tuple[int, bytes]] = []
     caller = threading.Thread(target=lambda: results.append(connect_call(port, "Equity", slow)))
     caller.start()
-    server.wait_for_log("rpc")
+    deadline = time.monotonic() + 60
+    # SIGTERM once the call has reached the server: it is being handled, or answered
+    while not results and 'grpc_method="Equity"' not in in_flight(server):
+        assert time.monotonic() < deadline, "the Equity call never reached the server"
+        time.sleep(0.05)
     assert server.stop() == 0, server.output()
     caller.join(30)
     assert results and results[0][0] in (200, 400, 504), results

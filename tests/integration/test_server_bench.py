@@ -26,7 +26,7 @@ def test_bench_rpc_prints_every_figure() -> None:
         "Act (stud-server, 1 worker)",
         "echo, same server settings",
         "echo, no interceptor",
-        "echo, grpc.aio, no interceptor",
+        "echo, sync gRPC, no interceptor",
     ):
         assert re.search(re.escape(name) + number * 5 + r"\s*$", out, re.MULTILINE), out
     assert re.search(r"Act / echo \(same settings\): server CPU per call [\d.]+x best", out), out

@@ -1,21 +1,26 @@
-"""Graceful shutdown of a real stud-server: SIGTERM with calls in flight, and with workers."""
+"""Graceful shutdown of a real stud-server: SIGTERM with calls in flight, with workers, with
+an open health Watch, and with a stdout nobody reads."""
 
 from __future__ import annotations
 
 import re
 import shutil
 import signal
+import subprocess
 import threading
 import time
+import urllib.request
 from collections.abc import Callable
+from pathlib import Path
 
 import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from stud_api.stud.v1 import stud_engine_pb2 as pb
 from stud_api.stud.v1 import stud_engine_pb2_grpc as pb_grpc
+from studclients.devserver import server_command, serving_port
 from support.api_helpers import call_code
-from support.server_harness import LiveServer
+from support.server_harness import LiveServer, free_port, new_key_spec, server_env
 
 Launch = Callable[..., LiveServer]
 IN_FLIGHT = 20
@@ -133,3 +138,82 @@ def test_workers_exit_when_the_supervisor_is_killed(live_server: Launch) -> None
     # nobody was left to delete the metrics directory: the test does
     serving = next(e for e in server.logs() if e.get("event") == "serving")
     shutil.rmtree(serving["metrics_dir"], ignore_errors=True)
+
+
+def test_an_open_health_watch_does_not_hold_the_drain(live_server: Launch) -> None:
+    """A Watch its client never closes is told NOT_SERVING and ended by the server, so the
+    drain does not wait out the (here very long) grace period for it (on base, the server
+    waited the whole grace)."""
+    server = live_server(args=["--grace-seconds", "600"])
+    statuses: list[int] = []
+    ended: list[str] = []
+    channel = server.channel()
+    watch = health_pb2_grpc.HealthStub(channel).Watch(health_pb2.HealthCheckRequest())
+
+    def follow() -> None:
+        try:
+            statuses.extend(reply.status for reply in watch)
+            ended.append("ended by the server")
+        except grpc.RpcError as error:
+            ended.append(f"error {error.code()}")  # type: ignore[attr-defined]
+
+    follower = threading.Thread(target=follow)
+    follower.start()
+    _wait_until(lambda: bool(statuses), "the first health status")
+    server.signal(signal.SIGTERM)
+    assert server.wait(120) == 0  # far sooner than the 600 s grace
+    follower.join(30)
+    channel.close()
+    # the server ends the watch after sending NOT_SERVING; on a busy machine the process
+    # may exit before its last frames leave, and the client sees the connection go instead
+    serving, not_serving = (
+        health_pb2.HealthCheckResponse.SERVING,
+        health_pb2.HealthCheckResponse.NOT_SERVING,
+    )
+    assert statuses in ([serving, not_serving], [serving])
+    gone = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED)
+    assert ended == ["ended by the server"] or ended in ([f"error {c}"] for c in gone)
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_stalled_stdout_neither_grows_the_log_queue_nor_hangs_shutdown(
+    tmp_path: Path, workers: int
+) -> None:
+    """stdout is a pipe nobody reads once the server serves: log lines beyond the queue's
+    bound are dropped and counted, and SIGTERM still ends the server within its grace."""
+    key_file = tmp_path / "keys"
+    key_file.write_text(new_key_spec() + "\n")
+    metrics_port = free_port()
+    command = [*server_command(), "--host", "127.0.0.1", "--port", "0", "--workers", str(workers)]
+    command += ["--key-file", str(key_file), "--metrics-port", str(metrics_port)]
+    command += ["--log-queue-lines", "50", "--grace-seconds", "5"]
+    proc = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=server_env()
+    )
+    try:
+        assert proc.stdout is not None
+        port = None
+        while port is None:  # read up to the serving line, then never again
+            line = proc.stdout.readline()
+            assert line, "stud-server exited before serving"
+            port = serving_port(line.decode())
+        with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+            stub = pb_grpc.StudEngineServiceStub(channel)
+            request = pb.EvaluateRequest(hands=[pb.CardSet(cards=["As", "Ks", "Qs", "Js", "Ts"])])
+
+            def dropped() -> float:
+                for _ in range(50):  # 50 more log lines each time
+                    stub.Evaluate(request, timeout=30)
+                url = f"http://127.0.0.1:{metrics_port}/metrics"
+                with urllib.request.urlopen(url, timeout=10) as response:
+                    text = response.read().decode()
+                found = re.search(r"^stud_log_lines_dropped_total (\S+)$", text, re.M)
+                return float(found.group(1)) if found else 0.0
+
+            _wait_until(lambda: dropped() > 0, "log lines to be dropped and counted", 300)
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(60) == 0  # the grace (5 s), the exit drain's bound and slack
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()

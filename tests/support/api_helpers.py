@@ -7,7 +7,7 @@ import base64
 import os
 import random
 from collections.abc import Callable
-from concurrent import futures
+from typing import TYPE_CHECKING
 
 import grpc
 from google.protobuf.descriptor import FieldDescriptor
@@ -15,6 +15,9 @@ from google.protobuf.message import Message
 from stud_api.stud.v1 import stud_engine_pb2 as pb
 from studengine.cards import format_card
 from studengine.state.sealing import KeyRing
+
+if TYPE_CHECKING:
+    from studengine.server.worker import BackgroundServer
 
 
 def new_key(kid: str) -> tuple[str, bytes]:
@@ -119,15 +122,15 @@ def cards_in(message: Message) -> set[int]:
     return found
 
 
-def start_inprocess(keyring: KeyRing, allow_test_decks: bool) -> tuple[grpc.Server, str]:
-    """A real gRPC server in this process on 127.0.0.1 (free port) with the API servicer."""
-    from studengine.api.servicer import StudEngineServicer, add_servicer
+def start_inprocess(keyring: KeyRing, allow_test_decks: bool) -> tuple[BackgroundServer, str]:
+    """A real gRPC server in this process on 127.0.0.1 (free port) with the API servicer:
+    the server's own listener on an event loop thread; ``stop()`` it after."""
+    from studengine.server.config import ServerConfig
+    from studengine.server.worker import BackgroundServer
 
-    server = grpc.server(futures.ThreadPoolExecutor(max_workers=4))
-    add_servicer(server, StudEngineServicer(keyring, allow_test_decks))
-    port = server.add_insecure_port("127.0.0.1:0")
-    server.start()
-    return server, f"127.0.0.1:{port}"
+    config = ServerConfig(port=0, allow_test_decks=allow_test_decks)
+    server = BackgroundServer(config, keyring)
+    return server, f"127.0.0.1:{server.port}"
 
 
 def call_code(call: Callable[[], object]) -> grpc.StatusCode:

@@ -21,8 +21,10 @@ from studengine.api.errors import (
     error_info,
     illegal_action,
     invalid,
+    overloaded,
     rich_status,
     to_status,
+    work_cancelled,
 )
 from studengine.api.handlers import Handlers
 from studengine.rules.types import ActionType, IllegalAction, LegalAction
@@ -130,3 +132,20 @@ def test_every_typed_refusal_of_the_engine_has_its_reason() -> None:
         if reason is not Reason.HAND_OVER:
             assert error.metadata["legal"] == "FOLD,CALL:20"
             assert error.metadata["to_act"] == "1"
+
+
+def test_the_expensive_call_bound_refuses_with_limit_exceeded() -> None:
+    """A worker at its expensive-call bound refuses RESOURCE_EXHAUSTED with ErrorInfo
+    LIMIT_EXCEEDED (the limit and the method in its metadata), counted as overloaded;
+    work stopped for a caller who left is counted as cancelled."""
+    error = overloaded("Equity", 32)
+    got = outcome_of(error.code.name, rich_status(error))
+    assert (got.code, got.reason, got.domain) == (
+        "RESOURCE_EXHAUSTED",
+        "LIMIT_EXCEEDED",
+        "stud.v1",
+    )
+    assert got.metadata == {"limit": "32", "method": "Equity"} and not got.violations
+    assert error.metric_label == "overloaded"
+    stopped = work_cancelled("stopped after 1000 of 2000000 deals")
+    assert stopped.code is grpc.StatusCode.CANCELLED and stopped.metric_label == "cancelled"

@@ -392,6 +392,9 @@ class Recorder:
     def state_size(self, nbytes: int) -> None:
         self.calls.append(("state_size", nbytes))
 
+    def work_cancelled(self, method: str) -> None:
+        self.calls.append(("work_cancelled", method))
+
 
 def test_observer_hears_hands_actions_and_sizes_and_log_context() -> None:
     import structlog
@@ -424,13 +427,15 @@ def test_observer_hears_hands_actions_and_sizes_and_log_context() -> None:
 
 def test_refusals_are_reported_by_reason_by_the_servicer() -> None:
     """A refusal becomes its status in the servicer, which reports its reason once."""
+    import asyncio
+
     from studengine.api.servicer import StudEngineServicer
 
     class Aborted(Exception):
         pass
 
     class Context:
-        def abort_with_status(self, status: grpc.Status) -> None:
+        async def abort_with_status(self, status: grpc.Status) -> None:
             self.status = status
             raise Aborted
 
@@ -438,7 +443,7 @@ def test_refusals_are_reported_by_reason_by_the_servicer() -> None:
     servicer = StudEngineServicer(KeyRing([new_key("k1")]), True, recorder)
     context = Context()
     with pytest.raises(Aborted):
-        servicer.GetView(pb.GetViewRequest(state=b"nonsense"), context)  # type: ignore[arg-type]
+        asyncio.run(servicer.GetView(pb.GetViewRequest(state=b"nonsense"), context))
     assert context.status.code is grpc.StatusCode.INVALID_ARGUMENT
     request = pb.StartHandRequest(
         variant=pb.VARIANT_SEVEN_CARD_STUD,
@@ -446,10 +451,10 @@ def test_refusals_are_reported_by_reason_by_the_servicer() -> None:
         players=[pb.Player(id=f"player-{i}", stack=500) for i in range(3)],
         button=2,
     )
-    update = servicer.StartHand(request, context).hand  # type: ignore[arg-type]
+    update = asyncio.run(servicer.StartHand(request, context)).hand
     stale = pb.ActRequest(state=update.state, seat=1, action=pb.ACTION_TYPE_FOLD, expected_seq=3)
     with pytest.raises(Aborted):
-        servicer.Act(stale, context)  # type: ignore[arg-type]
+        asyncio.run(servicer.Act(stale, context))
     assert context.status.code is grpc.StatusCode.ABORTED
     assert [c for c in recorder.calls if c[0] == "rejected"] == [
         ("rejected", "bad_state"),
@@ -457,14 +462,22 @@ def test_refusals_are_reported_by_reason_by_the_servicer() -> None:
     ]
 
 
-def test_get_view_of_a_finished_hand_reveals_the_deal(handlers: Handlers) -> None:
+def test_get_view_of_a_finished_hand_never_reveals_the_deck_r_muck(handlers: Handlers) -> None:
+    """R-MUCK: the result, but never the deck reveal (it implies the mucked hands); the
+    final HandUpdate alone carries it."""
     update = start(handlers)
     for seat, name in [(1, "COMPLETE"), (2, "FOLD"), (0, "FOLD")]:
         update = act(handlers, update, seat, name)
-    view = handlers.get_view(pb.GetViewRequest(state=update.state, seat=0))
-    assert view.over and not view.HasField("to_act") and not view.legal_actions
-    assert view.result == update.result and view.reveal == update.reveal
-    assert view.view.seats[0].down_cards == update.seats[0].seats[0].down_cards
+    assert update.HasField("reveal")
+    for seat in (0, 1, 2, None):
+        request = pb.GetViewRequest(state=update.state)
+        if seat is not None:
+            request.seat = seat
+        view = handlers.get_view(request)
+        assert view.over and not view.HasField("to_act") and not view.legal_actions
+        assert view.result == update.result and not view.HasField("reveal")
+    own = handlers.get_view(pb.GetViewRequest(state=update.state, seat=0))
+    assert own.view.seats[0].down_cards == update.seats[0].seats[0].down_cards
 
 
 def test_refusal_reasons_come_from_the_engines_typed_refusal(handlers: Handlers) -> None:

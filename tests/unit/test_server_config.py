@@ -3,6 +3,7 @@ the JSON log set-up (no process started here; the live tests are test_server_liv
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import os
@@ -14,9 +15,9 @@ from typing import Any
 import pytest
 import structlog
 from studengine.server.config import ConfigError, ServerConfig, parse_config
+from studengine.server.grpc_listener import server_options
 from studengine.server.logging import LineWriter, configure_logging
 from studengine.server.main import load_keys
-from studengine.server.worker import server_options
 from studengine.state.keys import new_key_spec, parse_key_spec
 
 
@@ -45,6 +46,12 @@ def test_every_flag_has_an_environment_variable() -> None:
         "STUD_MAX_CONNECTION_AGE_SECONDS": "300",
         "STUD_LOG_LEVEL": "warning",
         "STUD_SEALING_KEYS": "a:b,c:d",
+        "STUD_MAX_EXPENSIVE_CALLS": "5",
+        "STUD_EQUITY_CPU_SECONDS": "0.5",
+        "STUD_MAX_STREAMS_PER_CONNECTION": "16",
+        "STUD_RECEIVE_TIMEOUT_SECONDS": "3",
+        "STUD_REFLECTION": "false",
+        "STUD_LOG_QUEUE_LINES": "99",
     }
     config = parse_config([], env)
     assert config == ServerConfig(
@@ -62,6 +69,12 @@ def test_every_flag_has_an_environment_variable() -> None:
         grace_seconds=2.5,
         max_connection_age_seconds=300.0,
         log_level="warning",
+        max_expensive_calls=5,
+        equity_cpu_seconds=0.5,
+        max_streams_per_connection=16,
+        receive_timeout_seconds=3.0,
+        reflection=False,
+        log_queue_lines=99,
     )
 
 
@@ -126,7 +139,11 @@ def test_bad_keys_are_refused_without_echoing_them(tmp_path: Path) -> None:
 
 def test_grpc_options() -> None:
     options = dict(server_options(ServerConfig(max_message_bytes=1000), reuse_port=False))
-    assert options == {"grpc.max_receive_message_length": 1000, "grpc.so_reuseport": 0}
+    assert options == {
+        "grpc.max_receive_message_length": 1000,
+        "grpc.so_reuseport": 0,
+        "grpc.max_concurrent_streams": 100,
+    }
     aged = dict(
         server_options(
             ServerConfig(max_connection_age_seconds=30, grace_seconds=5), reuse_port=True
@@ -201,3 +218,38 @@ def test_line_writer_writes_whole_lines_in_pipe_atomic_chunks(
     assert sorted(received.decode().splitlines()) == sorted(lines)  # every line, whole
     assert writes and max(writes) <= select.PIPE_BUF
     assert len(writes) < len(lines) / 4  # batched, not one system call a line
+
+
+def test_line_writer_queue_is_bounded_and_counts_what_it_drops() -> None:
+    read_end, write_end = os.pipe()
+    writer = LineWriter(write_end, limit=5)
+    writer.close()  # no thread writing: lines stay queued
+    counted: list[int] = []
+    for n in range(8):
+        writer.write(f"line {n}\n")
+    writer.count_drops(counted.append)  # told of the three dropped so far
+    writer.write("one more\n")
+    assert writer.dropped == 4 and counted == [3, 1]
+    writer.drain()
+    os.close(write_end)
+    with os.fdopen(read_end) as reader:
+        assert reader.read().splitlines() == [f"line {n}" for n in range(5)]
+
+
+def test_line_writer_exit_gives_up_on_a_stalled_pipe() -> None:
+    """Nobody reads the pipe: close() returns after its bound, dropping what is left."""
+    read_end, write_end = os.pipe()
+    os.set_blocking(write_end, False)
+    with contextlib.suppress(BlockingIOError):
+        while True:
+            os.write(write_end, b"x" * 4096)  # fill the pipe
+    os.set_blocking(write_end, True)
+    writer = LineWriter(write_end)
+    writer.EXIT_SECONDS = 0.2
+    writer.close()  # its thread stopped first: every line below waits for the last close
+    for n in range(100):
+        writer.write(f"line {n}\n")
+    writer.close()  # a blocking write here would never return
+    assert writer.dropped == 100
+    os.close(read_end)
+    os.close(write_end)

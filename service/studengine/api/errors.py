@@ -5,8 +5,10 @@ and the HTTP (Connect) port into the same details with ``details``. Every refusa
 ``google.rpc.ErrorInfo`` (domain ``stud.v1``, the ``reason`` one of ``Reason``, the names of
 ``stud.v1.ErrorReason`` in ``proto/stud/v1/errors.proto``, and its metadata); INVALID_ARGUMENT
 also carries ``google.rpc.BadRequest`` with every field violation found, each with its own
-reason. ``ApiError.metric_label`` is the refusal's label on ``stud_rejections_total`` (the
-labels dashboards and alerts already use).
+reason. RESOURCE_EXHAUSTED (reason LIMIT_EXCEEDED) is a server too busy for more
+expensive calls. ``ApiError.metric_label`` is the refusal's label on
+``stud_rejections_total`` (the labels dashboards and alerts already use; ``overloaded`` for
+that one).
 
 The rules engine's typed refusals (``IllegalAction.refusal``) map to a reason in one place,
 ``REFUSAL_REASONS``.
@@ -85,6 +87,7 @@ class ApiError(Exception):
         reason: Reason,
         violations: Sequence[Violation] = (),
         metadata: Mapping[str, str] | None = None,
+        label: str | None = None,
     ) -> None:
         super().__init__(message)
         self.code = code
@@ -92,10 +95,12 @@ class ApiError(Exception):
         self.reason = reason
         self.violations = tuple(violations)
         self.metadata = dict(metadata or {})
+        self._label = label
 
     @property
     def metric_label(self) -> str:
-        return METRIC_LABELS[self.reason]
+        """The reason's label, or the finer one the refusal was given (``overloaded``)."""
+        return self._label or METRIC_LABELS[self.reason]
 
 
 class Violations:
@@ -239,6 +244,24 @@ def hand_not_over(seq: int) -> ApiError:
     )
 
 
+def overloaded(method: str, limit: int) -> ApiError:
+    """This worker already holds its limit of expensive calls: retry later or elsewhere."""
+    return ApiError(
+        grpc.StatusCode.RESOURCE_EXHAUSTED,
+        f"{method}: this server is busy with {limit} expensive calls (its limit); "
+        "retry with backoff",
+        Reason.LIMIT_EXCEEDED,
+        metadata={"limit": str(limit), "method": method},
+        label="overloaded",
+    )
+
+
+def work_cancelled(message: str) -> ApiError:
+    """Expensive work stopped because its caller cancelled or its deadline passed (the
+    caller has gone: the status is only reported, as ``cancelled``)."""
+    return ApiError(grpc.StatusCode.CANCELLED, message, Reason.LIMIT_EXCEEDED, label="cancelled")
+
+
 def to_status(error: ApiError) -> grpc.Status:
     """The gRPC status (``grpc-status-details-bin``, rich details) of a refusal."""
     result: grpc.Status = rpc_status.to_status(rich_status(error))
@@ -273,4 +296,5 @@ _CODES = {
     grpc.StatusCode.UNIMPLEMENTED: code_pb2.UNIMPLEMENTED,
     grpc.StatusCode.DEADLINE_EXCEEDED: code_pb2.DEADLINE_EXCEEDED,
     grpc.StatusCode.RESOURCE_EXHAUSTED: code_pb2.RESOURCE_EXHAUSTED,
+    grpc.StatusCode.CANCELLED: code_pb2.CANCELLED,
 }

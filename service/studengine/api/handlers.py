@@ -40,6 +40,7 @@ from studengine.api.errors import (
     no_time_left,
     stale_seq,
     state_violation,
+    work_cancelled,
 )
 from studengine.api.observer import Observer, Unobserved
 from studengine.api.views import build_view, fill_views
@@ -61,6 +62,8 @@ MAX_BETS_LIMIT = 1000
 MAX_PLAYERS_ANY = 10
 MAX_EVALUATE_BATCH = 10_000
 MAX_TEST_DECK = cardlib.DECK_SIZE
+DEFAULT_EQUITY_CPU_SECONDS = 2.0  # CPU time one Equity call may use (about 4x the largest)
+_log = structlog.get_logger("studengine.api")
 VARIANT_REQUIRED = (
     "must be VARIANT_FIVE_CARD_STUD, VARIANT_SEVEN_CARD_STUD, VARIANT_RAZZ "
     "or VARIANT_SEVEN_CARD_STUD_HI_LO"
@@ -101,8 +104,10 @@ class Handlers:
         allow_test_decks: bool,
         shuffle: Callable[[], list[int]] = cardlib.shuffled_deck,
         observer: Observer | None = None,
+        equity_cpu_seconds: float = DEFAULT_EQUITY_CPU_SECONDS,
     ) -> None:
         self.sealer = Sealer(keyring, allow_test_decks)
+        self.equity_cpu_seconds = equity_cpu_seconds
         self.observer: Observer = observer or Unobserved()
         self.allow_test_decks = allow_test_decks
         self._shuffle = shuffle
@@ -156,6 +161,11 @@ class Handlers:
         for seat, player in enumerate(request.players):
             if not 0 < len(player.id) <= MAX_PLAYER_ID:
                 found.add(f"players[{seat}].id", f"must be 1 to {MAX_PLAYER_ID} characters")
+            elif not player.id.isprintable():
+                found.add(
+                    f"players[{seat}].id",
+                    "must be printable text (no control, format or separator characters)",
+                )
             elif player.id in ids:
                 found.add(f"players[{seat}].id", "appears twice")
             ids.append(player.id)
@@ -297,9 +307,8 @@ class Handlers:
         )
         if hand.to_act is not None:
             response.to_act = hand.to_act
-        if hand.result is not None:
+        if hand.result is not None:  # never the reveal: it implies the mucked hands
             response.result.CopyFrom(result_to_pb(hand.result))
-            response.reveal.CopyFrom(pb.Reveal(salt=record.salt.hex(), deck=cards_text(hand.deck)))
         return response
 
     # ---- GetHandHistory -----------------------------------------------------------
@@ -404,9 +413,14 @@ class Handlers:
         return pb.EvaluateResponse(values=values)
 
     def equity(
-        self, request: pb.EquityRequest, time_remaining: float | None = None
+        self,
+        request: pb.EquityRequest,
+        time_remaining: float | None = None,
+        cancelled: Callable[[], bool] | None = None,
     ) -> pb.EquityResponse:
-        """Equity of each player; the call's deadline (less a margin) bounds the work."""
+        """Equity of each player. The call's deadline (less a margin) bounds the work, and
+        so do ``MAX_EQUITY_SECONDS`` of wall clock and ``equity_cpu_seconds`` of CPU time
+        whatever the deadline; ``cancelled`` (asked between chunks) stops it early."""
         from studengine import equity as eq
 
         found = Violations()
@@ -462,7 +476,13 @@ class Handlers:
                 samples=samples,
                 seed=request.seed if request.HasField("seed") else None,
                 deadline=budget,
+                cpu_seconds=self.equity_cpu_seconds,
+                cancelled=cancelled,
             )
+        except eq.Cancelled as stopped:
+            self.observer.work_cancelled("Equity")
+            _log.info("work cancelled", work="Equity", deals=stopped.deals, planned=stopped.planned)
+            raise work_cancelled(str(stopped)) from None
         except ValueError as error:
             found.add("equity", str(error))
             found.refuse()

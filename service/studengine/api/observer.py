@@ -1,7 +1,8 @@
 """What the API reports as it works: hands started and finished, actions applied, the
-rake taken (R-RAKE), refusals by reason, sealed-state sizes. The server passes its
-Prometheus metrics (``studengine.server.metrics``, a module that fits ``Observer``); by
-default nothing is reported, so the API needs nothing from the layer above it."""
+rake taken (R-RAKE), refusals by reason, sealed-state sizes, expensive work stopped because
+its caller cancelled. The server passes its Prometheus metrics
+(``studengine.server.metrics``, a module that fits ``Observer``); by default nothing is
+reported, so the API needs nothing from the layer above it."""
 
 from __future__ import annotations
 
@@ -20,6 +21,8 @@ class Observer(Protocol):
     def rejected(self, reason: str) -> None: ...
 
     def state_size(self, nbytes: int) -> None: ...
+
+    def work_cancelled(self, method: str) -> None: ...
 
 
 class Unobserved:
@@ -41,4 +44,7 @@ class Unobserved:
         pass
 
     def state_size(self, nbytes: int) -> None:
+        pass
+
+    def work_cancelled(self, method: str) -> None:
         pass

@@ -1,26 +1,30 @@
-"""The gRPC servicer: a thin layer that hands each request to ``handlers.Handlers`` and
-turns an ``ApiError`` into its status (with rich details).
+"""The gRPC servicer (``grpc.aio``): a thin layer that hands each request to
+``handlers.Handlers`` and turns an ``ApiError`` into its status (with rich details).
 
-``StudEngineServicer(keyring, allow_test_decks, observer)`` and ``add_servicer(server,
-servicer)`` are what the server start-up uses; ``observer`` (the server's metrics) hears of
-every hand, action and refusal. ``add_servicer`` registers the methods with request
-parsers that never raise: a request body that is not the method's message (bad wire
-format, invalid UTF-8 in a string) gets INVALID_ARGUMENT, where gRPC's own parser
-failure would answer INTERNAL.
+``StudEngineServicer(..., calls=ApiCalls(...))`` and ``add_servicer(server, servicer)``
+are what the server start-up uses; the observer (the server's metrics) hears of every
+hand, action and refusal. The cheap calls (StartHand, Act, GetView, GetHandHistory, small
+Evaluate batches: about a millisecond of CPU at most) run inline on the event loop;
+Equity and large Evaluate batches run in a bounded pool of their own
+(``calls.ApiCalls``, ``expensive.ExpensiveCalls``), so that they hold up neither health
+checks nor the cheap calls. ``add_servicer`` registers the methods with request parsers that never
+raise: a request body that is not the method's message (bad wire format, invalid UTF-8
+in a string) gets INVALID_ARGUMENT, where gRPC's own parser failure would answer INTERNAL.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 import grpc
 from google.protobuf.message import Message
 from stud_api.stud.v1 import stud_engine_pb2 as pb
-from stud_api.stud.v1 import stud_engine_pb2_grpc as pb_grpc
 
+from studengine.api.calls import ApiCalls
 from studengine.api.errors import ApiError, bad_request, to_status
-from studengine.api.handlers import Handlers
+from studengine.api.expensive import ExpensiveCalls
+from studengine.api.handlers import DEFAULT_EQUITY_CPU_SECONDS, Handlers
 from studengine.api.observer import Observer, Unobserved
 from studengine.state.sealing import KeyRing
 
@@ -37,54 +41,79 @@ class Malformed:
         self.type_name = type_name
 
 
-def _call(
-    handler: Callable[[Req], Resp], request: Req | Malformed, context: Any, observer: Observer
-) -> Resp:
+def _checked(request: Req | Malformed) -> Req:
+    if isinstance(request, Malformed):
+        raise bad_request("request", f"not a valid {request.type_name} message")
+    return request
+
+
+async def _answer(compute: Callable[[], Awaitable[Resp]], context: Any, observer: Observer) -> Resp:
+    """The response, or the refusal's status (reported to the observer by its reason)."""
     try:
-        if isinstance(request, Malformed):
-            raise bad_request("request", f"not a valid {request.type_name} message")
-        return handler(request)
+        return await compute()
     except ApiError as error:
         observer.rejected(error.metric_label)
-        context.abort_with_status(to_status(error))
+        await context.abort_with_status(to_status(error))
         raise  # abort_with_status raises; this line is never reached
 
 
-class StudEngineServicer(pb_grpc.StudEngineServiceServicer):
-    """``stud.v1.StudEngineService`` over the handlers."""
+class StudEngineServicer:
+    """``stud.v1.StudEngineService`` over the worker's ``ApiCalls``."""
 
     def __init__(
-        self, keyring: KeyRing, allow_test_decks: bool, observer: Observer | None = None
+        self,
+        keyring: KeyRing,
+        allow_test_decks: bool,
+        observer: Observer | None = None,
+        expensive: ExpensiveCalls | None = None,
+        equity_cpu_seconds: float | None = None,
+        calls: ApiCalls | None = None,
     ) -> None:
-        self.observer: Observer = observer or Unobserved()
-        self.handlers = Handlers(keyring, allow_test_decks, observer=self.observer)
+        if calls is None:
+            handlers = Handlers(
+                keyring,
+                allow_test_decks,
+                observer=observer or Unobserved(),
+                equity_cpu_seconds=equity_cpu_seconds or DEFAULT_EQUITY_CPU_SECONDS,
+            )
+            calls = ApiCalls(handlers, expensive or ExpensiveCalls(threads=2, limit=32))
+        self.calls = calls
+        self.handlers = calls.handlers
+        self.observer: Observer = calls.observer
+        self.expensive = calls.expensive
 
-    def StartHand(
-        self, request: pb.StartHandRequest, context: grpc.ServicerContext
-    ) -> pb.StartHandResponse:
-        return _call(self.handlers.start_hand, request, context, self.observer)
+    async def _answer(
+        self, call: Callable[[Req], Awaitable[Resp]], request: Req | Malformed, context: Any
+    ) -> Resp:
+        async def compute() -> Resp:
+            return await call(_checked(request))
 
-    def Act(self, request: pb.ActRequest, context: grpc.ServicerContext) -> pb.ActResponse:
-        return _call(self.handlers.act, request, context, self.observer)
+        return await _answer(compute, context, self.observer)
 
-    def GetView(
-        self, request: pb.GetViewRequest, context: grpc.ServicerContext
-    ) -> pb.GetViewResponse:
-        return _call(self.handlers.get_view, request, context, self.observer)
+    async def StartHand(self, request: pb.StartHandRequest, context: Any) -> pb.StartHandResponse:
+        return await self._answer(self.calls.start_hand, request, context)
 
-    def Evaluate(
-        self, request: pb.EvaluateRequest, context: grpc.ServicerContext
-    ) -> pb.EvaluateResponse:
-        return _call(self.handlers.evaluate, request, context, self.observer)
+    async def Act(self, request: pb.ActRequest, context: Any) -> pb.ActResponse:
+        return await self._answer(self.calls.act, request, context)
 
-    def Equity(self, request: pb.EquityRequest, context: grpc.ServicerContext) -> pb.EquityResponse:
+    async def GetView(self, request: pb.GetViewRequest, context: Any) -> pb.GetViewResponse:
+        return await self._answer(self.calls.get_view, request, context)
+
+    async def Evaluate(self, request: pb.EvaluateRequest, context: Any) -> pb.EvaluateResponse:
+        return await self._answer(self.calls.evaluate, request, context)
+
+    async def Equity(self, request: pb.EquityRequest, context: Any) -> pb.EquityResponse:
         remaining = context.time_remaining()
-        return _call(lambda r: self.handlers.equity(r, remaining), request, context, self.observer)
 
-    def GetHandHistory(
-        self, request: pb.GetHandHistoryRequest, context: grpc.ServicerContext
+        async def equity(checked: pb.EquityRequest) -> pb.EquityResponse:
+            return await self.calls.equity(checked, remaining)
+
+        return await self._answer(equity, request, context)
+
+    async def GetHandHistory(
+        self, request: pb.GetHandHistoryRequest, context: Any
     ) -> pb.GetHandHistoryResponse:
-        return _call(self.handlers.get_hand_history, request, context, self.observer)
+        return await self._answer(self.calls.get_hand_history, request, context)
 
 
 def _parser(message: type[Message]) -> Callable[[bytes], Message | Malformed]:
@@ -109,7 +138,7 @@ METHODS: dict[str, tuple[type[Message], type[Message]]] = {
 }
 
 
-def add_servicer(server: grpc.Server, servicer: StudEngineServicer) -> None:
+def add_servicer(server: grpc.aio.Server, servicer: StudEngineServicer) -> None:
     """Register the servicer's methods on a server (with parsers that never raise)."""
     handlers = {
         name: grpc.unary_unary_rpc_method_handler(
@@ -120,5 +149,5 @@ def add_servicer(server: grpc.Server, servicer: StudEngineServicer) -> None:
         for name, (request, response) in METHODS.items()
     }
     server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(SERVICE_NAME, handlers),))
-    if hasattr(server, "add_registered_method_handlers"):  # grpcio >= 1.62
+    if hasattr(server, "add_registered_method_handlers"):  # grpcio >= 1.63: a faster lookup
         server.add_registered_method_handlers(SERVICE_NAME, handlers)

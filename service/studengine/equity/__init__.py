@@ -10,8 +10,9 @@ variant's own ranking (``Showdown``: high, low, high_low_8). It
 enumerates every deal when there are few (``exact_threshold``) and samples otherwise
 (Monte Carlo with a seed: the same seed gives the same answer). The showdowns run in
 the C extension (``studengine.evaluator._ceval``), or in a pure-Python twin that
-deals the same cards when the extension is missing. Work is done in chunks so that a
-time budget (``deadline``, seconds) can stop it.
+deals the same cards when the extension is missing. Work is done in chunks; between two
+chunks a time budget (``deadline``, seconds of wall clock; ``cpu_seconds``, of this
+thread's CPU time) can stop it, and so can the caller (``cancelled``).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ __all__ = [
     "MAX_EXACT_DEALS",
     "MAX_PLAYERS",
     "MAX_SAMPLES",
+    "Cancelled",
     "EquityResult",
     "Showdown",
     "exact_deal_count",
@@ -99,6 +101,37 @@ class EquityResult:
     showdown: Showdown = Showdown.HIGH
     high: tuple[float, ...] = ()
     low: tuple[float, ...] = ()
+
+
+class Cancelled(Exception):
+    """The caller's ``cancelled()`` said so between two chunks: the work stopped early."""
+
+    def __init__(self, deals: int, planned: int) -> None:
+        super().__init__(f"cancelled after {deals} of {planned} deals")
+        self.deals = deals
+        self.planned = planned
+
+
+class _Budget:
+    """When to stop between chunks: the wall-clock deadline, this thread's CPU time, the
+    caller's cancellation. ``over()`` says a budget ran out; ``cancelled`` raises."""
+
+    def __init__(
+        self,
+        deadline: float | None,
+        cpu_seconds: float | None,
+        cancelled: Callable[[], bool] | None,
+    ) -> None:
+        self.stop_at = None if deadline is None else time.monotonic() + deadline
+        self.cpu_at = None if cpu_seconds is None else time.thread_time() + cpu_seconds
+        self.cancelled = cancelled
+
+    def over(self, deals: int, planned: int) -> bool:
+        if self.cancelled is not None and self.cancelled():
+            raise Cancelled(deals, planned)
+        if self.stop_at is not None and time.monotonic() >= self.stop_at:
+            return True
+        return self.cpu_at is not None and time.thread_time() >= self.cpu_at
 
 
 def _variant_name(variant: object) -> str:
@@ -238,6 +271,8 @@ def stud_equity(
     deadline: float | None = None,
     backend: str | None = None,
     showdown: Showdown | str | None = None,
+    cpu_seconds: float | None = None,
+    cancelled: Callable[[], bool] | None = None,
 ) -> EquityResult:
     """Win, tie and equity of each player once every hand is dealt out.
 
@@ -251,25 +286,28 @@ def stud_equity(
     dealt. ``method``: "auto" (exact up to ``exact_threshold`` deals, else Monte Carlo),
     "exact" or "monte_carlo". ``deadline``: a time budget in seconds, checked between
     chunks: Monte Carlo returns what it has (``complete=False``), exact raises
-    TimeoutError. Raises ValueError on bad input or work beyond the limits.
+    TimeoutError; ``cpu_seconds`` does the same with this thread's CPU time. ``cancelled``
+    is asked between chunks too: when it answers True the work stops and ``Cancelled`` is
+    raised. Raises ValueError on bad input or work beyond the limits.
     """
     problem = _prepare(players, variant, street, dead, community, community_card, showdown)
     if method not in ("auto", "exact", "monte_carlo"):
         raise ValueError(f"method must be auto, exact or monte_carlo, got {method!r}")
     if not isinstance(exact_threshold, int) or not 0 <= exact_threshold <= MAX_EXACT_DEALS:
         raise ValueError(f"exact_threshold must be 0..{MAX_EXACT_DEALS}, got {exact_threshold!r}")
-    if deadline is not None and not (isinstance(deadline, int | float) and deadline > 0):
-        raise ValueError(f"deadline must be a positive number of seconds, got {deadline!r}")
+    for name, value in (("deadline", deadline), ("cpu_seconds", cpu_seconds)):
+        if value is not None and not (isinstance(value, int | float) and value > 0):
+            raise ValueError(f"{name} must be a positive number of seconds, got {value!r}")
     used, exact_loop, mc_loop = _loops(backend)
     deals = _count_deals(problem)
     if method == "exact" and deals > MAX_EXACT_DEALS:
         raise ValueError(
             f"exact enumeration needs {deals} deals, over the limit of {MAX_EXACT_DEALS}"
         )
-    stop_at = None if deadline is None else time.monotonic() + deadline
+    budget = _Budget(deadline, cpu_seconds, cancelled)
     kind = _LOOP_SHOWDOWN[problem.showdown]
     if method == "exact" or (method == "auto" and deals <= exact_threshold):
-        counts = _run_exact(problem, deals, exact_loop, EXACT_CHUNK_DEALS[used], stop_at)
+        counts = _run_exact(problem, deals, exact_loop, EXACT_CHUNK_DEALS[used], budget)
         return _result(problem, counts, "exact", True, None)
     if not isinstance(samples, int) or not 1 <= samples <= MAX_SAMPLES:
         raise ValueError(f"samples must be 1..{MAX_SAMPLES}, got {samples!r}")
@@ -285,7 +323,7 @@ def stud_equity(
             problem.known, problem.draws, problem.deck, problem.board, kind, size, state
         )
         counts.add(chunk)
-        if stop_at is not None and counts.deals < samples and time.monotonic() >= stop_at:
+        if counts.deals < samples and budget.over(counts.deals, samples):
             break
     return _result(problem, counts, "monte_carlo", counts.deals == samples, seed)
 
@@ -306,7 +344,7 @@ class _Counts:
 
 
 def _run_exact(
-    problem: _Problem, deals: int, loop: _ExactLoop, chunk: int, stop_at: float | None
+    problem: _Problem, deals: int, loop: _ExactLoop, chunk: int, budget: _Budget
 ) -> _Counts:
     draws = [k for k in problem.draws if k]
     outer = math.comb(len(problem.deck), draws[0]) if draws else 1
@@ -319,7 +357,7 @@ def _run_exact(
                 problem.known, problem.draws, problem.deck, problem.board, kind, start, start + step
             )
         )
-        if stop_at is not None and counts.deals < deals and time.monotonic() >= stop_at:
+        if counts.deals < deals and budget.over(counts.deals, deals):
             done = counts.deals
             raise TimeoutError(
                 f"exact enumeration stopped by the time budget after {done} of {deals} deals"

@@ -30,16 +30,22 @@ class ServerConfig:
     port: int = 50051
     metrics_port: int = 9464  # 0: no metrics endpoint
     workers: int = 1
-    threads: int = 8  # handler threads per worker
+    threads: int = 2  # threads for the expensive calls (Equity, large Evaluate) per worker
+    max_expensive_calls: int = 32  # expensive calls held (running or waiting) per worker
+    equity_cpu_seconds: float = 2.0  # CPU time one Equity call may use
     key_file: str | None = None
     sealing_keys: str | None = None  # comma-separated specs (env STUD_SEALING_KEYS)
     dev: bool = False
     allow_test_decks: bool = False
     max_message_bytes: int = 1024 * 1024
     max_concurrent_rpcs: int = 256
+    max_streams_per_connection: int = 100
+    receive_timeout_seconds: float = 10.0
     grace_seconds: float = 10.0
     max_connection_age_seconds: float = 0.0  # 0: off
+    reflection: bool = True
     log_level: str = "info"
+    log_queue_lines: int = 10_000
     http_port: int | None = None  # None: no HTTP port; 0 picks one
     tls_cert: str | None = None  # PEM certificate chain (both ports)
     tls_key: str | None = None
@@ -75,6 +81,13 @@ def _port(text: str) -> int:
     value = int(text)
     if not 0 <= value <= 65535:
         raise argparse.ArgumentTypeError(f"not a port number: {value}")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    value = float(text)
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be more than 0, got {value}")
     return value
 
 
@@ -126,7 +139,22 @@ def build_parser() -> argparse.ArgumentParser:
         "--threads",
         type=_positive_int,
         default=d.threads,
-        help=f"handler threads per worker (default {d.threads})",
+        help="threads per worker for the expensive calls (Equity, Evaluate of more than "
+        f"500 hands); the other calls run on the worker's event loop (default {d.threads})",
+    )
+    add(
+        "--max-expensive-calls",
+        type=_positive_int,
+        default=d.max_expensive_calls,
+        help="expensive calls a worker holds at once, running or waiting for a thread; "
+        f"more get RESOURCE_EXHAUSTED (default {d.max_expensive_calls})",
+    )
+    add(
+        "--equity-cpu-seconds",
+        type=_positive_float,
+        default=d.equity_cpu_seconds,
+        help="CPU time one Equity call may use, whatever its deadline: Monte Carlo returns "
+        f"what it has (complete false) (default {d.equity_cpu_seconds:g})",
     )
     add(
         "--key-file",
@@ -156,8 +184,22 @@ def build_parser() -> argparse.ArgumentParser:
         "--max-concurrent-rpcs",
         type=_positive_int,
         default=d.max_concurrent_rpcs,
-        help="calls a worker holds at once; more get RESOURCE_EXHAUSTED "
-        f"(default {d.max_concurrent_rpcs})",
+        help="calls a worker holds at once (health checks aside); more get "
+        f"RESOURCE_EXHAUSTED (default {d.max_concurrent_rpcs})",
+    )
+    add(
+        "--max-streams-per-connection",
+        type=_positive_int,
+        default=d.max_streams_per_connection,
+        help="HTTP/2 streams (calls) one client connection may have open at once "
+        f"(default {d.max_streams_per_connection})",
+    )
+    add(
+        "--receive-timeout-seconds",
+        type=_positive_float,
+        default=d.receive_timeout_seconds,
+        help="how long a call's request may take to arrive in full; a slower one gets "
+        f"DEADLINE_EXCEEDED (default {d.receive_timeout_seconds:g})",
     )
     add(
         "--grace-seconds",
@@ -171,7 +213,21 @@ def build_parser() -> argparse.ArgumentParser:
         default=d.max_connection_age_seconds,
         help="close client connections after this age so load balancers rebalance; 0 = off",
     )
+    add(
+        "--reflection",
+        action=argparse.BooleanOptionalAction,
+        default=d.reflection,
+        help="serve gRPC server reflection of the public API (stud.v1 and health); "
+        "--no-reflection turns it off (default on)",
+    )
     add("--log-level", choices=LOG_LEVELS, default=d.log_level, help="default info")
+    add(
+        "--log-queue-lines",
+        type=_positive_int,
+        default=d.log_queue_lines,
+        help="log lines held for stdout at most; more are dropped and counted "
+        f"(stud_log_lines_dropped_total) (default {d.log_queue_lines})",
+    )
     add(
         "--http-port",
         type=_port,
@@ -224,15 +280,21 @@ def parse_config(
         metrics_port=ns.metrics_port,
         workers=ns.workers,
         threads=ns.threads,
+        max_expensive_calls=ns.max_expensive_calls,
+        equity_cpu_seconds=ns.equity_cpu_seconds,
         key_file=ns.key_file,
         sealing_keys=env.get(KEYS_ENV) or None,
         dev=ns.dev,
         allow_test_decks=ns.allow_test_decks,
         max_message_bytes=ns.max_message_bytes,
         max_concurrent_rpcs=ns.max_concurrent_rpcs,
+        max_streams_per_connection=ns.max_streams_per_connection,
+        receive_timeout_seconds=ns.receive_timeout_seconds,
         grace_seconds=ns.grace_seconds,
         max_connection_age_seconds=ns.max_connection_age_seconds,
+        reflection=ns.reflection,
         log_level=ns.log_level,
+        log_queue_lines=ns.log_queue_lines,
         http_port=ns.http_port,
         tls_cert=ns.tls_cert,
         tls_key=ns.tls_key,

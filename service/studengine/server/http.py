@@ -9,12 +9,17 @@ BadRequest as Connect error details), TLS and mTLS with the same certificate opt
 graceful shutdown: ``GET /healthz`` answers 200 ``SERVING`` until shutdown starts, then 503
 ``NOT_SERVING``; calls in flight get ``grace`` seconds.
 
-Handlers are CPU-bound and short: they run on the event loop (a thread hop would cost more
-than most calls), except Equity, which may work up to its deadline and runs in a thread.
+The calls are the gRPC port's (``api.calls.ApiCalls``, one per worker): the cheap ones run
+on the event loop, Equity and large Evaluate batches in the worker's bounded pool (the
+same RESOURCE_EXHAUSTED, reason LIMIT_EXCEEDED, beyond its limit, the same Equity CPU
+cap), so the bounds hold whatever port the calls come in on. HTTP/2 streams per
+connection are bounded by ``--max-streams-per-connection``; a call is counted in
+``grpc_server_in_flight{stage="handling"}`` while it runs (Connect reads the body before
+the handler, so there is no ``receiving`` stage here).
 
-``HttpListener(config, keyring)``: ``await serve()`` / ``await shutdown(grace)`` inside an
-event loop, or ``start()`` / ``stop(grace)`` to run it on its own thread and loop beside
-the (threaded) gRPC server.
+``HttpListener(config, calls, tls, reuse_port)`` is a worker's listener: ``await start()``
+serves hypercorn as a task of the worker's event loop (beside the gRPC listener), ``await
+stop(grace)`` drains it.
 """
 
 from __future__ import annotations
@@ -22,10 +27,8 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import socket
-import threading
 import time
-from collections.abc import Awaitable, Callable
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, TypeVar
 
 import grpc
@@ -37,12 +40,11 @@ from protobuf.wkt import Any as AnyDetail
 from stud_api.stud.v1 import stud_engine_connect as connect
 from stud_api.stud.v1 import stud_engine_pb2 as pb
 
+from studengine.api.calls import ApiCalls
 from studengine.api.errors import ApiError, details
-from studengine.api.handlers import Handlers
 from studengine.server import metrics
 from studengine.server.config import ConfigError, ServerConfig
 from studengine.server.tls import TlsFiles
-from studengine.state.sealing import KeyRing
 
 SERVICE_NAME = "stud.v1.StudEngineService"
 HEALTH_PATH = "/healthz"
@@ -76,6 +78,7 @@ class _Method:
         self.labels = labels
         self.started = metrics.GRPC_STARTED.labels(*labels)
         self.seconds = metrics.GRPC_HANDLING_SECONDS.labels(*labels)
+        self.handling = metrics.GRPC_IN_FLIGHT.labels(*labels, "handling")
         self.handled: dict[grpc.StatusCode, Any] = {}
 
     def finish(self, t0: float, code: grpc.StatusCode) -> None:
@@ -95,67 +98,79 @@ class _Method:
 
 
 class StudEngineConnect:
-    """``stud.v1.StudEngineService`` for connectrpc, over the handlers."""
+    """``stud.v1.StudEngineService`` for connectrpc, over the worker's ``ApiCalls`` (the
+    gRPC port's: the same expensive-call bound and Equity CPU cap)."""
 
-    def __init__(self, handlers: Handlers, max_concurrent: int, threads: int) -> None:
-        self.handlers = handlers
+    def __init__(self, calls: ApiCalls, max_concurrent: int) -> None:
+        self.calls = calls
         self.max_concurrent = max_concurrent
         self.in_flight = 0
         self._methods = {name: _Method(name) for name in pb.DESCRIPTOR.services_by_name[
             "StudEngineService"].methods_by_name}  # fmt: skip
-        self._threads = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="http-rpc")
 
     async def _call(
-        self, name: str, handler: Callable[[Req], Resp], request: Req, in_thread: bool = False
+        self, name: str, call: Callable[[Req], Coroutine[Any, Any, Resp]], request: Req
     ) -> Resp:
-        if self.in_flight >= self.max_concurrent:  # as gRPC's limit: before any handler
-            raise ConnectError(Code.RESOURCE_EXHAUSTED, "too many calls in progress")
         method = self._methods[name]
         t0 = time.perf_counter()
         method.started.inc()
+        if self.in_flight >= self.max_concurrent:  # as gRPC's limit: before any handler
+            metrics.rejected("too_many_calls")
+            method.finish(t0, grpc.StatusCode.RESOURCE_EXHAUSTED)
+            raise ConnectError(
+                Code.RESOURCE_EXHAUSTED,
+                f"this server holds {self.max_concurrent} calls at once (its limit); "
+                "retry with backoff",
+            )
         context = contextvars.Context()  # what the handler binds for the log line
         code = grpc.StatusCode.OK
         self.in_flight += 1
+        method.handling.inc()
         try:
-            if in_thread:
-                loop = asyncio.get_running_loop()
-                return await loop.run_in_executor(self._threads, context.run, handler, request)
-            return context.run(handler, request)
+            # its own task: the handler's log fields stay in ``context``; a client that
+            # leaves cancels it (and so the expensive work it waits for)
+            return await asyncio.create_task(call(request), context=context)
         except ApiError as error:
             code = error.code
-            self.handlers.observer.rejected(error.metric_label)
+            self.calls.observer.rejected(error.metric_label)
             raise connect_error(error) from None
+        except asyncio.CancelledError:
+            code = grpc.StatusCode.CANCELLED
+            raise
         except Exception:
             code = grpc.StatusCode.UNKNOWN
             context.run(_server_log.exception, "call failed", method=method.full)
             raise ConnectError(Code.INTERNAL, "internal error") from None
         finally:
             self.in_flight -= 1
+            method.handling.dec()
             context.run(method.finish, t0, code)
 
     async def start_hand(self, request: pb.StartHandRequest, ctx: Any) -> pb.StartHandResponse:
-        return await self._call("StartHand", self.handlers.start_hand, request)
+        return await self._call("StartHand", self.calls.start_hand, request)
 
     async def act(self, request: pb.ActRequest, ctx: Any) -> pb.ActResponse:
-        return await self._call("Act", self.handlers.act, request)
+        return await self._call("Act", self.calls.act, request)
 
     async def get_view(self, request: pb.GetViewRequest, ctx: Any) -> pb.GetViewResponse:
-        return await self._call("GetView", self.handlers.get_view, request)
+        return await self._call("GetView", self.calls.get_view, request)
 
     async def evaluate(self, request: pb.EvaluateRequest, ctx: Any) -> pb.EvaluateResponse:
-        return await self._call("Evaluate", self.handlers.evaluate, request)
+        return await self._call("Evaluate", self.calls.evaluate, request)
 
     async def get_hand_history(
         self, request: pb.GetHandHistoryRequest, ctx: Any
     ) -> pb.GetHandHistoryResponse:
-        return await self._call("GetHandHistory", self.handlers.get_hand_history, request)
+        return await self._call("GetHandHistory", self.calls.get_hand_history, request)
 
     async def equity(self, request: pb.EquityRequest, ctx: Any) -> pb.EquityResponse:
         timeout_ms = ctx.timeout_ms
         remaining = None if timeout_ms is None else timeout_ms / 1000
-        return await self._call(
-            "Equity", lambda r: self.handlers.equity(r, remaining), request, in_thread=True
-        )
+
+        async def equity(checked: pb.EquityRequest) -> pb.EquityResponse:
+            return await self.calls.equity(checked, remaining)
+
+        return await self._call("Equity", equity, request)
 
 
 ASGIApp = Callable[[dict[str, Any], Any, Any], Awaitable[None]]
@@ -185,10 +200,8 @@ class App:
         await self.connect(scope, receive, send)
 
 
-def build_app(config: ServerConfig, keyring: KeyRing) -> App:
-    handlers = Handlers(keyring, config.allow_test_decks, observer=metrics)
-    service = StudEngineConnect(handlers, config.max_concurrent_rpcs, config.threads)
-    return App(service, config.max_message_bytes)
+def build_app(config: ServerConfig, calls: ApiCalls) -> App:
+    return App(StudEngineConnect(calls, config.max_concurrent_rpcs), config.max_message_bytes)
 
 
 def listening_socket(host: str, port: int, reuse_port: bool) -> socket.socket:
@@ -209,14 +222,14 @@ def listening_socket(host: str, port: int, reuse_port: bool) -> socket.socket:
 
 
 class HttpListener:
-    """The HTTP port, served by hypercorn."""
+    """The HTTP port, served by hypercorn as a task on the worker's event loop."""
 
     def __init__(
-        self, config: ServerConfig, keyring: KeyRing, tls: TlsFiles | None, reuse_port: bool
+        self, config: ServerConfig, calls: ApiCalls, tls: TlsFiles | None, reuse_port: bool
     ) -> None:
         from hypercorn.config import Config
 
-        self.app = build_app(config, keyring)
+        self.app = build_app(config, calls)
         self.sock = listening_socket(config.host, config.http_port or 0, reuse_port)
         self.port: int = self.sock.getsockname()[1]
         hyper = Config()
@@ -225,6 +238,7 @@ class HttpListener:
         hyper.accesslog = None
         hyper.errorlog = None
         hyper.h11_max_incomplete_size = 64 * 1024
+        hyper.h2_max_concurrent_streams = config.max_streams_per_connection
         if tls is not None:
             hyper.certfile, hyper.keyfile = str(tls.cert), str(tls.key)
             if tls.client_ca is not None:
@@ -233,16 +247,13 @@ class HttpListener:
                 hyper.ca_certs = str(tls.client_ca)
                 hyper.verify_mode = ssl.CERT_REQUIRED
         self._config = hyper
-        self._stop: asyncio.Event | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._thread: threading.Thread | None = None
+        self._stop = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
 
     async def serve(self) -> None:
         """Serve until ``shutdown``; returns once calls in flight are done (or grace ends)."""
         from hypercorn.asyncio import serve
 
-        self._loop = asyncio.get_running_loop()
-        self._stop = asyncio.Event()
         self.sock.detach()  # hypercorn owns the descriptor now (it closes it when done)
         await serve(self.app, self._config, shutdown_trigger=self._stop.wait)  # type: ignore[arg-type]
 
@@ -250,31 +261,20 @@ class HttpListener:
         """NOT_SERVING, stop accepting, let calls in flight finish within ``grace``."""
         self.app.serving = False
         self._config.graceful_timeout = grace
-        if self._stop is not None:
-            self._stop.set()
+        self._stop.set()
 
-    # ---- beside a threaded gRPC server -------------------------------------------------
+    # ---- a worker's listener ----------------------------------------------------------
 
-    def start(self) -> None:
-        """Serve on a thread of its own with its own event loop."""
-        started = threading.Event()
+    async def start(self) -> None:
+        """Serve as a task of the running loop (the worker's, beside the gRPC port)."""
+        self._task = asyncio.create_task(self.serve(), name="http")
+        await asyncio.sleep(0)  # hypercorn takes the socket and starts accepting
+        if self._task.done():
+            self._task.result()  # a failure to start is the caller's
 
-        def run() -> None:
-            async def main() -> None:
-                task = asyncio.ensure_future(self.serve())
-                await asyncio.sleep(0)
-                started.set()
-                await task
-
-            asyncio.run(main())
-
-        self._thread = threading.Thread(target=run, name="http", daemon=True)
-        self._thread.start()
-        started.wait(30)
-
-    def stop(self, grace: float) -> None:
-        """``shutdown(grace)`` from another thread; returns when the port has drained."""
-        if self._loop is not None and self._thread is not None:
-            asyncio.run_coroutine_threadsafe(self.shutdown(grace), self._loop).result(10)
-            self._thread.join(grace + 10)
+    async def stop(self, grace: float) -> None:
+        """``shutdown(grace)``; returns when the port has drained."""
+        await self.shutdown(grace)
+        if self._task is not None:
+            await self._task
         self.sock.close()  # a no-op once hypercorn took the descriptor

@@ -1,41 +1,63 @@
-"""The call interceptor: gRPC server metrics and one JSON log line per call.
+"""The call interceptor (``grpc.aio``): limits, gRPC server metrics and one JSON log line
+per call.
 
-Runs on every call, so it stays small: the method name is split and the metric children
-are looked up once per method (and per status code); each call runs in a fresh
-``contextvars.Context``, so the fields the handler binds for the log line need no clearing;
-the line is written once, when the call ends. ``grpc_server_started_total`` counts a call
-when its handler begins (calls gRPC refuses before that, over the concurrency or message
-size limit, are in neither counter); the handling time runs from when the server received
-the call. Streams that hold no thread (the health Watch) keep holding none.
+Every call is counted in ``grpc_server_in_flight`` from the moment its headers arrive,
+by stage: ``receiving`` until its request message has arrived in full, then ``handling``.
+A unary request is read here, not by gRPC: the method is served as if its request were
+a stream, so that (1) a call over ``max_concurrent_rpcs`` is refused with
+RESOURCE_EXHAUSTED at once, without waiting for a body that may never come, and (2) a
+request that has not arrived in full within ``receive_timeout`` seconds (a stalled or
+very slow client) is answered DEADLINE_EXCEEDED and its stream closed; gRPC core has no
+such bound per stream. The health service is exempt from the limit, so that probes are
+answered however many calls are open.
+
+``grpc_server_started_total`` counts a call when its headers arrive; the handling time
+runs from then to the end. Each call runs in its own task, so the fields the handler
+binds for the log line (structlog contextvars) go away with it.
 """
 
 from __future__ import annotations
 
-import contextvars
+import asyncio
+import inspect
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import grpc
 import structlog
+from grpc_health.v1.health import SERVICE_NAME as HEALTH_SERVICE
 
 from studengine.server import metrics
 
 _log = structlog.get_logger("studengine.rpc")
-_clear_context: Callable[[], None] = structlog.contextvars.clear_contextvars
+
+Behavior = Callable[..., Any]
 
 
 class _Method:
     """Metric children of one method, cached (``labels()`` takes a lock and a dict walk)."""
 
-    __slots__ = ("full", "handled", "labels", "seconds", "started")
+    __slots__ = (
+        "exempt",
+        "full",
+        "handled",
+        "handling",
+        "labels",
+        "receiving",
+        "seconds",
+        "started",
+    )
 
     def __init__(self, full: str, kind: str) -> None:
         service, _, name = full.lstrip("/").rpartition("/")
         self.full = full
+        self.exempt = service == HEALTH_SERVICE
         self.labels = (service, name, kind)
         self.started = metrics.GRPC_STARTED.labels(*self.labels)
         self.seconds = metrics.GRPC_HANDLING_SECONDS.labels(*self.labels)
+        self.receiving = metrics.GRPC_IN_FLIGHT.labels(*self.labels, "receiving")
+        self.handling = metrics.GRPC_IN_FLIGHT.labels(*self.labels, "handling")
         self.handled: dict[grpc.StatusCode, Any] = {}
 
     def finish(self, t0: float, code: grpc.StatusCode) -> None:
@@ -49,108 +71,151 @@ class _Method:
         _log.info("rpc", method=self.full, code=code.name, duration_ms=round(elapsed * 1000, 3))
 
 
-def _code_of(context: grpc.ServicerContext, failed: bool) -> grpc.StatusCode:
-    code = context.code()  # type: ignore[attr-defined]  # set by abort() / set_code()
-    if isinstance(code, grpc.StatusCode):
-        return code
-    return grpc.StatusCode.UNKNOWN if failed else grpc.StatusCode.OK
-
-
 def _kind(handler: Any) -> str:
     if handler.request_streaming:
         return "bidi_stream" if handler.response_streaming else "client_stream"
     return "server_stream" if handler.response_streaming else "unary"
 
 
-class ObservingInterceptor(grpc.ServerInterceptor):  # type: ignore[type-arg]
-    """Counts, times and logs every call (metrics with the usual ``grpc_server_*`` names)."""
+class _Stage:
+    """Which ``grpc_server_in_flight`` stage a call is counted in."""
 
-    def __init__(self) -> None:
+    __slots__ = ("gauge", "method")
+
+    def __init__(self, method: _Method) -> None:
+        self.method = method
+        self.gauge = method.receiving
+        self.gauge.inc()
+
+    def received(self) -> None:
+        self.gauge.dec()
+        self.gauge = self.method.handling
+        self.gauge.inc()
+
+    def end(self) -> None:
+        self.gauge.dec()
+
+
+async def _respond(behavior: Behavior, request: Any, context: Any) -> None:
+    """Run a response-streaming behavior: an async generator, or one that writes itself."""
+    result = behavior(request, context)
+    if inspect.isasyncgen(result):
+        async for response in result:
+            await context.write(response)
+    else:
+        await result
+
+
+class ObservingInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
+    """Counts, limits, times and logs every call (metrics with the usual ``grpc_server_*``
+    names). ``max_concurrent_rpcs``: calls this server holds at once, health excluded;
+    ``receive_timeout``: seconds a request may take to arrive in full (None: no bound)."""
+
+    def __init__(
+        self, max_concurrent_rpcs: int | None = None, receive_timeout: float | None = None
+    ) -> None:
         self._methods: dict[str, _Method] = {}
+        self.limit = max_concurrent_rpcs
+        self.receive_timeout = receive_timeout
+        self.active = 0  # calls open now, health excluded (touched on the event loop only)
 
-    def intercept_service(
+    async def intercept_service(
         self,
-        continuation: Callable[[grpc.HandlerCallDetails], Any],
+        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[Any]],
         details: grpc.HandlerCallDetails,
     ) -> Any:
         # ``handler`` is grpc's RpcMethodHandler namedtuple: swap in the observed behavior
-        handler: Any = continuation(details)
+        handler: Any = await continuation(details)
         if handler is None:  # unknown method: grpc answers UNIMPLEMENTED itself
             return None
         full: str = details.method
         method = self._methods.get(full)
         if method is None:
             method = self._methods[full] = _Method(full, _kind(handler))
-        t0 = time.perf_counter()
         if handler.unary_unary is not None:
-            return handler._replace(unary_unary=_unary(handler.unary_unary, method, t0))
+            inner = handler.unary_unary
+
+            async def unary(requests: Any, context: Any, stage: _Stage) -> Any:
+                return await inner(await self._receive(requests, context, stage), context)
+
+            return handler._replace(
+                request_streaming=True, unary_unary=None, stream_unary=self._observed(unary, method)
+            )
         if handler.unary_stream is not None:
-            if getattr(handler.unary_stream, "experimental_non_blocking", False):
-                return handler._replace(
-                    unary_stream=_non_blocking(handler.unary_stream, method, t0)
-                )
-            return handler._replace(unary_stream=_streaming(handler.unary_stream, method, t0))
+            inner = handler.unary_stream
+
+            async def server_stream(requests: Any, context: Any, stage: _Stage) -> None:
+                await _respond(inner, await self._receive(requests, context, stage), context)
+
+            return handler._replace(
+                request_streaming=True,
+                unary_stream=None,
+                stream_stream=self._observed(server_stream, method),
+            )
         if handler.stream_unary is not None:
-            return handler._replace(stream_unary=_unary(handler.stream_unary, method, t0))
-        return handler._replace(stream_stream=_streaming(handler.stream_stream, method, t0))
+            inner = handler.stream_unary
 
+            async def client_stream(requests: Any, context: Any, stage: _Stage) -> Any:
+                stage.received()  # messages come and go as the stream goes on
+                return await inner(requests, context)
 
-def _unary(
-    behavior: Callable[[Any, grpc.ServicerContext], Any], method: _Method, t0: float
-) -> Callable[[Any, grpc.ServicerContext], Any]:
-    def run(request: Any, context: grpc.ServicerContext) -> Any:
-        method.started.inc()
-        failed = True
+            return handler._replace(stream_unary=self._observed(client_stream, method))
+        inner = handler.stream_stream
+
+        async def bidi_stream(requests: Any, context: Any, stage: _Stage) -> None:
+            stage.received()
+            await _respond(inner, requests, context)
+
+        return handler._replace(stream_stream=self._observed(bidi_stream, method))
+
+    async def _receive(self, requests: Any, context: Any, stage: _Stage) -> Any:
+        """The one request message of a unary request, within ``receive_timeout``."""
         try:
-            response = behavior(request, context)
-            failed = False
-            return response
-        finally:
-            method.finish(t0, _code_of(context, failed))
+            async with asyncio.timeout(self.receive_timeout):
+                request = await context.read()
+        except TimeoutError:
+            metrics.rejected("receive_timeout")
+            await context.abort(
+                grpc.StatusCode.DEADLINE_EXCEEDED,
+                f"the request did not arrive in full within {self.receive_timeout:g} s",
+            )
+        if request is grpc.aio.EOF:  # type: ignore[attr-defined]
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "no request message")
+        stage.received()
+        return request
 
-    def observed(request: Any, context: grpc.ServicerContext) -> Any:
-        # a fresh context per call: what the handler binds for the log line starts empty
-        # and goes away with the call (cheaper than clearing the thread's context)
-        return contextvars.Context().run(run, request, context)
-
-    return observed
-
-
-def _streaming(
-    behavior: Callable[[Any, grpc.ServicerContext], Iterator[Any]], method: _Method, t0: float
-) -> Callable[[Any, grpc.ServicerContext], Iterator[Any]]:
-    def observed(request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
-        _clear_context()
-        method.started.inc()
-        failed = True
-        try:
-            yield from behavior(request, context)
-            failed = False
-        except GeneratorExit:  # the client went away: grpc closes the generator
-            failed = False
-            raise
-        finally:
-            code = _code_of(context, failed)
-            if code is grpc.StatusCode.OK and not context.is_active():
+    def _observed(
+        self, body: Callable[[Any, Any, _Stage], Awaitable[Any]], method: _Method
+    ) -> Callable[[Any, Any], Awaitable[Any]]:
+        async def observed(requests: Any, context: Any) -> Any:
+            t0 = time.perf_counter()
+            method.started.inc()
+            counted = not method.exempt
+            if counted and self.limit is not None and self.active >= self.limit:
+                metrics.rejected("too_many_calls")
+                method.finish(t0, grpc.StatusCode.RESOURCE_EXHAUSTED)
+                await context.abort(
+                    grpc.StatusCode.RESOURCE_EXHAUSTED,
+                    f"this server holds {self.limit} calls at once (its limit); retry with backoff",
+                )
+            if counted:
+                self.active += 1
+            stage = _Stage(method)
+            code = grpc.StatusCode.UNKNOWN
+            try:
+                result = await body(requests, context, stage)
+                code = context.code() or grpc.StatusCode.OK
+                return result
+            except grpc.aio.AbortError:
+                code = context.code() or grpc.StatusCode.UNKNOWN
+                raise
+            except asyncio.CancelledError:  # the client went away, or the server stops
                 code = grpc.StatusCode.CANCELLED
-            method.finish(t0, code)
+                raise
+            finally:
+                stage.end()
+                if counted:
+                    self.active -= 1
+                method.finish(t0, code)
 
-    return observed
-
-
-def _non_blocking(behavior: Any, method: _Method, t0: float) -> Any:
-    """A stream that answers through callbacks and holds no thread while open (the health
-    Watch): it stays that way, and is counted when gRPC ends it."""
-
-    def observed(request: Any, context: grpc.ServicerContext, send_response_callback: Any) -> Any:
-        method.started.inc()
-
-        def ended() -> None:  # a watch its client closes counts as OK
-            method.finish(t0, _code_of(context, False))
-
-        context.add_callback(ended)
-        return behavior(request, context, send_response_callback=send_response_callback)
-
-    observed.experimental_non_blocking = True  # type: ignore[attr-defined]
-    observed.experimental_thread_pool = behavior.experimental_thread_pool  # type: ignore[attr-defined]
-    return observed
+        return observed

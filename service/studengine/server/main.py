@@ -49,7 +49,11 @@ def load_keys(config: ServerConfig) -> tuple[Keys, bool]:
 
 def main(argv: Sequence[str] | None = None) -> None:
     config = parse_config(argv)
-    configure_logging(config.log_level, worker="main" if config.workers > 1 else 0)
+    configure_logging(
+        config.log_level,
+        queue_lines=config.log_queue_lines,
+        worker="main" if config.workers > 1 else 0,
+    )
     try:
         keys, ephemeral = load_keys(config)
         if ephemeral:

@@ -37,6 +37,13 @@ GRPC_HANDLING_SECONDS = Histogram(
     GRPC_LABELS,
     buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10),
 )
+GRPC_IN_FLIGHT = Gauge(
+    "grpc_server_in_flight",
+    "RPCs open on the server now: stage receiving (the request has not arrived in full: "
+    "a slow or stalled client) or handling.",
+    (*GRPC_LABELS, "stage"),
+    multiprocess_mode="livesum",
+)
 
 # ---- the game's metrics -----------------------------------------------------------------
 
@@ -45,6 +52,15 @@ HANDS_FINISHED = Counter("stud_hands_finished_total", "Hands played to the end."
 ACTIONS = Counter("stud_actions_total", "Actions applied.", ["variant", "action"])
 RAKE = Counter("stud_rake_chips_total", "Chips taken as rake (R-RAKE).", ["variant"])
 REJECTIONS = Counter("stud_rejections_total", "Requests refused, by reason.", ["reason"])
+WORK_CANCELLED = Counter(
+    "stud_work_cancelled_total",
+    "Expensive calls whose work stopped early because the caller cancelled or its deadline passed.",
+    ["method"],
+)
+LOG_LINES_DROPPED = Counter(
+    "stud_log_lines_dropped_total",
+    "Log lines dropped because the log queue was full (stdout not read fast enough).",
+)
 STATE_BYTES = Histogram(
     "stud_state_bytes",
     "Size of the sealed state returned, in bytes.",
@@ -73,6 +89,7 @@ _finished_child = functools.cache(HANDS_FINISHED.labels)
 _action_child = functools.cache(ACTIONS.labels)
 _rake_child = functools.cache(RAKE.labels)
 _rejection_child = functools.cache(REJECTIONS.labels)
+_cancelled_child = functools.cache(WORK_CANCELLED.labels)
 
 
 def hand_started(variant: str) -> None:
@@ -93,12 +110,22 @@ def rake_taken(variant: str, chips: int) -> None:
 
 def rejected(reason: str) -> None:
     """``reason``: bad_request, bad_state, illegal_action, out_of_turn, stale_seq,
-    hand_over, hand_not_over (a history asked too early), test_deck_refused, limit."""
+    hand_over, hand_not_over (a history asked too early), test_deck_refused, limit,
+    overloaded (too many expensive calls), cancelled, too_many_calls (over
+    --max-concurrent-rpcs), receive_timeout."""
     _rejection_child(reason).inc()
 
 
 def state_size(nbytes: int) -> None:
     STATE_BYTES.observe(nbytes)
+
+
+def work_cancelled(method: str) -> None:
+    _cancelled_child(method).inc()
+
+
+def log_lines_dropped(count: int) -> None:
+    LOG_LINES_DROPPED.inc(count)
 
 
 # ---- serving the metrics ------------------------------------------------------------------

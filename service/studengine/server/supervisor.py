@@ -28,6 +28,7 @@ from typing import Any
 import structlog
 
 from studengine.server.config import ConfigError, ServerConfig
+from studengine.server.logging import count_dropped_lines
 from studengine.server.signals import stop_event
 
 EXIT_CONFIG = 2
@@ -173,6 +174,9 @@ def run_workers(config: ServerConfig, keys: Keys, worker_main: WorkerMain) -> in
     supervisor = Supervisor(config, keys, worker_main)
     try:
         http = serve_metrics(config)
+        from studengine.server import metrics
+
+        count_dropped_lines(metrics.log_lines_dropped)
         if not supervisor.start_all(stop):
             if stop.is_set():
                 return supervisor.stop_all()

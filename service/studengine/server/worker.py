@@ -1,6 +1,14 @@
-"""A serving process: the gRPC server with the API servicer, health and reflection, the
-interceptor and the limits; ``run_single`` serves in this process, ``worker_main`` is the
-entry of each process the supervisor spawns.
+"""A serving process: one event loop running the worker's listeners (the gRPC port,
+``grpc_listener.GrpcListener``, and with ``--http-port`` the HTTP port,
+``http.HttpListener``: hypercorn as a task of the same loop) over one set of API calls
+(``api.calls.ApiCalls``), one health service and one pool for the expensive calls.
+``run_single`` serves in this process, ``worker_main`` is the entry of each process the
+supervisor spawns, ``BackgroundServer`` serves on a thread of this process (tests, tools).
+
+The listeners start together and drain together: on SIGTERM health turns NOT_SERVING on
+both ports (open watches are told and end, ``/healthz`` answers 503), every listener stops
+taking calls and lets the calls in flight finish within ``--grace-seconds``, then what is
+left is cancelled.
 
 gRPC is imported inside the functions: the supervisor process hands ``worker_main`` to
 its spawned workers and never starts gRPC itself.
@@ -8,154 +16,152 @@ its spawned workers and never starts gRPC itself.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import ctypes
 import os
 import signal
 import sys
-from collections.abc import Sequence
-from concurrent import futures
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import structlog
 
 from studengine.server.config import ConfigError, ServerConfig
-from studengine.server.logging import configure_logging
-from studengine.server.signals import stop_event, wait_for
+from studengine.server.logging import configure_logging, count_dropped_lines
+from studengine.server.signals import async_stop_event
 from studengine.server.supervisor import EXIT_CONFIG, Keys, prepare_multiprocess_dir, serve_metrics
 
 if TYPE_CHECKING:
-    import grpc
-    from grpc_health.v1.health import HealthServicer
-
+    from studengine.api.expensive import ExpensiveCalls
+    from studengine.server.grpc_listener import Health
     from studengine.server.http import HttpListener
     from studengine.state.sealing import KeyRing
 
-SERVICE_NAME = "stud.v1.StudEngineService"
 _log = structlog.get_logger("studengine.server")
 
 
-def server_options(config: ServerConfig, reuse_port: bool) -> list[tuple[str, int]]:
-    options = [
-        ("grpc.max_receive_message_length", config.max_message_bytes),
-        ("grpc.so_reuseport", int(reuse_port)),
-    ]
-    if config.max_connection_age_seconds > 0:
-        options += [
-            ("grpc.max_connection_age_ms", int(config.max_connection_age_seconds * 1000)),
-            ("grpc.max_connection_age_grace_ms", int(config.grace_seconds * 1000)),
-        ]
-    return options
+class Listener(Protocol):
+    """Something a worker serves on: started and drained with the others."""
 
+    port: int
 
-def build_grpc_server(config: ServerConfig, reuse_port: bool = False) -> grpc.Server:
-    """A sync gRPC server with the configured limits and the metrics/logging interceptor.
+    async def start(self) -> None: ...
 
-    Sync ``grpc.server`` with a small thread pool measured cheaper in CPU per call than
-    ``grpc.aio`` here (``make bench-rpc`` prints both for the echo service).
-    """
-    import grpc
-
-    from studengine.server.interceptors import ObservingInterceptor
-
-    return grpc.server(
-        futures.ThreadPoolExecutor(max_workers=config.threads, thread_name_prefix="rpc"),
-        interceptors=[ObservingInterceptor()],
-        options=server_options(config, reuse_port),
-        maximum_concurrent_rpcs=config.max_concurrent_rpcs,
-    )
-
-
-def add_health_and_reflection(server: grpc.Server, services: Sequence[str]) -> HealthServicer:
-    """Standard health checking (SERVING for "" and each service) and server reflection."""
-    from grpc_health.v1 import health, health_pb2, health_pb2_grpc
-    from grpc_reflection.v1alpha import reflection
-
-    checker = health.HealthServicer()
-    health_pb2_grpc.add_HealthServicer_to_server(checker, server)
-    for name in ("", *services):
-        checker.set(name, health_pb2.HealthCheckResponse.SERVING)
-    names = (*services, health.SERVICE_NAME, reflection.SERVICE_NAME)
-    reflection.enable_server_reflection(names, server)
-    return checker
-
-
-def bind(server: grpc.Server, config: ServerConfig) -> int:
-    """Bind the port (TLS when configured); the port bound (useful with ``--port 0``)."""
-    from studengine.server.tls import grpc_credentials, tls_files
-
-    files = tls_files(config)
-    try:
-        if files is None:
-            port = server.add_insecure_port(config.address)
-        else:
-            port = server.add_secure_port(config.address, grpc_credentials(files))
-    except RuntimeError as exc:
-        raise ConfigError(f"cannot listen on {config.address}: {exc}") from None
-    if port == 0:
-        raise ConfigError(f"cannot listen on {config.address}")
-    return port
+    async def stop(self, grace: float) -> None: ...
 
 
 @dataclass
-class RunningServer:
-    server: grpc.Server
-    health: HealthServicer
-    port: int
-    http: HttpListener | None = None  # the HTTP port, on its own thread
+class Serving:
+    """A worker's running listeners and what they share."""
+
+    listeners: list[Listener]
+    health: Health
+    expensive: ExpensiveCalls
+    http: HttpListener | None = None  # the HTTP port's listener, also in ``listeners``
+
+    @property
+    def port(self) -> int:
+        """The gRPC port (the first listener's)."""
+        return self.listeners[0].port
 
     @property
     def http_port(self) -> int | None:
-        return self.http.port if self.http else None
+        return self.http.port if self.http is not None else None
 
-    def shutdown(self, grace: float) -> None:
-        """NOT_SERVING, refuse new calls, let calls in flight finish within ``grace`` (both
-        ports drain together)."""
-        self.health.enter_graceful_shutdown()
-        stopped = self.server.stop(grace)
+    async def drain(self, grace: float) -> None:
+        """NOT_SERVING (on both ports), then every listener lets its calls finish within
+        ``grace``, together."""
         if self.http is not None:
-            self.http.stop(grace)
-        stopped.wait()
+            self.http.app.serving = False
+        await self.health.shut_down()
+        await asyncio.gather(*(listener.stop(grace) for listener in self.listeners))
+        self.expensive.shutdown()
 
 
-def start_server(config: ServerConfig, keyring: KeyRing, reuse_port: bool = False) -> RunningServer:
-    """Start the Stud Engine service in this process (also what tests use in-process)."""
-    from studengine.api.servicer import StudEngineServicer, add_servicer
+async def start_serving(
+    config: ServerConfig, keyring: KeyRing, reuse_port: bool = False
+) -> Serving:
+    """Start every listener of a worker on the running loop: the gRPC port, and the HTTP
+    port with ``--http-port``, over one ``ApiCalls`` (one expensive-call pool), TLS on both
+    when configured."""
+    from studengine.api.calls import ApiCalls
+    from studengine.api.expensive import ExpensiveCalls
+    from studengine.api.handlers import Handlers
+    from studengine.api.servicer import SERVICE_NAME, StudEngineServicer
     from studengine.server import metrics
+    from studengine.server.grpc_listener import GrpcListener, Health
+    from studengine.server.tls import tls_files
 
     metrics.record_build_info()
-    server = build_grpc_server(config, reuse_port)
-    add_servicer(server, StudEngineServicer(keyring, config.allow_test_decks, metrics))
-    checker = add_health_and_reflection(server, [SERVICE_NAME])
-    port = bind(server, config)
+    tls = tls_files(config)
+    expensive = ExpensiveCalls(config.threads, config.max_expensive_calls)
+    handlers = Handlers(
+        keyring,
+        config.allow_test_decks,
+        observer=metrics,
+        equity_cpu_seconds=config.equity_cpu_seconds,
+    )
+    calls = ApiCalls(handlers, expensive)
+    servicer = StudEngineServicer(keyring, config.allow_test_decks, calls=calls)
+    health = Health([SERVICE_NAME])
+    listeners: list[Listener] = [GrpcListener(config, servicer, health, reuse_port, tls)]
     http = None
-    if config.http_port is not None:
-        from studengine.server.http import HttpListener
-        from studengine.server.tls import tls_files
+    started: list[Listener] = []
+    try:
+        if config.http_port is not None:
+            from studengine.server.http import HttpListener
 
-        http = HttpListener(config, keyring, tls_files(config), reuse_port)
-    server.start()
-    if http is not None:
-        http.start()
-    return RunningServer(server, checker, port, http)
+            http = HttpListener(config, calls, tls, reuse_port)
+            listeners.append(http)
+        for listener in listeners:
+            await listener.start()
+            started.append(listener)
+    except BaseException:
+        await asyncio.gather(*(listener.stop(0) for listener in started))
+        if http is not None and http not in started:
+            http.sock.close()
+        expensive.shutdown()
+        raise
+    return Serving(listeners, health, expensive, http)
+
+
+async def _serve(
+    config: ServerConfig, keyring: KeyRing, reuse_port: bool, announce: Callable[[Serving], None]
+) -> None:
+    stop = async_stop_event()
+    serving = await start_serving(config, keyring, reuse_port)
+    announce(serving)
+    await stop.wait()
+    _log.info("shutting down", grace_seconds=config.grace_seconds)
+    await serving.drain(config.grace_seconds)
+
+
+def _count_dropped_log_lines() -> None:
+    from studengine.server import metrics
+
+    count_dropped_lines(metrics.log_lines_dropped)
 
 
 def run_single(config: ServerConfig, keys: Keys) -> int:
     from studengine.state.sealing import KeyRing
 
     prepare_multiprocess_dir(make=False)  # one process: multiprocess mode only if asked
-    stop = stop_event()
     http = serve_metrics(config)
-    running = start_server(config, KeyRing(keys))
-    _log.info(
-        "serving", host=config.host, port=running.port, http_port=running.http_port, workers=1
-    )
-    wait_for(stop)
-    _log.info("shutting down", grace_seconds=config.grace_seconds)
-    running.shutdown(config.grace_seconds)
-    if http is not None:
-        http.shutdown()
+    _count_dropped_log_lines()
+
+    def announce(serving: Serving) -> None:
+        _log.info(
+            "serving", host=config.host, port=serving.port, http_port=serving.http_port, workers=1
+        )
+
+    try:
+        asyncio.run(_serve(config, KeyRing(keys), False, announce))
+    finally:
+        if http is not None:
+            http.shutdown()
     _log.info("stopped")
     return 0
 
@@ -164,19 +170,47 @@ def worker_main(config: ServerConfig, keys: Keys, index: int, ready: Any, parent
     """A worker process: serve on the shared port until SIGTERM, then drain and exit 0."""
     from studengine.state.sealing import KeyRing
 
-    configure_logging(config.log_level, worker=index)
+    configure_logging(config.log_level, queue_lines=config.log_queue_lines, worker=index)
     _exit_with_parent(parent)
-    stop = stop_event()
+    _count_dropped_log_lines()
+
+    def announce(serving: Serving) -> None:
+        _log.info("worker serving", port=serving.port, http_port=serving.http_port)
+        ready.put(index)
+
     try:
-        running = start_server(config, KeyRing(keys), reuse_port=True)
+        asyncio.run(_serve(config, KeyRing(keys), True, announce))
     except ConfigError as exc:
         _log.error("worker cannot start", error=str(exc))
         sys.exit(EXIT_CONFIG)
-    _log.info("worker serving", port=running.port)
-    ready.put(index)
-    wait_for(stop)
-    running.shutdown(config.grace_seconds)
     _log.info("worker stopped")
+
+
+class BackgroundServer:
+    """The listeners of one worker served on a thread of this process, with an event loop
+    of their own (tests and tools): ``port``, then ``stop()``."""
+
+    def __init__(self, config: ServerConfig, keyring: KeyRing) -> None:
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, name="serving", daemon=True)
+        self._thread.start()
+        started = asyncio.run_coroutine_threadsafe(start_serving(config, keyring), self._loop)
+        try:
+            self.serving = started.result(60)
+        except BaseException:
+            self._close()
+            raise
+        self.port = self.serving.port
+
+    def stop(self, grace: float | None = None) -> None:
+        drained = asyncio.run_coroutine_threadsafe(self.serving.drain(grace or 0), self._loop)
+        drained.result(60 + (grace or 0))
+        self._close()
+
+    def _close(self) -> None:
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(30)
+        self._loop.close()
 
 
 def _exit_with_parent(parent: int) -> None:
