@@ -143,31 +143,33 @@ def single_call_entries(
 
 
 class PlainLoop:
-    """Our core compiled with gcc -O3 into a small program looping over a hands file."""
+    """Our core compiled with gcc -O3 into a small program (``source``, C text) that loops
+    over a hands file: ``program FILE SIZE ROUNDS [EXTRA...]`` prints the best seconds and
+    a checksum of the values."""
 
-    def __init__(self, directory: str) -> None:
+    def __init__(self, directory: str, source: str = LOOP_C, name: str = "loop") -> None:
         self.directory = Path(directory)
+        self.name = name
         gcc = shutil.which("gcc") or shutil.which("cc")
         self.program: Path | None = None
         if gcc is None:
             print("  (no C compiler: plain C loop skipped)")
             return
-        source, program = self.directory / "loop.c", self.directory / "loop"
-        source.write_text(LOOP_C)
+        source_file, program = self.directory / f"{name}.c", self.directory / name
+        source_file.write_text(source)
         subprocess.run(
-            [gcc, "-O3", "-I", str(CORE_DIR), str(source), "-o", str(program)], check=True
+            [gcc, "-O3", "-I", str(CORE_DIR), str(source_file), "-o", str(program)], check=True
         )
         self.program = program
 
-    def run(self, buffer: bytes, size: int, rounds: int) -> tuple[float, int]:
-        """Seconds of the best of ``rounds`` passes, and the sum of the ranks."""
+    def run(self, buffer: bytes, size: int, rounds: int, *extra: str) -> tuple[float, int]:
+        """Seconds of the best of ``rounds`` passes, and the sum of the values."""
         assert self.program is not None
-        data = self.directory / f"hands{size}.bin"
+        data = self.directory / f"{self.name}-hands{size}.bin"
         if not data.exists():
             data.write_bytes(buffer)
-        out = subprocess.run(
-            [str(self.program), str(data), str(size), str(rounds)], check=True, capture_output=True
-        ).stdout.split()
+        args = [str(self.program), str(data), str(size), str(rounds), *extra]
+        out = subprocess.run(args, check=True, capture_output=True).stdout.split()
         return float(out[0]), int(out[1])
 
 

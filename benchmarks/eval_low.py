@@ -13,19 +13,16 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import shutil
-import subprocess
 import tempfile
 import time
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import Any
 
 from studengine import evaluator
 from studengine.cards import format_cards
 from studengine.evaluator import _twin
 
-from benchmarks.eval import CORE_DIR, best_rates, random_hands
+from benchmarks.eval import PlainLoop, best_rates, random_hands
 
 LOW_LOOP_C = r"""
 #include <stdio.h>
@@ -93,35 +90,7 @@ def single_call_entries(hands: Sequence[Sequence[int]], slow: int, eight: bool) 
     return entries
 
 
-class PlainLowLoop:
-    """Our low core compiled with gcc -O3 into a small program looping over a file."""
-
-    def __init__(self, directory: str) -> None:
-        self.directory = Path(directory)
-        gcc = shutil.which("gcc") or shutil.which("cc")
-        self.program: Path | None = None
-        if gcc is None:
-            print("  (no C compiler: plain C loop skipped)")
-            return
-        source, program = self.directory / "low_loop.c", self.directory / "low_loop"
-        source.write_text(LOW_LOOP_C)
-        subprocess.run(
-            [gcc, "-O3", "-I", str(CORE_DIR), str(source), "-o", str(program)], check=True
-        )
-        self.program = program
-
-    def run(self, buffer: bytes, size: int, eight: bool, rounds: int) -> tuple[float, int]:
-        """Seconds of the best of ``rounds`` passes, and the sum of the values."""
-        assert self.program is not None
-        data = self.directory / f"low_hands{size}.bin"
-        if not data.exists():
-            data.write_bytes(buffer)
-        args = [str(self.program), str(data), str(size), str(rounds), str(int(eight))]
-        out = subprocess.run(args, check=True, capture_output=True).stdout.split()
-        return float(out[0]), int(out[1])
-
-
-def batch_vs_plain(size: int, eight: bool, ours: float, plain: PlainLowLoop) -> None:
+def batch_vs_plain(size: int, eight: bool, ours: float, plain: PlainLoop) -> None:
     hands = random_hands(1_000_000, size, seed=200 + size)
     buffer = bytes(c for h in hands for c in h)
     many = evaluator.evaluate_low8_many if eight else evaluator.evaluate_low_many
@@ -133,7 +102,7 @@ def batch_vs_plain(size: int, eight: bool, ours: float, plain: PlainLowLoop) -> 
         values = many(buffer, size)
         batch_best = min(batch_best, time.perf_counter() - start)
         if plain.program is not None:
-            seconds, checksum = plain.run(buffer, size, eight, rounds=2)
+            seconds, checksum = plain.run(buffer, size, 2, str(int(eight)))
             plain_best = min(plain_best, seconds)
     batch = len(hands) / batch_best
     print(f"    batch {name:18} {batch / 1e6:7.1f} M/s  {batch / ours:6.1f}x the single C call")
@@ -151,7 +120,7 @@ def run(count: int = 100_000, slow: int = 10_000, rounds: int = 5) -> None:
         f"slow ones: the first {slow:,}); best of {rounds} passes taken in turns"
     )
     with tempfile.TemporaryDirectory() as tmp:
-        plain = PlainLowLoop(tmp)
+        plain = PlainLoop(tmp, LOW_LOOP_C, "low_loop")
         for eight in (False, True):
             title = "eight-or-better low" if eight else "ace-to-five low"
             for size in (7, 5):
