@@ -3,6 +3,7 @@ target parsing and the chip check (``devserver`` starts a server for a session).
 
 from __future__ import annotations
 
+import argparse
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -93,6 +94,23 @@ def history_request(update: pb.HandUpdate, audience: str) -> pb.GetHandHistoryRe
     return pb.GetHandHistoryRequest(state=update.state, audience=HISTORY_AUDIENCES[audience])
 
 
+def add_history_options(parser: argparse.ArgumentParser, default_audience: str) -> None:
+    """``--history-dir DIR`` and ``--history-audience``, as stud-play and stud-load take them."""
+    parser.add_argument(
+        "--history-dir",
+        type=Path,
+        default=None,
+        help="write each finished hand's history there as HAND_ID.phh (PHH)",
+    )
+    parser.add_argument(
+        "--history-audience",
+        choices=sorted(HISTORY_AUDIENCES),
+        default=default_audience,
+        help="the players' history (mucked down cards hidden) or the audit one (every card); "
+        "default %(default)s",
+    )
+
+
 def save_history(directory: Path, history: pb.GetHandHistoryResponse) -> Path:
     """Write one hand's PHH history as ``DIR/<hand_id>.phh``; returns the path."""
     directory.mkdir(parents=True, exist_ok=True)
@@ -126,6 +144,7 @@ __all__ = [
     "MAX_PLAYERS",
     "VARIANTS",
     "VARIANT_NAMES",
+    "add_history_options",
     "chips_conserved",
     "default_table",
     "describe_action",

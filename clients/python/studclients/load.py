@@ -51,9 +51,9 @@ from studclients.bots import (
 from studclients.client import (
     CALL_TIMEOUT,
     CHANNEL_OPTIONS,
-    HISTORY_AUDIENCES,
     MAX_PLAYERS,
     VARIANTS,
+    add_history_options,
     default_table,
     history_request,
     parse_targets,
@@ -469,18 +469,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--server-workers", type=int, default=2, help="workers of a server it starts")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", action="store_true", help="print the report as JSON")
-    p.add_argument(
-        "--history-dir",
-        type=Path,
-        default=None,
-        help="write each finished hand's history there as HAND_ID.phh (PHH)",
-    )
-    p.add_argument(
-        "--history-audience",
-        choices=sorted(HISTORY_AUDIENCES),
-        default="audit",
-        help="the audit history (every card) or the players' one (default %(default)s)",
-    )
+    add_history_options(p, default_audience="audit")
     p.add_argument("--quiet", action="store_true", help="no progress line")
     return p
 

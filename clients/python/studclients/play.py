@@ -13,7 +13,6 @@ import random
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 import grpc
 from stud_api.stud.v1 import stud_engine_pb2 as pb
@@ -30,10 +29,10 @@ from studclients.bots import (
 from studclients.client import (
     CALL_TIMEOUT,
     CHANNEL_OPTIONS,
-    HISTORY_AUDIENCES,
     MAX_PLAYERS,
     VARIANT_NAMES,
     VARIANTS,
+    add_history_options,
     chips_conserved,
     default_table,
     describe_action,
@@ -399,18 +398,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=None, help="seed for the bots and the button")
     p.add_argument("--hands", type=int, default=0, help="stop after N hands (0: until you quit)")
     p.add_argument("--target", default=None, help="HOST:PORT of a server (default: start one)")
-    p.add_argument(
-        "--history-dir",
-        type=Path,
-        default=None,
-        help="write each finished hand's history there as HAND_ID.phh (PHH)",
-    )
-    p.add_argument(
-        "--history-audience",
-        choices=sorted(HISTORY_AUDIENCES),
-        default="players",
-        help="the players' history (mucked cards hidden) or the audit one (default %(default)s)",
-    )
+    add_history_options(p, default_audience="players")
     return p
 
 
