@@ -42,7 +42,8 @@ LOOP_C = r"""
 #include <time.h>
 #include "eval_core.h"
 int main(int argc, char **argv) {
-    int n = atoi(argv[2]), rounds = atoi(argv[3]);
+    /* mode (argv[4], default 0): 0 high, 1 ace-to-five low, 2 eight-or-better low */
+    int n = atoi(argv[2]), rounds = atoi(argv[3]), mode = argc > 4 ? atoi(argv[4]) : 0;
     FILE *f = fopen(argv[1], "rb");
     fseek(f, 0, SEEK_END); long len = ftell(f); fseek(f, 0, SEEK_SET);
     unsigned char *buf = malloc(len);
@@ -54,7 +55,15 @@ int main(int argc, char **argv) {
     double s = 1e9;
     for (int r = 0; r < rounds; r++) {
         clock_gettime(CLOCK_MONOTONIC, &t0);
-        for (long i = 0; i < hands; i++) out[i] = (int)se_eval_bytes(buf + i * n, n);
+        for (long i = 0; i < hands; i++) {
+            if (mode == 0) {
+                out[i] = (int)se_eval_bytes(buf + i * n, n);
+                continue;
+            }
+            uint32_t m[4], sc;
+            if (!se_read_bytes(buf + i * n, n, m, &sc)) return 2;
+            out[i] = (int)(mode == 2 ? se_low8_masks(m) : se_low_masks(m));
+        }
         clock_gettime(CLOCK_MONOTONIC, &t1);
         for (long i = 0; i < hands; i += 4096) sum += (unsigned)out[i];
         double one = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
@@ -143,32 +152,30 @@ def single_call_entries(
 
 
 class PlainLoop:
-    """Our core compiled with gcc -O3 into a small program (``source``, C text) that loops
-    over a hands file: ``program FILE SIZE ROUNDS [EXTRA...]`` prints the best seconds and
-    a checksum of the values."""
+    """Our core compiled with gcc -O3 into a small program (``LOOP_C``) that loops over a
+    hands file: ``run(buffer, size, rounds, mode)`` with mode "0" high, "1" ace-to-five low,
+    "2" eight-or-better low gives the best seconds and a checksum of the values."""
 
-    def __init__(self, directory: str, source: str = LOOP_C, name: str = "loop") -> None:
+    def __init__(self, directory: str) -> None:
         self.directory = Path(directory)
-        self.name = name
         gcc = shutil.which("gcc") or shutil.which("cc")
         self.program: Path | None = None
         if gcc is None:
             print("  (no C compiler: plain C loop skipped)")
             return
-        source_file, program = self.directory / f"{name}.c", self.directory / name
-        source_file.write_text(source)
+        source, program = self.directory / "loop.c", self.directory / "loop"
+        source.write_text(LOOP_C)
         subprocess.run(
-            [gcc, "-O3", "-I", str(CORE_DIR), str(source_file), "-o", str(program)], check=True
+            [gcc, "-O3", "-I", str(CORE_DIR), str(source), "-o", str(program)], check=True
         )
         self.program = program
 
-    def run(self, buffer: bytes, size: int, rounds: int, *extra: str) -> tuple[float, int]:
+    def run(self, buffer: bytes, size: int, rounds: int, mode: str = "0") -> tuple[float, int]:
         """Seconds of the best of ``rounds`` passes, and the sum of the values."""
         assert self.program is not None
-        data = self.directory / f"{self.name}-hands{size}.bin"
-        if not data.exists():
-            data.write_bytes(buffer)
-        args = [str(self.program), str(data), str(size), str(rounds), *extra]
+        data = self.directory / "hands.bin"
+        data.write_bytes(buffer)
+        args = [str(self.program), str(data), str(size), str(rounds), mode]
         out = subprocess.run(args, check=True, capture_output=True).stdout.split()
         return float(out[0]), int(out[1])
 

@@ -24,41 +24,6 @@ from studengine.evaluator import _twin
 
 from benchmarks.eval import PlainLoop, best_rates, random_hands
 
-LOW_LOOP_C = r"""
-#include <stdio.h>
-#include <stdlib.h>
-#include <time.h>
-#include "eval_core.h"
-int main(int argc, char **argv) {
-    int n = atoi(argv[2]), rounds = atoi(argv[3]), eight = atoi(argv[4]);
-    FILE *f = fopen(argv[1], "rb");
-    fseek(f, 0, SEEK_END); long len = ftell(f); fseek(f, 0, SEEK_SET);
-    unsigned char *buf = malloc(len);
-    if (fread(buf, 1, len, f) != (size_t)len) return 1;
-    long hands = len / n; unsigned long long sum = 0;
-    int *out = malloc(sizeof(int) * hands);
-    se_init_tables();
-    struct timespec t0, t1;
-    double s = 1e9;
-    for (int r = 0; r < rounds; r++) {
-        clock_gettime(CLOCK_MONOTONIC, &t0);
-        for (long i = 0; i < hands; i++) {
-            uint32_t m[4], sc;
-            if (!se_read_bytes(buf + i * n, n, m, &sc)) return 2;
-            out[i] = (int)(eight ? se_low8_masks(m) : se_low_masks(m));
-        }
-        clock_gettime(CLOCK_MONOTONIC, &t1);
-        for (long i = 0; i < hands; i += 4096) sum += (unsigned)out[i];
-        double one = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
-        if (one < s) s = one;
-    }
-    unsigned long long check = 0;
-    for (long i = 0; i < hands; i++) check += (unsigned)out[i];
-    printf("%.6f %llu %llu\n", s, check, sum);
-    return 0;
-}
-"""
-
 Entries = dict[str, tuple[Callable[[], Any], int]]
 
 
@@ -102,7 +67,7 @@ def batch_vs_plain(size: int, eight: bool, ours: float, plain: PlainLoop) -> Non
         values = many(buffer, size)
         batch_best = min(batch_best, time.perf_counter() - start)
         if plain.program is not None:
-            seconds, checksum = plain.run(buffer, size, 2, str(int(eight)))
+            seconds, checksum = plain.run(buffer, size, 2, "2" if eight else "1")
             plain_best = min(plain_best, seconds)
     batch = len(hands) / batch_best
     print(f"    batch {name:18} {batch / 1e6:7.1f} M/s  {batch / ours:6.1f}x the single C call")
@@ -120,7 +85,7 @@ def run(count: int = 100_000, slow: int = 10_000, rounds: int = 5) -> None:
         f"slow ones: the first {slow:,}); best of {rounds} passes taken in turns"
     )
     with tempfile.TemporaryDirectory() as tmp:
-        plain = PlainLoop(tmp, LOW_LOOP_C, "low_loop")
+        plain = PlainLoop(tmp)
         for eight in (False, True):
             title = "eight-or-better low" if eight else "ace-to-five low"
             for size in (7, 5):
