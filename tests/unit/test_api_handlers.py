@@ -625,29 +625,18 @@ def test_evaluate_ranks_high_or_low(
 def test_equity_of_the_new_games(handlers: Handlers) -> None:
     """Equity plays each game's own showdown: Razz a low (an ace-deuce board is ahead of
     kings), Hi-Lo high and low halves (a low draw's low chance shows)."""
-    razz = handlers.equity(
-        pb.EquityRequest(
-            variant=pb.VARIANT_RAZZ,
-            players=[
-                pb.EquityPlayer(down_cards=["Ac", "2d"], up_cards=["3h"]),
-                pb.EquityPlayer(down_cards=["Kc", "Kd"], up_cards=["Ks"]),
-            ],
-            samples=2000,
-            seed=1,
-        )
-    )
+
+    def low_draw_against_trips(variant: pb.Variant.ValueType) -> pb.EquityResponse:
+        players = [
+            pb.EquityPlayer(down_cards=["Ac", "2d"], up_cards=["3h"]),
+            pb.EquityPlayer(down_cards=["Kc", "Kd"], up_cards=["Ks"]),
+        ]
+        request = pb.EquityRequest(variant=variant, players=players, samples=2000, seed=1)
+        return handlers.equity(request)
+
+    razz = low_draw_against_trips(pb.VARIANT_RAZZ)
     assert razz.players[0].equity > 0.8 and razz.players[0].high == 0 == razz.players[0].low
-    hilo = handlers.equity(
-        pb.EquityRequest(
-            variant=pb.VARIANT_SEVEN_CARD_STUD_HI_LO,
-            players=[
-                pb.EquityPlayer(down_cards=["Ac", "2d"], up_cards=["3h"]),
-                pb.EquityPlayer(down_cards=["Kc", "Kd"], up_cards=["Ks"]),
-            ],
-            samples=2000,
-            seed=1,
-        )
-    )
+    hilo = low_draw_against_trips(pb.VARIANT_SEVEN_CARD_STUD_HI_LO)
     low_draw, trips = hilo.players
     assert low_draw.low > 0.3 and trips.low < low_draw.low and trips.high > low_draw.high
     assert abs(low_draw.equity + trips.equity - 1) < 1e-9
