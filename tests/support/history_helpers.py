@@ -7,27 +7,8 @@ import random
 from studengine.cards import FULL_DECK
 from studengine.history.phh import HandMeta
 from studengine.rules.hand import Hand, start_hand
-from studengine.rules.types import ActionType, OddChip, Table, Variant
+from studengine.rules.types import ActionType, Table, Variant
 from studengine.rules.variants import VARIANTS
-
-
-def random_table(rng: random.Random, variant: Variant, rake: bool = True) -> Table:
-    """A valid table for ``variant`` with random stakes and options: the open-pair big
-    bet only where the game has it (R-OPEN-PAIR; not Razz or Stud Hi-Lo), a rake (R-RAKE,
-    with or without a cap) about half the time when ``rake``."""
-    raked = rake and rng.random() < 0.5
-    return Table(
-        ante=rng.choice([0, 1, 5]),
-        bring_in=rng.choice([2, 5]),
-        small_bet=10,
-        big_bet=rng.choice([10, 20]),
-        max_bets=rng.choice([3, 4, 5]),
-        uncapped_heads_up=rng.random() < 0.5,
-        open_pair_big_bet=VARIANTS[variant].open_pair_street is not None and rng.random() < 0.5,
-        odd_chip=rng.choice(list(OddChip)),
-        rake_percent_bp=rng.choice([250, 500, 1000, 10_000]) if raked else 0,
-        rake_cap=rng.choice([0, 0, 3, 15]) if raked else 0,
-    )
 
 
 def play_random_hand(

@@ -17,7 +17,8 @@ from studengine.history.reader import PhhError, parse, replay
 from studengine.rules.hand import Hand
 from studengine.rules.types import OddChip, Table, Variant
 from studengine.rules.visibility import revealed_seats
-from support.history_helpers import meta_for, play_random_hand, random_players, random_table
+from support.history_helpers import meta_for, play_random_hand, random_players
+from support.stud_helpers import random_table
 
 VARIANTS = list(Variant)
 

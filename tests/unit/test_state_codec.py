@@ -12,8 +12,7 @@ import pytest
 from studengine.cards import shuffled_deck
 from studengine.rules.betting import BettingRound
 from studengine.rules.hand import Hand, start_hand
-from studengine.rules.types import OddChip, Table, Variant
-from studengine.rules.variants import VARIANTS
+from studengine.rules.types import Table, Variant
 from studengine.state._gen.stud.internal.v1 import state_pb2
 from studengine.state.codec import (
     FORMAT_VERSION,
@@ -26,25 +25,14 @@ from studengine.state.codec import (
     pack_moves,
     unpack_moves,
 )
-from support.stud_helpers import check_down, new_hand
+from support.stud_helpers import check_down, new_hand, random_table
 
 
 def random_hand(rng: random.Random) -> Hand:
     """A random hand after a random number of random legal actions (maybe over)."""
     variant = rng.choice(list(Variant))
     players = rng.randint(2, 10 if variant is Variant.FIVE_CARD_STUD else 8)
-    table = Table(
-        ante=rng.choice([0, 1, 5]),
-        bring_in=rng.choice([2, 5]),
-        small_bet=10,
-        big_bet=rng.choice([10, 20]),
-        max_bets=rng.choice([3, 4, 5]),
-        uncapped_heads_up=rng.random() < 0.5,
-        open_pair_big_bet=VARIANTS[variant].open_pair_street is not None and rng.random() < 0.5,
-        odd_chip=rng.choice(list(OddChip)),
-        rake_percent_bp=rng.choice([0, 250, 1000]),
-        rake_cap=rng.choice([0, 3, 50]),
-    )
+    table = random_table(rng, variant)
     stacks = [rng.randint(1, 300) for _ in range(players)]
     deck = shuffled_deck()
     rng.shuffle(deck)
