@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING
 import grpc
 from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
+from google.rpc import status_pb2
+from grpc_status import rpc_status
 from stud_api.stud.v1 import stud_engine_pb2 as pb
 from studengine.cards import format_card
 from studengine.state.sealing import KeyRing
@@ -142,3 +144,22 @@ def call_code(call: Callable[[], object]) -> grpc.StatusCode:
         code: grpc.StatusCode = error.code()
         return code
     return grpc.StatusCode.OK
+
+
+def status_as_received(status: grpc.Status) -> status_pb2.Status:
+    """The ``google.rpc.Status`` a client reads (``rpc_status.from_call``) from a server's
+    ``grpc.Status``: what travels in its trailing metadata."""
+
+    class Received:
+        def trailing_metadata(self) -> object:
+            return status.trailing_metadata
+
+        def code(self) -> grpc.StatusCode:
+            return status.code
+
+        def details(self) -> str:
+            return status.details
+
+    rich = rpc_status.from_call(Received())  # type: ignore[arg-type]
+    assert rich is not None, "no rich status in the trailing metadata"
+    return rich

@@ -9,7 +9,6 @@ from typing import Any
 import grpc
 import pytest
 from google.protobuf.message import Message
-from grpc_status import rpc_status
 from stud_api.stud.v1 import errors_pb2
 from stud_api.stud.v1 import stud_engine_pb2 as pb
 from studengine.api.errors import (
@@ -30,7 +29,7 @@ from studengine.api.handlers import Handlers
 from studengine.rules.types import ActionType, IllegalAction, LegalAction
 from studengine.rules.types import Refusal as EngineRefusal
 from studengine.state.sealing import KeyRing
-from support.api_helpers import new_key
+from support.api_helpers import new_key, status_as_received
 from support.refusals import REFUSALS, Outcome, Refusal, outcome_of
 
 METHODS = {
@@ -91,17 +90,7 @@ def test_the_grpc_status_carries_the_same_details(keyring: KeyRing) -> None:
     status = to_status(caught.value)
     assert status.code is grpc.StatusCode.FAILED_PRECONDITION
 
-    class Call:
-        def trailing_metadata(self) -> object:
-            return status.trailing_metadata
-
-        def code(self) -> grpc.StatusCode:
-            return status.code
-
-        def details(self) -> str:
-            return status.details
-
-    rich = rpc_status.from_call(Call())  # type: ignore[arg-type]
+    rich = status_as_received(status)
     assert rich == rich_status(caught.value)
     info = error_info(rich)
     assert info is not None and info.reason == "OUT_OF_TURN" and info.domain == "stud.v1"

@@ -13,7 +13,14 @@ from studengine.api.errors import ApiError, field_violations, to_status
 from studengine.api.handlers import MAX_EVALUATE_BATCH, Handlers
 from studengine.cards import parse_cards
 from studengine.state.sealing import KeyRing
-from support.api_helpers import new_key, random_act, random_start, table_5s, table_7s
+from support.api_helpers import (
+    new_key,
+    random_act,
+    random_start,
+    status_as_received,
+    table_5s,
+    table_7s,
+)
 
 SEVEN_DECK = ["Ac", "3c", "9s", "Kd", "3d", "9d", "Qh", "2d", "7c"]  # 7s-rejected-actions
 OPEN_PAIR = "table.open_pair_big_bet"  # no such option in Razz and Hi-Lo (section 7)
@@ -294,19 +301,7 @@ def test_bad_start_requests_name_the_field(
     # and the rich status carries the same field violation
     status = to_status(error)
     assert status.code == grpc.StatusCode.INVALID_ARGUMENT
-    from grpc_status import rpc_status
-
-    class _Call:
-        def trailing_metadata(self) -> object:
-            return status.trailing_metadata
-
-        def code(self) -> grpc.StatusCode:
-            return status.code
-
-        def details(self) -> str:
-            return status.details
-
-    rich = rpc_status.from_call(_Call())
+    rich = status_as_received(status)
     assert field_violations(rich)[0][0] == field
 
 
