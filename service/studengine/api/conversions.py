@@ -70,6 +70,7 @@ def table_to_pb(table: Table) -> pb.Table:
         odd_chip=ODD_CHIP_TO_PB[table.odd_chip],
         rake_percent_bp=table.rake_percent_bp,
         rake_cap=table.rake_cap,
+        all_in_face_up=table.all_in_face_up,
     )
 
 

@@ -142,6 +142,7 @@ class Handlers:
             odd_chip=odd_chip,
             rake_percent_bp=msg.rake_percent_bp,
             rake_cap=msg.rake_cap,
+            all_in_face_up=msg.all_in_face_up,
         )
         for problem in table_problems(table):
             found.invalid_hand(problem)

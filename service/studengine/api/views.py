@@ -1,6 +1,6 @@
 """The views as bytes: the spectator view and each seat's view of a hand, with the events,
-encoded as ``visibility`` (the policy, R-MUCK) decides; nothing here decides what a
-viewer may see.
+encoded as ``visibility`` (the policy, R-MUCK, R-ALL-IN-FACE-UP) decides; nothing here
+decides what a viewer may see.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from studengine.rules.types import (
     HandEnded,
     HandMucked,
     HandShown,
+    HandsTabled,
     PotAwarded,
     RakeTaken,
     StreetStarted,
@@ -33,16 +34,23 @@ from studengine.rules.types import (
     UncalledReturned,
     Variant,
 )
-from studengine.rules.visibility import revealed_seats, sees_dealt_card, sees_down_cards
+from studengine.rules.visibility import (
+    NONE_TABLED,
+    revealed_seats,
+    sees_dealt_card,
+    sees_down_cards,
+    with_tabled,
+)
 
 
-def event_to_pb(event: Event, viewer: int | None) -> pb.Event:
-    """One event as ``viewer`` (a seat, or None for a spectator) may see it."""
+def event_to_pb(event: Event, viewer: int | None, tabled: frozenset[int] = NONE_TABLED) -> pb.Event:
+    """One event as ``viewer`` (a seat, or None for a spectator) may see it, ``tabled``
+    the seats tabled before it (``visibility.with_tabled``)."""
     match event:
         case AntePosted(seat, amount, all_in):
             return pb.Event(ante_posted=pb.AntePosted(seat=seat, amount=amount, all_in=all_in))
         case CardDealt(seat, card, face_up, street):
-            visible = sees_dealt_card(event, viewer)
+            visible = sees_dealt_card(event, viewer, tabled)
             dealt = pb.CardDealt(
                 card=CARD_TEXT[card] if visible else "",
                 face_up=face_up,
@@ -83,6 +91,12 @@ def event_to_pb(event: Event, viewer: int | None) -> pb.Event:
                     low_description=low_words,
                 )
             )
+        case HandsTabled(seats, cards):
+            hands = [
+                pb.TabledHand(seat=seat, cards=cards_text(held))
+                for seat, held in zip(seats, cards, strict=True)
+            ]
+            return pb.Event(hands_tabled=pb.HandsTabled(hands=hands))
         case RakeTaken(amount):
             return pb.Event(rake_taken=pb.RakeTaken(amount=amount))
         case HandMucked(seat):
@@ -194,6 +208,7 @@ class _Pieces:
     def __init__(self, hand: Hand, player_ids: Sequence[str], events: Sequence[Event]) -> None:
         self.hand = hand
         self.revealed = revealed = revealed_seats(hand)
+        tabled = hand.tabled
         middle = pb.View()
         middle.button = hand.button
         middle.street = hand.street
@@ -229,6 +244,8 @@ class _Pieces:
             info.down_card_count = len(downs)
             if shown:
                 info.revealed = True
+            if seat in tabled:
+                info.tabled = True
             base = info.SerializeToString() + b"".join([_UP_CARDS[cards[i]] for i in ups])
             self.bases.append(base)
             if shown:
@@ -241,15 +258,19 @@ class _Pieces:
                     ]
                 )
             self.seats.append(_record(_SEATS_TAG, base))
-        self.events = [
-            _record(_EVENTS_TAG, event_to_pb(e, None).SerializeToString()) for e in events
-        ]
-        # the events that dealt a seat a down card: (index, seat, card, street)
-        self.private = [
-            (index, e.seat, e.card, e.street)
-            for index, e in enumerate(events)
-            if isinstance(e, CardDealt) and e.seat is not None and not sees_dealt_card(e, None)
-        ]
+        self.events: list[bytes] = []
+        # the events that dealt a seat a card only it sees: (index, seat, card, street)
+        self.private: list[tuple[int, int, int, int]] = []
+        for index, (e, before) in enumerate(with_tabled(events)):
+            self.events.append(
+                _record(_EVENTS_TAG, event_to_pb(e, None, before).SerializeToString())
+            )
+            if (
+                isinstance(e, CardDealt)
+                and e.seat is not None
+                and not sees_dealt_card(e, None, before)
+            ):
+                self.private.append((index, e.seat, e.card, e.street))
 
     def spectator(self) -> bytes:
         return self.head + b"".join(self.seats) + self.tail + b"".join(self.events)

@@ -27,6 +27,7 @@ def table_from_vector(vector: dict[str, Any]) -> Table:
         odd_chip=OddChip(t.get("odd_chip", "LEFT_OF_DEALER")),
         rake_percent_bp=t.get("rake_percent_bp", 0),
         rake_cap=t.get("rake_cap", 0),
+        all_in_face_up=t.get("all_in_face_up", False),
     )
 
 
@@ -43,6 +44,7 @@ def snapshot_of(hand: Hand) -> Snapshot:
         else [(p.amount, sorted(p.winners), sorted(p.low_winners)) for p in result.pots],
         revealed=[] if result is None else list(result.revealed),
         rake=0 if result is None else result.rake,
+        tabled=list(hand.tabled),
     )
 
 

@@ -26,6 +26,7 @@ class Snapshot:
     pots: list[tuple[int, list[int], list[int]]] = field(default_factory=list)
     revealed: list[int] = field(default_factory=list)
     rake: int = 0
+    tabled: list[int] = field(default_factory=list)  # face up to everyone (R-ALL-IN-FACE-UP)
 
 
 class ActionRefused(Exception):
@@ -61,6 +62,8 @@ def check_expect(step: int, expect: dict[str, Any], snap: Snapshot) -> str | Non
         return f"step {step}: pot is {snap.pot}, expected {expect['pot']}"
     if "stacks" in expect and list(expect["stacks"]) != snap.stacks:
         return f"step {step}: stacks are {snap.stacks}, expected {expect['stacks']}"
+    if "tabled" in expect and sorted(expect["tabled"]) != snap.tabled:
+        return f"step {step}: tabled is {snap.tabled}, expected {sorted(expect['tabled'])}"
     return None
 
 
@@ -86,7 +89,8 @@ def check_result(expected: dict[str, Any], snap: Snapshot) -> str | None:
 # result field of a game not built yet) is reported, never passed without its check
 TABLE_FIELDS = {"ante", "bring_in", "small_bet", "big_bet", "max_bets"}
 TABLE_FIELDS |= {"uncapped_heads_up", "open_pair_big_bet", "odd_chip"}
-TABLE_FIELDS |= {"rake_percent_bp", "rake_cap"}
+TABLE_FIELDS |= {"rake_percent_bp", "rake_cap", "all_in_face_up"}
+EXPECT_FIELDS = {"to_act", "legal", "pot", "stacks", "tabled"}
 RESULT_FIELDS = {"stacks", "pots", "revealed", "rake"}
 POT_FIELDS = {"amount", "winners", "low_winners"}
 
@@ -94,6 +98,9 @@ POT_FIELDS = {"amount", "winners", "low_winners"}
 def unsupported(vector: dict[str, Any]) -> str | None:
     """The first field of ``vector`` this runner cannot check, or None."""
     extra = set(vector["table"]) - TABLE_FIELDS
+    for step in vector["steps"]:
+        if isinstance(step, dict):
+            extra |= set(step.get("expect", {})) - EXPECT_FIELDS
     result = vector.get("result", {})
     extra |= set(result) - RESULT_FIELDS
     for pot in result.get("pots", []):

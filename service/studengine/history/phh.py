@@ -4,7 +4,8 @@ Two renderings (``Audience``): ``AUDIT`` has every card dealt, the salt and the 
 (the deck commitment's reveal): the back-end's record for disputes and regulators.
 ``PLAYERS`` is what every player may see once the hand is over: a down card appears only
 when the same rule as the API's views lets a spectator see it (``rules.visibility``,
-R-MUCK: the hands the showdown revealed), else as ``??``; no salt, no deck.
+R-MUCK: the hands the showdown revealed; R-ALL-IN-FACE-UP: the hands tabled), else as
+``??``; no salt, no deck.
 
 PHH players ``p1``, ``p2``, ... are the seats in dealing order (``p1`` on the dealer's
 left, the dealer last); ``seats`` gives each one's seat number (1-based) and ``_button``
@@ -12,7 +13,9 @@ the dealer's. Each street's cards are one ``d dh pN CARDS`` line per player (the
 community card of R-COMMUNITY-CARD a ``d db`` line), actions are ``pN f`` (fold), ``pN
 cc`` (check or call), ``pN pb`` (bring-in), ``pN cbr TO`` (complete, bet or raise to TO,
 the round total), a timeout marked ``# timeout``; at the showdown ``pN sm CARDS`` shows a
-hand and ``pN sm`` mucks it.
+hand and ``pN sm`` mucks it. Hands tabled (R-ALL-IN-FACE-UP) are shown where they were
+turned face up, before the cards dealt after it, each with a ``pN sm CARDS`` line of its
+cards so far and no other: PHH's all-in showdown, as PokerKit plays it.
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ from studengine.rules.types import (
     Event,
     HandMucked,
     HandShown,
+    HandsTabled,
     IllegalAction,
     InvalidHand,
 )
@@ -181,7 +185,10 @@ def phh_actions(hand: Hand, order: Sequence[int], audience: Audience) -> Iterato
             if verb == "cbr":
                 line += f" {event.to}"
             yield line + (" # timeout" if event.timeout else "")
-        elif isinstance(event, HandShown):
+        elif isinstance(event, HandsTabled):  # R-ALL-IN-FACE-UP: shown now, not again
+            for seat, cards in zip(event.seats, event.cards, strict=True):
+                yield f"{player[seat]} sm {''.join(map(format_card, cards))}"
+        elif isinstance(event, HandShown) and event.seat not in hand.tabled:
             yield f"{player[event.seat]} sm {''.join(map(format_card, hand.cards[event.seat]))}"
         elif isinstance(event, HandMucked):
             yield f"{player[event.seat]} sm"

@@ -76,9 +76,11 @@ def split_pot(
     rule: OddChip,
     button: int,
     players: int,
-    highest_card: Callable[[int], int],
+    best_card: Callable[[int], int],
 ) -> tuple[int, ...]:
-    """Each winner's share of ``amount``; odd chips one each by the R-ODD-CHIP rule.
+    """Each winner's share of ``amount``; odd chips one each by the R-ODD-CHIP rule:
+    nearest the dealer's left, or with HIGH_CARD_BY_SUIT by ``best_card(seat)``, larger
+    first (the game's card order: high, or low in a low game, R-ODD-CHIP-LOW).
 
     Returns the shares in the order of ``winners``.
     """
@@ -86,7 +88,7 @@ def split_pot(
     shares = dict.fromkeys(winners, base)
     if odd:
         if rule is OddChip.HIGH_CARD_BY_SUIT:
-            order = sorted(winners, key=highest_card, reverse=True)
+            order = sorted(winners, key=best_card, reverse=True)
         else:
             order = sorted(winners, key=lambda seat: (seat - button - 1) % players)
         for seat in order[:odd]:

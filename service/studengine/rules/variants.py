@@ -17,8 +17,10 @@ from functools import cached_property
 from studengine import evaluator
 from studengine.rules.board import (
     board_strength,
+    high_card_order,
     highest_up_card_ace_low,
     low_board_strength,
+    low_card_order,
     lowest_up_card,
 )
 from studengine.rules.types import Variant
@@ -34,18 +36,29 @@ class Street:
 @dataclass(frozen=True)
 class Ranking:
     """How hands rank at showdown: ``rank`` (larger wins, equal ties), the five cards
-    that make it, and its words ("a pair of kings")."""
+    that make it, its words ("a pair of kings"), and ``card_order``: a card's place in
+    the order by which odd chips go to tied winners with ``HIGH_CARD_BY_SUIT`` (larger
+    first: the high card in a high game, R-ODD-CHIP; the low card in a low one,
+    R-ODD-CHIP-LOW)."""
 
     rank: Callable[[Sequence[int]], int]
     best_five: Callable[[Sequence[int]], tuple[int, ...]]
     describe: Callable[[int], str]
+    card_order: Callable[[int], int]
 
 
-HIGH = Ranking(evaluator.evaluate, evaluator.best_five, evaluator.describe)  # R-HAND-RANK
-# R-LOW-A5: every hand has an ace-to-five low (Razz, R-RAZZ-SHOWDOWN)
-LOW_A5 = Ranking(evaluator.evaluate_low, evaluator.best_five_low, evaluator.describe_low)
-# R-HILO-QUALIFY: eight or better, else evaluator.NO_LOW (0): no low, no share of the low half
-LOW_8 = Ranking(evaluator.evaluate_low8, evaluator.best_five_low, evaluator.describe_low)
+# R-HAND-RANK; odd chips by the highest card (R-ODD-CHIP)
+HIGH = Ranking(evaluator.evaluate, evaluator.best_five, evaluator.describe, high_card_order)
+# R-LOW-A5: every hand has an ace-to-five low (Razz, R-RAZZ-SHOWDOWN); odd chips by the
+# lowest card (R-ODD-CHIP-LOW)
+LOW_A5 = Ranking(
+    evaluator.evaluate_low, evaluator.best_five_low, evaluator.describe_low, low_card_order
+)
+# R-HILO-QUALIFY: eight or better, else evaluator.NO_LOW (0): no low, no share of the low
+# half; the low half's odd chips by the lowest card (R-HILO-SPLIT, R-ODD-CHIP-LOW)
+LOW_8 = Ranking(
+    evaluator.evaluate_low8, evaluator.best_five_low, evaluator.describe_low, low_card_order
+)
 
 
 @dataclass(frozen=True)
