@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from studengine.rules.betting import BettingRound
 from studengine.rules.board import best_board, clockwise_from, has_open_pair
@@ -68,8 +68,7 @@ class Hand:
     over: bool
     result: HandResult | None
     moves: list[Move]  # every action taken, in order (the deal is the deck)
-    # the seats whose hands were turned face up (R-ALL-IN-FACE-UP), in seat order
-    tabled: list[int] = field(default_factory=list)
+    tabled: list[int]  # the seats whose hands were turned face up (R-ALL-IN-FACE-UP)
 
     # ---- what the hand looks like --------------------------------------------------
 
@@ -276,18 +275,19 @@ class Hand:
         self.to_act = None
         self.round.bring_in_due = False
         last = self.street == len(self.spec.streets) - 1
-        events = self._table_hands(last) if self.table.all_in_face_up else []
+        if self.table.all_in_face_up and not self.tabled:  # R-ALL-IN-FACE-UP
+            tabling = self._table_hands(last)
+            if tabling:  # then the round ends as any other, with the hands face up
+                return tabling + self._end_round()
         if last:
-            return events + self._settle()
+            return self._settle()
         self.street += 1
-        return events + self._deal_street() + self._begin_round()
+        return self._deal_street() + self._begin_round()
 
     def _table_hands(self, last: bool) -> list[Event]:
         """R-ALL-IN-FACE-UP: the betting is over with a player in the hand all-in (no
         further round: at most one player still able to bet, or this was the last
         round), so every hand still in is turned face up, before any further card."""
-        if self.tabled:
-            return []
         live = [seat for seat in range(self.players) if not self.folded[seat]]
         able = sum(1 for seat in live if self.stacks[seat] > 0)
         if able == len(live) or (able > 1 and not last):
@@ -409,6 +409,7 @@ def start_hand(
         over=False,
         result=None,
         moves=[],
+        tabled=[],
     )
     events = hand._post_antes()
     events += hand._deal_street()

@@ -125,10 +125,11 @@ def award(
     contenders = [seat for seat in eligible if lows.get(seat, NO_LOW) != NO_LOW]
     low_winners = best_of(contenders, lows) if contenders else ()
     low_amount = amount // 2 if low_winners else 0
-    shares = _split(hand, amount - low_amount, winners, hand.spec.ranking)
+    spec = hand.spec
+    shares = _split(hand, amount - low_amount, winners, spec.ranking)
     low_shares: tuple[int, ...] = ()
-    if low_winners and hand.spec.low_ranking is not None:
-        low_shares = _split(hand, low_amount, low_winners, hand.spec.low_ranking)
+    if low_winners and spec.low_ranking is not None:
+        low_shares = _split(hand, low_amount, low_winners, spec.low_ranking)
     return Pot(amount, eligible, winners, shares, low_winners, low_shares, rake)
 
 
@@ -162,12 +163,13 @@ def show_or_muck(
     ranking, low_ranking = hand.spec.ranking, hand.spec.low_ranking
     first = first_to_show(hand, live)
     pot_winners = {seat for pot in pots for seat in (*pot.winners, *pot.low_winners)}
+    every_hand = hand.tabled  # R-ALL-IN-FACE-UP: none is mucked
     showings: list[Showing] = []
     for seat in clockwise_from(first, players):
         if hand.folded[seat]:
             continue
         shown = None
-        if hand.tabled or seat == first or seat in pot_winners:
+        if every_hand or seat == first or seat in pot_winners:
             cards = hand.holding(seat)
             rank = ranks[seat]
             low = lows.get(seat, NO_LOW)
