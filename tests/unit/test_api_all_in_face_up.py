@@ -120,7 +120,14 @@ def test_the_players_history_shows_the_tabled_hands_where_they_were_tabled(
     fields = tomllib.loads(response.phh)
     assert fields["_all_in_face_up"] is True
     actions = fields["actions"]
-    shows = [i for i, line in enumerate(actions) if " sm " in line]
+    shows = [(i, line) for i, line in enumerate(actions) if " sm " in line]
     deals = [i for i, line in enumerate(actions) if line.startswith("d dh")]
-    assert len(shows) == 2 and max(shows) < max(deals)  # before the later streets' deals
+    # p1 and p2 (seats 0 and 1) shown with four cards where they were tabled, before the
+    # fifth street's deals, then with all seven once the seventh street's down card is dealt
+    (at, first), (_, second), (_, third), (_, fourth) = shows
+    assert first.startswith("p1 sm ") and second.startswith("p2 sm ")
+    assert len(first.split()[2]) == len(second.split()[2]) == 8
+    assert deals[-7] < at < deals[-6]  # after fourth street, before the six deals after it
+    assert [line.split()[:2] for line in (third, fourth)] == [["p1", "sm"], ["p2", "sm"]]
+    assert len(third.split()[2]) == len(fourth.split()[2]) == 14
     assert "??" not in "".join(line for line in actions if line.startswith(("d dh p1", "d dh p2")))

@@ -57,11 +57,11 @@ def check_tabled_view(view: pb.View, hand: Hand, events: list[Event], at: int) -
             assert shown.card_dealt.card == format_card(event.card)
 
 
-def history_agrees(hand: Hand, final: pb.View, index: int) -> None:
+def history_agrees(hand: Hand, final: pb.View, index: int, tabling: HandsTabled | None) -> None:
     """The players' history shows exactly the cards the spectator's final view shows
-    ('??' where it shows ''); each tabled hand has one ``sm`` line, naming the cards it
-    had been dealt by then (so it comes where the hand was tabled, before the deals
-    after it); and the history plays back to the hand's stacks."""
+    ('??' where it shows ''); each tabled hand is shown by ``sm`` lines naming the cards
+    it had been dealt by then, the first where it was tabled (before the deals after it),
+    then after each later down card; and the history plays back to the hand's stacks."""
     text = render(hand, meta_for(hand, index), Audience.PLAYERS)
     order = dealing_order(hand)
     dealt: dict[int, list[str]] = {seat: [] for seat in order}
@@ -77,9 +77,13 @@ def history_agrees(hand: Hand, final: pb.View, index: int) -> None:
             shows[seat].append((cards, len(dealt[seat])))
     for seat, cards in dealt.items():
         assert cards == [c or "??" for c in final.seats[seat].cards], text
-    for seat in hand.tabled:
-        ((cards, dealt_by_then),) = shows[seat]
-        assert cards == [format_card(c) for c in hand.cards[seat][:dealt_by_then]], text
+    if tabling is not None:
+        for seat, at_tabling in zip(tabling.seats, tabling.cards, strict=True):
+            assert shows[seat][0][1] == len(at_tabling), text
+            for cards, dealt_by_then in shows[seat]:
+                assert cards == [format_card(c) for c in hand.cards[seat][:dealt_by_then]], text
+            downs = hand.spec.down_positions_of[len(hand.cards[seat])]
+            assert shows[seat][-1][1] > downs[-1], text  # its last down card shown too
     assert replay(parse(text)).stacks_agree, text
 
 
@@ -90,6 +94,7 @@ def test_tabled_hands_seen_by_all_from_then_on_and_chips_unchanged_r_all_in_face
     rng = random.Random(f"face up {variant.value}")
     tabled_hands = tabled_early = 0
     for index in range(HANDS):
+        tabling: HandsTabled | None = None
         spec = VARIANTS[variant]
         players = rng.randint(spec.min_players, spec.max_players)
         off_table = random_table(rng, variant)
@@ -108,8 +113,9 @@ def test_tabled_hands_seen_by_all_from_then_on_and_chips_unchanged_r_all_in_face
             else:
                 at = next(i for i, e in enumerate(on_events) if isinstance(e, HandsTabled))
                 tabled_hands += 1
-                tabling = on_events[at]
-                assert isinstance(tabling, HandsTabled)
+                event = on_events[at]
+                assert isinstance(event, HandsTabled)
+                tabling = event
                 tabled_early += any(len(c) < spec.cards_per_player for c in tabling.cards)
                 for on_view, off_view in zip(on_views, off_views, strict=True):
                     assert list(on_view.events[:at]) == list(off_view.events[:at])
@@ -129,5 +135,5 @@ def test_tabled_hands_seen_by_all_from_then_on_and_chips_unchanged_r_all_in_face
             off.result.rake,
         )
         assert set(on.tabled) <= set(on.result.revealed)
-        history_agrees(on, views_of(on, [])[0], index)
+        history_agrees(on, views_of(on, [])[0], index, tabling)
     assert tabled_hands > HANDS // 3 and tabled_early > HANDS // 4

@@ -14,8 +14,9 @@ community card of R-COMMUNITY-CARD a ``d db`` line), actions are ``pN f`` (fold)
 cc`` (check or call), ``pN pb`` (bring-in), ``pN cbr TO`` (complete, bet or raise to TO,
 the round total), a timeout marked ``# timeout``; at the showdown ``pN sm CARDS`` shows a
 hand and ``pN sm`` mucks it. Hands tabled (R-ALL-IN-FACE-UP) are shown where they were
-turned face up, before the cards dealt after it, each with a ``pN sm CARDS`` line of its
-cards so far and no other: PHH's all-in showdown, as PokerKit plays it.
+turned face up, before the cards dealt after it, each by a ``pN sm CARDS`` line of its
+cards so far, and again after each later down card dealt to it (all its cards): PHH's
+all-in showdown and the showdowns of its run-out, as PokerKit plays them.
 """
 
 from __future__ import annotations
@@ -161,6 +162,9 @@ def phh_actions(hand: Hand, order: Sequence[int], audience: Audience) -> Iterato
     player = {seat: f"p{position + 1}" for position, seat in enumerate(order)}
     revealed = revealed_seats(hand)
     dealt: dict[int | None, list[str]] = {}  # this street's cards so far, by seat
+    held: dict[int, list[int]] = {seat: [] for seat in order}  # each seat's cards so far
+    tabled: set[int] = set()  # R-ALL-IN-FACE-UP: the hands face up, from their tabling on
+    turned: list[int] = []  # tabled hands dealt a down card since the last deal lines
 
     def card_text(event: CardDealt) -> str:
         seen = audience is Audience.AUDIT or event.face_up
@@ -168,15 +172,24 @@ def phh_actions(hand: Hand, order: Sequence[int], audience: Audience) -> Iterato
             return format_card(event.card)
         return HIDDEN
 
+    def show(seat: int) -> str:
+        return f"{player[seat]} sm {''.join(map(format_card, held[seat]))}"
+
     def deals() -> Iterator[str]:
         for seat, cards in dealt.items():
             who = "d db" if seat is None else f"d dh {player[seat]}"
             yield f"{who} {''.join(cards)}"
         dealt.clear()
+        yield from map(show, turned)  # a tabled hand's new down card is face up too
+        turned.clear()
 
     for event in replay_log(hand):
         if isinstance(event, CardDealt):
             dealt.setdefault(event.seat, []).append(card_text(event))
+            if event.seat is not None:
+                held[event.seat].append(event.card)
+                if event.seat in tabled and not event.face_up and event.seat not in turned:
+                    turned.append(event.seat)
             continue
         yield from deals()
         if isinstance(event, ActionTaken):
@@ -185,11 +198,11 @@ def phh_actions(hand: Hand, order: Sequence[int], audience: Audience) -> Iterato
             if verb == "cbr":
                 line += f" {event.to}"
             yield line + (" # timeout" if event.timeout else "")
-        elif isinstance(event, HandsTabled):  # R-ALL-IN-FACE-UP: shown now, not again
-            for seat, cards in zip(event.seats, event.cards, strict=True):
-                yield f"{player[seat]} sm {''.join(map(format_card, cards))}"
-        elif isinstance(event, HandShown) and event.seat not in hand.tabled:
-            yield f"{player[event.seat]} sm {''.join(map(format_card, hand.cards[event.seat]))}"
+        elif isinstance(event, HandsTabled):  # shown now, and again only with a new down card
+            tabled.update(event.seats)
+            yield from map(show, event.seats)
+        elif isinstance(event, HandShown) and event.seat not in tabled:
+            yield show(event.seat)
         elif isinstance(event, HandMucked):
             yield f"{player[event.seat]} sm"
     yield from deals()
