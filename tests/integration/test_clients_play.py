@@ -163,3 +163,37 @@ def test_hand_after_hand_button_moves_and_busted_bots_are_replaced(
     assert hero_out == (game.chairs[0].stack == 0)
     assert game.hands == 25 or hero_out
     assert "WARNING" not in text
+
+
+def test_all_in_face_up_tables_the_hands_for_everyone_to_see(
+    live_server: Callable[..., LiveServer],
+) -> None:
+    """``--all-in-face-up`` (R-ALL-IN-FACE-UP), short stacks: once a player is all-in and
+    the betting is over, the session says so and shows every hand still in, then the
+    bots' later down cards as they are dealt (``[card]``, seen by all)."""
+    import grpc
+    from stud_api.stud.v1 import stud_engine_pb2_grpc as pb_grpc
+    from studclients.play import BOT_NAMES, HERO, Game, build_parser
+
+    server = live_server()
+    args = build_parser().parse_args(
+        ["--players", "4", "--stack", "40", "--bots", "random", "--seed", "3", "--hands", "25",
+         "--all-in-face-up"]
+    )  # fmt: skip
+    said: list[str] = []
+
+    def read(prompt: str) -> str:
+        return "" if prompt.startswith("Press Enter") else passive_key(prompt)
+
+    with grpc.insecure_channel(server.target) as channel:
+        game = Game(pb_grpc.StudEngineServiceStub(channel), args, read=read, write=said.append)
+        assert game.table.all_in_face_up
+        assert game.run() == 0
+    text = "\n".join(said)
+    tablings = text.count("*** ALL IN: HANDS FACE UP ***")
+    assert tablings >= 1, text
+    names = "|".join((HERO, *BOT_NAMES))  # a replaced bot's name may carry a number
+    shown = re.findall(rf"^(?:{names})\d*: ((?:[2-9TJQKA][cdhs] ?){{3,}})$", text, re.MULTILINE)
+    assert len(shown) >= 2 * tablings, text  # every hand still in: two at least each time
+    assert re.search(r"Dealt: .*\w+ \[[2-9TJQKA][cdhs]\]", text), text  # a tabled hand's down card
+    assert "WARNING" not in text
