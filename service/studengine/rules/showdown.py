@@ -138,14 +138,8 @@ def _split(
 ) -> tuple[int, ...]:
     """A half's (or a whole pot's) shares; with HIGH_CARD_BY_SUIT, the odd chips by the
     best card each winner holds in ``ranking``'s card order (R-ODD-CHIP, R-ODD-CHIP-LOW)."""
-    order = ranking.card_order
     return split_pot(
-        amount,
-        winners,
-        hand.table.odd_chip,
-        hand.button,
-        len(hand.committed),
-        lambda seat: max(order(card) for card in hand.cards[seat]),
+        amount, winners, hand.table.odd_chip, hand.button, hand.cards, ranking.card_order
     )
 
 
