@@ -1,6 +1,6 @@
-"""The visibility policy (R-MUCK) on its own, and the view encoder showing exactly what it
-decides: own down cards, up cards, and the down cards of hands a showdown revealed; never
-a mucked hand's."""
+"""The visibility policy (R-MUCK, R-ALL-IN-FACE-UP) on its own, and the view encoder
+showing exactly what it decides: own down cards, up cards, and the down cards of hands a
+showdown revealed or that were tabled; never a mucked hand's."""
 
 from __future__ import annotations
 
@@ -9,8 +9,13 @@ import random
 from studengine.api.views import build_view
 from studengine.cards import format_card
 from studengine.rules.hand import Hand, start_hand
-from studengine.rules.types import CardDealt, Variant
-from studengine.rules.visibility import revealed_seats, sees_dealt_card, visible_cards
+from studengine.rules.types import CardDealt, HandsTabled, Variant
+from studengine.rules.visibility import (
+    revealed_seats,
+    sees_dealt_card,
+    visible_cards,
+    with_tabled,
+)
 from support.stud_helpers import table_for
 
 
@@ -74,3 +79,18 @@ def test_the_encoder_shows_exactly_what_the_policy_decides() -> None:
                 downs = [c for c, up in zip(sight[seat], hand.spec.face_up, strict=False) if not up]
                 shown = [format_card(c) for c in downs if c is not None]
                 assert list(info.down_cards) == (shown if None not in downs else [])
+
+
+def test_a_deal_to_a_tabled_hand_is_seen_by_every_viewer_r_all_in_face_up() -> None:
+    """R-ALL-IN-FACE-UP: a down card dealt to a hand after it was tabled is public; one
+    dealt before, or to a hand not tabled, stays its owner's."""
+    before = CardDealt(seat=0, card=7, face_up=False, street=0)
+    tabling = HandsTabled(seats=(0, 1), cards=((7, 8, 9), (10, 11, 12)))
+    after = CardDealt(seat=0, card=20, face_up=False, street=4)
+    other = CardDealt(seat=2, card=21, face_up=False, street=4)
+    seen = list(with_tabled([before, tabling, after, other]))
+    assert [tabled for _, tabled in seen] == [frozenset(), frozenset(), {0, 1}, {0, 1}]
+    (_, at_deal), _, (_, later), (_, still) = seen
+    assert not sees_dealt_card(before, None, at_deal) and sees_dealt_card(before, 0, at_deal)
+    assert all(sees_dealt_card(after, viewer, later) for viewer in (None, 0, 1, 2))
+    assert not sees_dealt_card(other, None, still) and not sees_dealt_card(other, 0, still)

@@ -92,10 +92,8 @@ def event_to_pb(event: Event, viewer: int | None, tabled: frozenset[int] = NONE_
                 )
             )
         case HandsTabled(seats, cards):
-            hands = [
-                pb.TabledHand(seat=seat, cards=cards_text(held))
-                for seat, held in zip(seats, cards, strict=True)
-            ]
+            held = zip(seats, map(cards_text, cards), strict=True)
+            hands = [pb.TabledHand(seat=seat, cards=shown) for seat, shown in held]
             return pb.Event(hands_tabled=pb.HandsTabled(hands=hands))
         case RakeTaken(amount):
             return pb.Event(rake_taken=pb.RakeTaken(amount=amount))
@@ -258,19 +256,7 @@ class _Pieces:
                     ]
                 )
             self.seats.append(_record(_SEATS_TAG, base))
-        self.events: list[bytes] = []
-        # the events that dealt a seat a card only it sees: (index, seat, card, street)
-        self.private: list[tuple[int, int, int, int]] = []
-        for index, (e, before) in enumerate(with_tabled(events)):
-            self.events.append(
-                _record(_EVENTS_TAG, event_to_pb(e, None, before).SerializeToString())
-            )
-            if (
-                isinstance(e, CardDealt)
-                and e.seat is not None
-                and not sees_dealt_card(e, None, before)
-            ):
-                self.private.append((index, e.seat, e.card, e.street))
+        self.events, self.private = _event_records(events)
 
     def spectator(self) -> bytes:
         return self.head + b"".join(self.seats) + self.tail + b"".join(self.events)
@@ -291,6 +277,20 @@ class _Pieces:
                 for index, seat, card, street in mine:
                     events[index] = _own_card_dealt(seat, card, street)
         return b"".join((_VIEWER_SEAT[viewer], self.head, *seats, self.tail, *events))
+
+
+def _event_records(
+    events: Sequence[Event],
+) -> tuple[list[bytes], list[tuple[int, int, int, int]]]:
+    """The events as the spectator sees them, serialized, and the deals of a card only
+    its seat sees: (index, seat, card, street)."""
+    records: list[bytes] = []
+    private: list[tuple[int, int, int, int]] = []
+    for index, (e, tabled) in enumerate(with_tabled(events)):
+        records.append(_record(_EVENTS_TAG, event_to_pb(e, None, tabled).SerializeToString()))
+        if isinstance(e, CardDealt) and e.seat is not None and not sees_dealt_card(e, None, tabled):
+            private.append((index, e.seat, e.card, e.street))
+    return records, private
 
 
 def _all_cards(cards: Sequence[int], downs: Sequence[int]) -> bytes:
