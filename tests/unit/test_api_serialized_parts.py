@@ -13,7 +13,7 @@ from studengine.api.views import build_view, build_views, event_to_pb
 from studengine.cards import format_card
 from studengine.rules.hand import Hand, start_hand
 from studengine.rules.types import CardDealt, Event, Variant
-from studengine.rules.visibility import revealed_seats, with_tabled
+from studengine.rules.visibility import revealed_seats, tabled_after
 from studengine.state._gen.stud.internal.v1 import state_pb2
 from studengine.state.codec import FORMAT_VERSION, HandRecord, decode, encode, encode_hand
 from support.stud_helpers import table_for
@@ -59,9 +59,10 @@ def reference_view(
         view.community_card = format_card(hand.community)
     if hand.to_act is not None:
         view.to_act = hand.to_act
-    for event, tabled in with_tabled(events):
+    cut, tabled = tabled_after(hand, events)  # R-ALL-IN-FACE-UP
+    for index, event in enumerate(events):
         msg = view.events.add()
-        msg.CopyFrom(event_to_pb(event, viewer, tabled))
+        msg.CopyFrom(event_to_pb(event, viewer, tabled if index >= cut else frozenset()))
     return view
 
 

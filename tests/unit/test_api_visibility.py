@@ -4,6 +4,7 @@ showdown revealed or that were tabled; never a mucked hand's."""
 
 from __future__ import annotations
 
+import dataclasses
 import random
 
 from studengine.api.views import build_view
@@ -13,10 +14,10 @@ from studengine.rules.types import CardDealt, HandsTabled, Variant
 from studengine.rules.visibility import (
     revealed_seats,
     sees_dealt_card,
+    tabled_after,
     visible_cards,
-    with_tabled,
 )
-from support.stud_helpers import table_for
+from support.stud_helpers import TABLE_7S, new_hand, play, table_for
 
 
 def finished_hands(seed: int, count: int) -> list[Hand]:
@@ -82,15 +83,28 @@ def test_the_encoder_shows_exactly_what_the_policy_decides() -> None:
 
 
 def test_a_deal_to_a_tabled_hand_is_seen_by_every_viewer_r_all_in_face_up() -> None:
-    """R-ALL-IN-FACE-UP: a down card dealt to a hand after it was tabled is public; one
-    dealt before, or to a hand not tabled, stays its owner's."""
-    before = CardDealt(seat=0, card=7, face_up=False, street=0)
-    tabling = HandsTabled(seats=(0, 1), cards=((7, 8, 9), (10, 11, 12)))
-    after = CardDealt(seat=0, card=20, face_up=False, street=4)
-    other = CardDealt(seat=2, card=21, face_up=False, street=4)
-    seen = list(with_tabled([before, tabling, after, other]))
-    assert [tabled for _, tabled in seen] == [frozenset(), frozenset(), {0, 1}, {0, 1}]
-    (_, at_deal), _, (_, later), (_, still) = seen
-    assert not sees_dealt_card(before, None, at_deal) and sees_dealt_card(before, 0, at_deal)
-    assert all(sees_dealt_card(after, viewer, later) for viewer in (None, 0, 1, 2))
-    assert not sees_dealt_card(other, None, still) and not sees_dealt_card(other, 0, still)
+    """R-ALL-IN-FACE-UP: seat 0 calls all-in on third street; in that call's events the
+    deals after the HandsTabled (``tabled_after``) are seen by every viewer, down cards
+    included; with the option off the same deals stay their owners'."""
+    moves = ["0 COMPLETE", "1 RAISE 40", "0 CALL"]
+    hands = ["Ah Kh 2c 3d 4s 7c Jd", "9s 9h 5d 9d 5s Qc 8h"]
+    for option in (True, False):
+        table = dataclasses.replace(TABLE_7S, all_in_face_up=option)
+        hand, _ = new_hand(Variant.SEVEN_CARD_STUD, hands, stacks=[30, 1000], table=table)
+        events = play(hand, moves)
+        cut, tabled = tabled_after(hand, events)
+        at = next((i for i, e in enumerate(events) if isinstance(e, HandsTabled)), None)
+        if option:
+            assert at is not None and (cut, tabled) == (at + 1, {0, 1})
+        else:
+            assert at is None and (cut, tabled) == (len(events), set())
+        downs = [
+            (deal, tabled if index >= cut else frozenset())
+            for index, deal in enumerate(events)
+            if isinstance(deal, CardDealt) and not deal.face_up
+        ]
+        assert len(downs) == 2  # seventh street's down cards
+        for deal, seen_by_all in downs:
+            for viewer in (None, 0, 1):
+                visible = sees_dealt_card(deal, viewer, seen_by_all)
+                assert visible == (option or viewer == deal.seat)

@@ -39,13 +39,13 @@ from studengine.rules.visibility import (
     revealed_seats,
     sees_dealt_card,
     sees_down_cards,
-    with_tabled,
+    tabled_after,
 )
 
 
 def event_to_pb(event: Event, viewer: int | None, tabled: frozenset[int] = NONE_TABLED) -> pb.Event:
     """One event as ``viewer`` (a seat, or None for a spectator) may see it, ``tabled``
-    the seats tabled before it (``visibility.with_tabled``)."""
+    the seats tabled before it (``visibility.tabled_after``)."""
     match event:
         case AntePosted(seat, amount, all_in):
             return pb.Event(ante_posted=pb.AntePosted(seat=seat, amount=amount, all_in=all_in))
@@ -206,7 +206,6 @@ class _Pieces:
     def __init__(self, hand: Hand, player_ids: Sequence[str], events: Sequence[Event]) -> None:
         self.hand = hand
         self.revealed = revealed = revealed_seats(hand)
-        tabled = hand.tabled
         middle = pb.View()
         middle.button = hand.button
         middle.street = hand.street
@@ -242,7 +241,7 @@ class _Pieces:
             info.down_card_count = len(downs)
             if shown:
                 info.revealed = True
-            if seat in tabled:
+            if seat in hand.tabled:
                 info.tabled = True
             base = info.SerializeToString() + b"".join([_UP_CARDS[cards[i]] for i in ups])
             self.bases.append(base)
@@ -256,7 +255,31 @@ class _Pieces:
                     ]
                 )
             self.seats.append(_record(_SEATS_TAG, base))
-        self.events, self.private = _event_records(events)
+        self.events = [
+            _record(_EVENTS_TAG, event_to_pb(e, None).SerializeToString()) for e in events
+        ]
+        # the events that dealt a seat a card only it sees: (index, seat, card, street)
+        self.private = [
+            (index, e.seat, e.card, e.street)
+            for index, e in enumerate(events)
+            if isinstance(e, CardDealt) and e.seat is not None and not sees_dealt_card(e, None)
+        ]
+        if hand.tabled:  # R-ALL-IN-FACE-UP: the deals after the tabling are seen by all
+            self._show_tabled(events)
+
+    def _show_tabled(self, events: Sequence[Event]) -> None:
+        """The events after the hands were tabled as every viewer sees them: the deals
+        to those hands in the open, no longer private (R-ALL-IN-FACE-UP)."""
+        cut, tabled = tabled_after(self.hand, events)
+        public = set()
+        for index in range(cut, len(events)):
+            e = events[index]
+            self.events[index] = _record(
+                _EVENTS_TAG, event_to_pb(e, None, tabled).SerializeToString()
+            )
+            if isinstance(e, CardDealt) and sees_dealt_card(e, None, tabled):
+                public.add(index)
+        self.private = [deal for deal in self.private if deal[0] not in public]
 
     def spectator(self) -> bytes:
         return self.head + b"".join(self.seats) + self.tail + b"".join(self.events)
@@ -277,20 +300,6 @@ class _Pieces:
                 for index, seat, card, street in mine:
                     events[index] = _own_card_dealt(seat, card, street)
         return b"".join((_VIEWER_SEAT[viewer], self.head, *seats, self.tail, *events))
-
-
-def _event_records(
-    events: Sequence[Event],
-) -> tuple[list[bytes], list[tuple[int, int, int, int]]]:
-    """The events as the spectator sees them, serialized, and the deals of a card only
-    its seat sees: (index, seat, card, street)."""
-    records: list[bytes] = []
-    private: list[tuple[int, int, int, int]] = []
-    for index, (e, tabled) in enumerate(with_tabled(events)):
-        records.append(_record(_EVENTS_TAG, event_to_pb(e, None, tabled).SerializeToString()))
-        if isinstance(e, CardDealt) and e.seat is not None and not sees_dealt_card(e, None, tabled):
-            private.append((index, e.seat, e.card, e.street))
-    return records, private
 
 
 def _all_cards(cards: Sequence[int], downs: Sequence[int]) -> bytes:

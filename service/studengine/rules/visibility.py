@@ -11,7 +11,7 @@ too, are public). A mucked hand is never revealed, to anyone.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Sequence
 
 from studengine.rules.hand import Hand
 from studengine.rules.types import CardDealt, Event, HandsTabled
@@ -23,7 +23,7 @@ def revealed_seats(hand: Hand) -> frozenset[int]:
     """Seats whose hands everyone sees: tabled (R-ALL-IN-FACE-UP) or revealed by the
     showdown (R-MUCK)."""
     if hand.result is None:
-        return frozenset(hand.tabled)
+        return frozenset(hand.tabled) if hand.tabled else NONE_TABLED
     return frozenset([*hand.tabled, *(s.seat for s in hand.result.shown)])
 
 
@@ -38,18 +38,20 @@ def sees_dealt_card(
     event: CardDealt, viewer: int | None, tabled: frozenset[int] = NONE_TABLED
 ) -> bool:
     """Whether ``viewer`` sees the card of a deal: face up, the community card, its own,
-    or dealt to a hand already tabled (``tabled``, as ``with_tabled`` gives it)."""
+    or dealt to a hand already tabled (``tabled``: the seats ``tabled_after`` gives for a
+    deal after the tabling, none before it)."""
     return event.face_up or event.seat is None or event.seat == viewer or event.seat in tabled
 
 
-def with_tabled(events: Iterable[Event]) -> Iterator[tuple[Event, frozenset[int]]]:
-    """Each event with the seats tabled before it (R-ALL-IN-FACE-UP): the hands a
-    ``HandsTabled`` earlier in ``events`` turned face up."""
-    tabled = NONE_TABLED
-    for event in events:
-        yield event, tabled
-        if isinstance(event, HandsTabled):
-            tabled = tabled.union(event.seats)
+def tabled_after(hand: Hand, events: Sequence[Event]) -> tuple[int, frozenset[int]]:
+    """Where ``events`` (the last step of ``hand``) tabled its hands (R-ALL-IN-FACE-UP):
+    the index just after the ``HandsTabled``, from which every card dealt to those seats
+    is public, and the seats; ``(len(events), no seats)`` when these events table none."""
+    if hand.tabled:
+        for index, event in enumerate(events):
+            if isinstance(event, HandsTabled):
+                return index + 1, frozenset(event.seats)
+    return len(events), NONE_TABLED
 
 
 def visible_cards(hand: Hand, viewer: int | None) -> list[list[int | None]]:
