@@ -13,12 +13,12 @@ from studengine.cards import shuffled_deck
 from studengine.rules.betting import BettingRound
 from studengine.rules.hand import Hand, start_hand
 from studengine.rules.types import Table, Variant
+from studengine.state import wire
 from studengine.state._gen.stud.internal.v1 import state_pb2
 from studengine.state.codec import (
     FORMAT_VERSION,
     HandRecord,
     StateInvalid,
-    _varint,
     decode,
     encode,
     encode_hand,
@@ -228,7 +228,7 @@ def test_the_action_log_is_packed_small() -> None:
     hand = random_hand(random.Random(11))
     packed = pack_moves(hand.moves)
     sized = [m for m in hand.moves if m.to is not None]
-    assert len(packed) == len(hand.moves) + sum(len(_varint(m.to or 0)) for m in sized)
+    assert len(packed) == len(hand.moves) + sum(len(wire.varint(m.to or 0)) for m in sized)
     assert unpack_moves(packed, hand.players) == hand.moves
 
 

@@ -32,7 +32,9 @@ from studengine.rules.types import (
 )
 from studengine.rules.validation import validate_game, validate_table
 from studengine.rules.variants import VARIANTS, VariantSpec
+from studengine.state import wire
 from studengine.state._gen.stud.internal.v1 import state_pb2
+from studengine.state.wire import length_key, put_varint, read_varint
 
 FORMAT_VERSION = 1
 HAND_ID_BYTES = 16
@@ -154,10 +156,7 @@ def pack_moves(moves: Sequence[Move]) -> bytes:
     for seat, kind, to, timeout in moves:
         append(seat << 4 | codes[kind] << 1 | timeout)
         if to is not None:
-            while to > 0x7F:
-                append(to & 0x7F | 0x80)
-                to >>= 7
-            append(to)
+            put_varint(out, to)
     return bytes(out)
 
 
@@ -179,16 +178,10 @@ def unpack_moves(raw: bytes, players: int) -> list[Move]:
         if code in unsized:
             append(Move(seat, kinds[code], None, bool(head & 1)))
             continue
-        to = shift = 0
-        while True:
-            if at >= end or shift > 63:
-                raise StateInvalid(f"moves[{len(moves)}]: a truncated amount")
-            byte = raw[at]
-            at += 1
-            to |= (byte & 0x7F) << shift
-            if byte < 0x80:
-                break
-            shift += 7
+        try:
+            to, at = read_varint(raw, at)
+        except ValueError:
+            raise StateInvalid(f"moves[{len(moves)}]: a truncated amount") from None
         append(Move(seat, kinds[code], to, bool(head & 1)))
     return moves
 
@@ -221,7 +214,7 @@ def _fill_result(msg: state_pb2.EngineResult, r: HandResult) -> None:
     msg.rake = r.rake
 
 
-_HAND_TAG = bytes([state_pb2.HandState.DESCRIPTOR.fields_by_name["hand"].number << 3 | 2])
+_HAND_KEY = length_key(state_pb2.HandState.DESCRIPTOR.fields_by_name["hand"])
 _GAME_FIELDS: dict[tuple[Variant, Table], bytes] = {}
 
 
@@ -237,15 +230,6 @@ def _game_fields(variant: Variant, table: Table) -> bytes:
     return found
 
 
-def _varint(value: int) -> bytes:
-    out = bytearray()
-    while value > 0x7F:
-        out.append(value & 0x7F | 0x80)
-        value >>= 7
-    out.append(value)
-    return bytes(out)
-
-
 def encode(record: HandRecord) -> bytes:
     """The state's bytes: exactly ``HandState.SerializeToString(deterministic=True)``,
     assembled from serialized parts in field-number order (the game fields cached)."""
@@ -259,7 +243,7 @@ def encode(record: HandRecord) -> bytes:
     )
     hand = record.hand
     body = _game_fields(hand.variant, hand.table) + _play_fields(hand).SerializeToString()
-    return msg.SerializeToString() + _HAND_TAG + _varint(len(body)) + body
+    return msg.SerializeToString() + wire.record(_HAND_KEY, body)
 
 
 # ---- decoding ----------------------------------------------------------------------
