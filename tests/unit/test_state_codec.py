@@ -234,7 +234,7 @@ def test_the_action_log_is_packed_small() -> None:
 
 def _finished_hilo_with_rake() -> HandRecord:
     """A Stud Hi-Lo hand over, raked, with a pot split high and low (R-HILO-SPLIT, R-RAKE)."""
-    table = Table(5, 10, 20, 40, open_pair_big_bet=False, rake_percent_bp=1000)
+    table = Table.for_game(Variant.SEVEN_CARD_STUD_HI_LO, 5, 10, 20, 40, rake_percent_bp=1000)
     hand, _ = new_hand(
         Variant.SEVEN_CARD_STUD_HI_LO,
         ["Kc Kd Ks 9c 9d Jh 2c", "As 2h 3d 5s 4c 8h 7c", "Qh Jd Tc 7s 6d 3c 9h"],

@@ -43,7 +43,7 @@ from studengine.rules.validation import (
     validate_players,
     validate_table,
 )
-from studengine.rules.variants import VARIANTS, VariantSpec
+from studengine.rules.variants import VARIANTS, VariantSpec, deals_community_card
 
 FOLD, CHECK, BRING_IN = ActionType.FOLD, ActionType.CHECK, ActionType.BRING_IN
 
@@ -220,7 +220,7 @@ class Hand:
         events: list[Event] = []
         order = [s for s in clockwise_from(self.button + 1, self.players) if not self.folded[s]]
         for face_up in self.spec.streets[self.street].cards:
-            if len(self.deck) - self.dealt < len(order):  # R-COMMUNITY-CARD
+            if deals_community_card(len(self.deck) - self.dealt, len(order)):
                 self.community = self.deck[self.dealt]
                 self.dealt += 1
                 events.append(CardDealt(None, self.community, True, self.street))

@@ -1,4 +1,5 @@
-"""The engine's vocabulary: variants, tables, actions, events, results and errors.
+"""The engine's vocabulary: variants (defined with the game facts, ``variants``), tables,
+actions, events, results and errors.
 
 Plain frozen data. Nothing here knows of gRPC, protobuf or crypto.
 """
@@ -7,14 +8,10 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
-
-class Variant(enum.Enum):
-    FIVE_CARD_STUD = "FIVE_CARD_STUD"
-    SEVEN_CARD_STUD = "SEVEN_CARD_STUD"
-    RAZZ = "RAZZ"
-    SEVEN_CARD_STUD_HI_LO = "SEVEN_CARD_STUD_HI_LO"
+from studengine.rules.variants import VARIANTS
+from studengine.rules.variants import Variant as Variant  # the vocabulary's, re-exported
 
 
 class OddChip(enum.Enum):
@@ -52,6 +49,22 @@ class Table:
     odd_chip: OddChip = OddChip.LEFT_OF_DEALER
     rake_percent_bp: int = 0
     rake_cap: int = 0
+
+    @classmethod
+    def for_game(
+        cls,
+        variant: Variant,
+        ante: int,
+        bring_in: int,
+        small_bet: int,
+        big_bet: int,
+        **options: Any,
+    ) -> Table:
+        """The table of ``variant`` at these stakes, each option left out at the game's own
+        default: ``open_pair_big_bet`` on only in the games that have the option (Five and
+        Seven Card Stud; R-OPEN-PAIR, section 7). Options given are kept as they are."""
+        options.setdefault("open_pair_big_bet", VARIANTS[variant].has_open_pair)
+        return cls(ante, bring_in, small_bet, big_bet, **options)
 
 
 class LegalAction(NamedTuple):

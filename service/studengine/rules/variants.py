@@ -1,6 +1,8 @@
-"""The games as data: streets, which cards are face up, bet sizes (R-5S/R-7S-STREETS),
-and the three choices a stud game makes its own way: who brings in, whose board acts
-first, and how hands rank at showdown.
+"""The games as data, the one place of the game facts the rules engine, equity and the
+API read: the variants, their streets, which cards are face up, bet sizes
+(R-5S/R-7S-STREETS), the open-pair street, when a community card is dealt
+(R-COMMUNITY-CARD), and the three choices a stud game makes its own way: who brings in,
+whose board acts first, and how hands rank at showdown.
 
 The engine has one code path; a variant says how many cards each street deals, face up
 or down, whether its betting round uses the small or the big bet, and which of the
@@ -10,18 +12,32 @@ card and ranks boards and hands low; a split game adds a second ranking).
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
 from studengine import evaluator
+from studengine.cards import DECK_SIZE
 from studengine.rules.board import (
     board_strength,
     highest_up_card_ace_low,
     low_board_strength,
     lowest_up_card,
 )
-from studengine.rules.types import Variant
+
+
+class Variant(enum.Enum):
+    FIVE_CARD_STUD = "FIVE_CARD_STUD"
+    SEVEN_CARD_STUD = "SEVEN_CARD_STUD"
+    RAZZ = "RAZZ"
+    SEVEN_CARD_STUD_HI_LO = "SEVEN_CARD_STUD_HI_LO"
+
+
+def deals_community_card(cards_left: int, players_in: int) -> bool:
+    """R-COMMUNITY-CARD: a dealing round with fewer cards left in the deck than players
+    still in the hand deals one card face up to the middle instead."""
+    return cards_left < players_in
 
 
 @dataclass(frozen=True)
@@ -105,6 +121,23 @@ class VariantSpec:
     @cached_property
     def cards_per_player(self) -> int:
         return len(self.face_up)
+
+    @cached_property
+    def first_street_cards(self) -> int:
+        """The cards each player holds once the first street is dealt."""
+        return len(self.streets[0].cards)
+
+    @property
+    def has_open_pair(self) -> bool:
+        """Whether the game has the open-pair option at all (R-OPEN-PAIR; not in Razz
+        and Hi-Lo): a table's ``open_pair_big_bet`` is on by default only where it does."""
+        return self.open_pair_street is not None
+
+    @cached_property
+    def may_deal_community_card(self) -> bool:
+        """Whether R-COMMUNITY-CARD can happen: a full table would need more cards than a
+        deck has (the seven-card games with eight players)."""
+        return self.max_players * self.cards_per_player > DECK_SIZE
 
 
 DOWN, UP = False, True
