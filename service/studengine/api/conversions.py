@@ -11,6 +11,7 @@ from stud_api.stud.v1 import stud_engine_pb2 as pb
 from studengine.cards import DECK_SIZE, format_card
 from studengine.history.phh import Audience
 from studengine.rules.types import ActionType, HandResult, LegalAction, OddChip, Table, Variant
+from studengine.state.table_fields import table_to_message
 
 VARIANT_TO_PB = {
     Variant.FIVE_CARD_STUD: pb.VARIANT_FIVE_CARD_STUD,
@@ -59,18 +60,7 @@ def cards_text(cards: Sequence[int]) -> list[str]:
 
 
 def table_to_pb(table: Table) -> pb.Table:
-    return pb.Table(
-        ante=table.ante,
-        bring_in=table.bring_in,
-        small_bet=table.small_bet,
-        big_bet=table.big_bet,
-        max_bets=table.max_bets,
-        uncapped_heads_up=table.uncapped_heads_up,
-        open_pair_big_bet=table.open_pair_big_bet,
-        odd_chip=ODD_CHIP_TO_PB[table.odd_chip],
-        rake_percent_bp=table.rake_percent_bp,
-        rake_cap=table.rake_cap,
-    )
+    return table_to_message(table, pb.Table(), ODD_CHIP_TO_PB)
 
 
 def legal_to_pb(actions: Sequence[LegalAction]) -> list[pb.LegalAction]:

@@ -34,6 +34,7 @@ from studengine.rules.validation import validate_game, validate_table
 from studengine.rules.variants import VARIANTS, VariantSpec
 from studengine.state import wire
 from studengine.state._gen.stud.internal.v1 import state_pb2
+from studengine.state.table_fields import table_to_message, table_values
 from studengine.state.wire import length_key, put_varint, read_varint
 
 FORMAT_VERSION = 1
@@ -84,19 +85,8 @@ def encode_hand(hand: Hand) -> state_pb2.EngineHand:
     return msg
 
 
-def _table_pb(t: Table) -> state_pb2.EngineTable:
-    return state_pb2.EngineTable(
-        ante=t.ante,
-        bring_in=t.bring_in,
-        small_bet=t.small_bet,
-        big_bet=t.big_bet,
-        max_bets=t.max_bets,
-        uncapped_heads_up=t.uncapped_heads_up,
-        open_pair_big_bet=t.open_pair_big_bet,
-        odd_chip=ODD_CHIP_CODES[t.odd_chip],
-        rake_percent_bp=t.rake_percent_bp,
-        rake_cap=t.rake_cap,
-    )
+def _table_pb(table: Table) -> state_pb2.EngineTable:
+    return table_to_message(table, state_pb2.EngineTable(), ODD_CHIP_CODES)
 
 
 def _play_fields(hand: Hand) -> state_pb2.EngineHand:
@@ -330,21 +320,11 @@ def _decode_table(msg: state_pb2.EngineTable) -> Table:
     table = _TABLES.get(key)
     if table is not None:
         return table
-    odd_chip = ODD_CHIP_BY_CODE.get(msg.odd_chip)
-    if odd_chip is None:
-        raise StateInvalid(f"table.odd_chip: unknown code {msg.odd_chip}")
-    table = Table(
-        ante=msg.ante,
-        bring_in=msg.bring_in,
-        small_bet=msg.small_bet,
-        big_bet=msg.big_bet,
-        max_bets=msg.max_bets,
-        uncapped_heads_up=msg.uncapped_heads_up,
-        open_pair_big_bet=msg.open_pair_big_bet,
-        odd_chip=odd_chip,
-        rake_percent_bp=msg.rake_percent_bp,
-        rake_cap=msg.rake_cap,
-    )
+    values = table_values(msg, {OddChip: ODD_CHIP_BY_CODE})
+    for name, value in values.items():
+        if value is None:
+            raise StateInvalid(f"table.{name}: unknown code {getattr(msg, name)}")
+    table = Table(**values)
     try:
         validate_table(table)
     except InvalidHand as error:

@@ -1,0 +1,50 @@
+"""A ``Table`` to and from a protobuf message whose fields carry its fields' names (the
+public ``stud.v1.Table``, the sealed state's ``EngineTable``). The mapping is derived
+from the dataclass, as ``history.phh`` writes a table's options, so a table option is
+carried by every message once the message has a field of its name; only the enum fields
+need their codes (each message numbers its enums its own way)."""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+from collections.abc import Mapping
+from typing import Any, TypeVar
+
+from google.protobuf.message import Message
+
+from studengine.rules.types import Table
+
+M = TypeVar("M", bound=Message)
+TABLE_FIELDS = tuple(dataclasses.fields(Table))
+#: the enum types of the table's enum fields, by field name (``odd_chip``: ``OddChip``)
+ENUM_FIELDS: dict[str, type[enum.Enum]] = {
+    f.name: type(f.default) for f in TABLE_FIELDS if isinstance(f.default, enum.Enum)
+}
+
+
+def table_to_message(table: Table, message: M, codes: Mapping[Any, int]) -> M:
+    """``message`` with every field of ``table`` set (an enum member by its code in
+    ``codes``); an optional field is set even at its default."""
+    for field in TABLE_FIELDS:
+        value = getattr(table, field.name)
+        setattr(message, field.name, codes[value] if field.name in ENUM_FIELDS else value)
+    return message
+
+
+def table_values(
+    message: Message, by_code: Mapping[type[enum.Enum], Mapping[int, Any]]
+) -> dict[str, Any]:
+    """The table's fields that ``message`` carries, by name: each field without presence,
+    an optional one only when set (left out, the table's default applies). An enum field
+    is its member by ``by_code[its type]``, or None for a code that names none."""
+    present = message.DESCRIPTOR.fields_by_name
+    values: dict[str, Any] = {}
+    for field in TABLE_FIELDS:
+        name = field.name
+        if present[name].has_presence and not message.HasField(name):
+            continue
+        value = getattr(message, name)
+        kind = ENUM_FIELDS.get(name)
+        values[name] = value if kind is None else by_code[kind].get(value)
+    return values
