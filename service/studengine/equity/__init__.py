@@ -26,7 +26,16 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from studengine.cards import DECK_SIZE
 from studengine.equity import _twin
+from studengine.rules.variants import (
+    HIGH,
+    LOW_8,
+    LOW_A5,
+    VARIANTS,
+    VariantSpec,
+    deals_community_card,
+)
 
 __all__ = [
     "MAX_EXACT_DEALS",
@@ -58,13 +67,17 @@ class Showdown(enum.Enum):
     HIGH_LOW_8 = "high_low_8"  # R-HILO-SPLIT: high half, eight-or-better low half
 
 
-# variant -> (cards a player ends with, cards on the first street, its own showdown)
-_VARIANTS = {
-    "FIVE_CARD_STUD": (5, 2, Showdown.HIGH),
-    "SEVEN_CARD_STUD": (7, 3, Showdown.HIGH),
-    "RAZZ": (7, 3, Showdown.LOW),
-    "SEVEN_CARD_STUD_HI_LO": (7, 3, Showdown.HIGH_LOW_8),
-}
+def own_showdown(spec: VariantSpec) -> Showdown:
+    """How the game's own showdown is won, from its rankings (``rules.variants``)."""
+    if spec.low_ranking is LOW_8:
+        return Showdown.HIGH_LOW_8
+    if spec.ranking is LOW_A5 and spec.low_ranking is None:
+        return Showdown.LOW
+    if spec.ranking is HIGH and spec.low_ranking is None:
+        return Showdown.HIGH
+    raise ValueError(f"{spec.variant.value}: no equity showdown for its rankings")
+
+
 # the showdown as the loops number it (EQ_HIGH, EQ_LOW, EQ_HIGH_LOW)
 _LOOP_SHOWDOWN = {Showdown.HIGH: _twin.HIGH, Showdown.LOW: _twin.LOW}
 _LOOP_SHOWDOWN[Showdown.HIGH_LOW_8] = _twin.HIGH_LOW
@@ -134,16 +147,18 @@ class _Budget:
         return self.cpu_at is not None and time.thread_time() >= self.cpu_at
 
 
-def _variant_name(variant: object) -> str:
+def _spec(variant: object) -> VariantSpec:
     name = variant.value if isinstance(variant, enum.Enum) else variant
-    if name not in _VARIANTS:
-        raise ValueError(f"variant must be one of {', '.join(_VARIANTS)}, got {variant!r}")
-    return str(name)
+    for spec in VARIANTS.values():
+        if name == spec.variant.value:
+            return spec
+    names = ", ".join(v.value for v in VARIANTS)
+    raise ValueError(f"variant must be one of {names}, got {variant!r}")
 
 
-def _showdown(showdown: object, name: str) -> Showdown:
+def _showdown(showdown: object, spec: VariantSpec) -> Showdown:
     if showdown is None:
-        return _VARIANTS[name][2]
+        return own_showdown(spec)
     try:
         return Showdown(showdown)
     except ValueError:
@@ -178,8 +193,8 @@ def _prepare(
     community_card: int | None,
     showdown: object = None,
 ) -> _Problem:
-    name = _variant_name(variant)
-    final, first, _ = _VARIANTS[name]
+    spec = _spec(variant)
+    name, final, first = spec.variant.value, spec.cards_per_player, spec.first_street_cards
     if not isinstance(players, Sequence) or not 2 <= len(players) <= MAX_PLAYERS:
         raise ValueError(f"equity needs 2 to {MAX_PLAYERS} players")
     if not isinstance(street, int) or not first <= street <= final:
@@ -202,9 +217,11 @@ def _prepare(
         if community is False:
             raise ValueError("a community card is given but community is False")
         community = True
-    if community is None:  # R-COMMUNITY-CARD: not enough cards left for seventh street
-        community = final == 7 and 52 - len(dead) - 6 * len(players) < len(players)
-    if community and final != 7:
+    if community is None:  # R-COMMUNITY-CARD: not enough cards left for the last street
+        last = len(spec.streets[-1].cards)
+        left = DECK_SIZE - len(dead) - (final - last) * len(players)
+        community = spec.may_deal_community_card and deals_community_card(left, len(players))
+    if community and not spec.may_deal_community_card:
         raise ValueError("only the seven-card games have a community card")
     if community_card is not None and street != final:
         raise ValueError("the community card is dealt on seventh street only")
@@ -221,7 +238,7 @@ def _prepare(
         raise ValueError(f"{sum(draws)} cards still to deal but only {len(deck)} unseen")
     board = bytes(() if community_card is None else (community_card,))
     return _Problem(
-        tuple(bytes(cards) for cards in known), bytes(draws), deck, board, _showdown(showdown, name)
+        tuple(bytes(cards) for cards in known), bytes(draws), deck, board, _showdown(showdown, spec)
     )
 
 
