@@ -10,7 +10,8 @@ import grpc
 import pytest
 from stud_api.stud.v1 import stud_engine_pb2 as pb
 from studengine.api.errors import ApiError, field_violations, to_status
-from studengine.api.handlers import MAX_EVALUATE_BATCH, Handlers
+from studengine.api.handlers import Handlers
+from studengine.api.requests import MAX_EVALUATE_BATCH
 from studengine.cards import parse_cards
 from studengine.state.sealing import KeyRing
 from support.api_helpers import (

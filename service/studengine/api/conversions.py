@@ -11,6 +11,7 @@ from stud_api.stud.v1 import stud_engine_pb2 as pb
 from studengine.cards import DECK_SIZE, format_card
 from studengine.history.phh import Audience
 from studengine.rules.types import ActionType, HandResult, LegalAction, OddChip, Table, Variant
+from studengine.rules.variants import HIGH, LOW_8, LOW_A5
 from studengine.state.table_fields import table_to_message
 
 VARIANT_TO_PB = {
@@ -43,12 +44,12 @@ AUDIENCE_TO_PB = {
 AUDIENCE_FROM_PB = {code: a for a, code in AUDIENCE_TO_PB.items()}
 AUDIENCE_FROM_PB[pb.HISTORY_AUDIENCE_UNSPECIFIED] = Audience.PLAYERS
 
-# EvaluateRequest.ranking -> how the evaluator ranks: high, ace-to-five low, eight or better
+# EvaluateRequest.ranking -> the games' rankings: high, ace-to-five low, eight or better
 RANKING_FROM_PB = {
-    pb.HAND_RANKING_UNSPECIFIED: "high",
-    pb.HAND_RANKING_HIGH: "high",
-    pb.HAND_RANKING_ACE_TO_FIVE_LOW: "low",
-    pb.HAND_RANKING_EIGHT_OR_BETTER_LOW: "low8",
+    pb.HAND_RANKING_UNSPECIFIED: HIGH,
+    pb.HAND_RANKING_HIGH: HIGH,
+    pb.HAND_RANKING_ACE_TO_FIVE_LOW: LOW_A5,
+    pb.HAND_RANKING_EIGHT_OR_BETTER_LOW: LOW_8,
 }
 
 

@@ -12,6 +12,7 @@ card and ranks boards and hands low; a split game adds a second ranking).
 
 from __future__ import annotations
 
+import array
 import enum
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -50,18 +51,39 @@ class Street:
 @dataclass(frozen=True)
 class Ranking:
     """How hands rank at showdown: ``rank`` (larger wins, equal ties), the five cards
-    that make it, and its words ("a pair of kings")."""
+    that make it, its words ("Two Pair, Kings and Sevens") and its category ("Two
+    Pair"); ``rank_many`` ranks a batch (one byte a card, ``evaluator.evaluate_many``)."""
 
     rank: Callable[[Sequence[int]], int]
     best_five: Callable[[Sequence[int]], tuple[int, ...]]
     describe: Callable[[int], str]
+    category: Callable[[int], str]
+    rank_many: Callable[[object, int], array.array[int]]
 
 
-HIGH = Ranking(evaluator.evaluate, evaluator.best_five, evaluator.describe)  # R-HAND-RANK
+HIGH = Ranking(  # R-HAND-RANK
+    evaluator.evaluate,
+    evaluator.best_five,
+    evaluator.describe,
+    evaluator.category_name,
+    evaluator.evaluate_many,
+)
 # R-LOW-A5: every hand has an ace-to-five low (Razz, R-RAZZ-SHOWDOWN)
-LOW_A5 = Ranking(evaluator.evaluate_low, evaluator.best_five_low, evaluator.describe_low)
+LOW_A5 = Ranking(
+    evaluator.evaluate_low,
+    evaluator.best_five_low,
+    evaluator.describe_low,
+    evaluator.low_category_name,
+    evaluator.evaluate_low_many,
+)
 # R-HILO-QUALIFY: eight or better, else evaluator.NO_LOW (0): no low, no share of the low half
-LOW_8 = Ranking(evaluator.evaluate_low8, evaluator.best_five_low, evaluator.describe_low)
+LOW_8 = Ranking(
+    evaluator.evaluate_low8,
+    evaluator.best_five_low,
+    evaluator.describe_low,
+    evaluator.low_category_name,
+    evaluator.evaluate_low8_many,
+)
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,7 @@ def table_to_message(table: Table, message: M, codes: Mapping[Any, int]) -> M:
 
 
 def table_values(
-    message: Message, by_code: Mapping[type[enum.Enum], Mapping[int, Any]]
+    message: Message, by_code: Mapping[type[enum.Enum], Mapping[Any, Any]]
 ) -> dict[str, Any]:
     """The table's fields that ``message`` carries, by name: each field without presence,
     an optional one only when set (left out, the table's default applies). An enum field
