@@ -20,55 +20,16 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 import grpc
-import structlog
 from grpc_health.v1.health import SERVICE_NAME as HEALTH_SERVICE
 
 from studengine.server import metrics
-
-_log = structlog.get_logger("studengine.rpc")
+from studengine.server.callstats import CallLimit, MethodStats
 
 Behavior = Callable[..., Any]
-
-
-class _Method:
-    """Metric children of one method, cached (``labels()`` takes a lock and a dict walk)."""
-
-    __slots__ = (
-        "exempt",
-        "full",
-        "handled",
-        "handling",
-        "labels",
-        "receiving",
-        "seconds",
-        "started",
-    )
-
-    def __init__(self, full: str, kind: str) -> None:
-        service, _, name = full.lstrip("/").rpartition("/")
-        self.full = full
-        self.exempt = service == HEALTH_SERVICE
-        self.labels = (service, name, kind)
-        self.started = metrics.GRPC_STARTED.labels(*self.labels)
-        self.seconds = metrics.GRPC_HANDLING_SECONDS.labels(*self.labels)
-        self.receiving = metrics.GRPC_IN_FLIGHT.labels(*self.labels, "receiving")
-        self.handling = metrics.GRPC_IN_FLIGHT.labels(*self.labels, "handling")
-        self.handled: dict[grpc.StatusCode, Any] = {}
-
-    def finish(self, t0: float, code: grpc.StatusCode) -> None:
-        elapsed = time.perf_counter() - t0
-        child = self.handled.get(code)
-        if child is None:
-            child = metrics.GRPC_HANDLED.labels(*self.labels, code.name)
-            self.handled[code] = child
-        child.inc()
-        self.seconds.observe(elapsed)
-        _log.info("rpc", method=self.full, code=code.name, duration_ms=round(elapsed * 1000, 3))
 
 
 def _kind(handler: Any) -> str:
@@ -82,7 +43,7 @@ class _Stage:
 
     __slots__ = ("gauge", "method")
 
-    def __init__(self, method: _Method) -> None:
+    def __init__(self, method: MethodStats) -> None:
         self.method = method
         self.gauge = method.receiving
         self.gauge.inc()
@@ -114,10 +75,9 @@ class ObservingInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg
     def __init__(
         self, max_concurrent_rpcs: int | None = None, receive_timeout: float | None = None
     ) -> None:
-        self._methods: dict[str, _Method] = {}
-        self.limit = max_concurrent_rpcs
+        self._methods: dict[str, MethodStats] = {}
+        self.calls = CallLimit(max_concurrent_rpcs)  # calls open now, health excluded
         self.receive_timeout = receive_timeout
-        self.active = 0  # calls open now, health excluded (touched on the event loop only)
 
     async def intercept_service(
         self,
@@ -131,7 +91,7 @@ class ObservingInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg
         full: str = details.method
         method = self._methods.get(full)
         if method is None:
-            method = self._methods[full] = _Method(full, _kind(handler))
+            method = self._methods[full] = MethodStats(full, _kind(handler))
         if handler.unary_unary is not None:
             inner = handler.unary_unary
 
@@ -185,21 +145,17 @@ class ObservingInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg
         return request
 
     def _observed(
-        self, body: Callable[[Any, Any, _Stage], Awaitable[Any]], method: _Method
+        self, body: Callable[[Any, Any, _Stage], Awaitable[Any]], method: MethodStats
     ) -> Callable[[Any, Any], Awaitable[Any]]:
+        calls = self.calls
+        counted = method.labels[0] != HEALTH_SERVICE  # health is never refused
+
         async def observed(requests: Any, context: Any) -> Any:
-            t0 = time.perf_counter()
-            method.started.inc()
-            counted = not method.exempt
-            if counted and self.limit is not None and self.active >= self.limit:
-                metrics.rejected("too_many_calls")
-                method.finish(t0, grpc.StatusCode.RESOURCE_EXHAUSTED)
-                await context.abort(
-                    grpc.StatusCode.RESOURCE_EXHAUSTED,
-                    f"this server holds {self.limit} calls at once (its limit); retry with backoff",
-                )
+            t0 = method.start()
+            if counted and calls.full():
+                await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, calls.refuse(method, t0))
             if counted:
-                self.active += 1
+                calls.active += 1
             stage = _Stage(method)
             code = grpc.StatusCode.UNKNOWN
             try:
@@ -215,7 +171,7 @@ class ObservingInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg
             finally:
                 stage.end()
                 if counted:
-                    self.active -= 1
+                    calls.active -= 1
                 method.finish(t0, code)
 
         return observed
