@@ -425,21 +425,27 @@ def test_refusals_are_reported_by_reason_by_the_servicer() -> None:
     """A refusal becomes its status in the servicer, which reports its reason once."""
     import asyncio
 
+    from studengine.api.calls import ApiCalls
+    from studengine.api.expensive import ExpensiveCalls
     from studengine.api.servicer import StudEngineServicer
 
     class Aborted(Exception):
         pass
 
     class Context:
+        def time_remaining(self) -> float | None:
+            return None
+
         async def abort_with_status(self, status: grpc.Status) -> None:
             self.status = status
             raise Aborted
 
     recorder = Recorder()
-    servicer = StudEngineServicer(KeyRing([new_key("k1")]), True, recorder)
+    handlers = Handlers(KeyRing([new_key("k1")]), allow_test_decks=True, observer=recorder)
+    servicer = StudEngineServicer(ApiCalls(handlers, ExpensiveCalls(threads=1, limit=1)))
     context = Context()
     with pytest.raises(Aborted):
-        asyncio.run(servicer.GetView(pb.GetViewRequest(state=b"nonsense"), context))
+        asyncio.run(servicer.behavior("GetView")(pb.GetViewRequest(state=b"nonsense"), context))
     assert context.status.code is grpc.StatusCode.INVALID_ARGUMENT
     request = pb.StartHandRequest(
         variant=pb.VARIANT_SEVEN_CARD_STUD,
@@ -447,10 +453,10 @@ def test_refusals_are_reported_by_reason_by_the_servicer() -> None:
         players=[pb.Player(id=f"player-{i}", stack=500) for i in range(3)],
         button=2,
     )
-    update = asyncio.run(servicer.StartHand(request, context)).hand
+    update = asyncio.run(servicer.behavior("StartHand")(request, context)).hand
     stale = pb.ActRequest(state=update.state, seat=1, action=pb.ACTION_TYPE_FOLD, expected_seq=3)
     with pytest.raises(Aborted):
-        asyncio.run(servicer.Act(stale, context))
+        asyncio.run(servicer.behavior("Act")(stale, context))
     assert context.status.code is grpc.StatusCode.ABORTED
     assert [c for c in recorder.calls if c[0] == "rejected"] == [
         ("rejected", "bad_state"),

@@ -26,10 +26,11 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import functools
+import re
 import socket
-import time
-from collections.abc import Awaitable, Callable, Coroutine
-from typing import Any, TypeVar
+from collections.abc import Awaitable, Callable
+from typing import Any, cast
 
 import grpc
 import structlog
@@ -38,21 +39,15 @@ from connectrpc.errors import ConnectError, ErrorDetail
 from google.protobuf.message import Message
 from protobuf.wkt import Any as AnyDetail
 from stud_api.stud.v1 import stud_engine_connect as connect
-from stud_api.stud.v1 import stud_engine_pb2 as pb
 
-from studengine.api.calls import ApiCalls
+from studengine.api.calls import METHODS, SERVICE_NAME, ApiCalls
 from studengine.api.errors import ApiError, details
-from studengine.server import metrics
+from studengine.server.callstats import CallLimit, MethodStats
 from studengine.server.config import ConfigError, ServerConfig
 from studengine.server.tls import TlsFiles
 
-SERVICE_NAME = "stud.v1.StudEngineService"
 HEALTH_PATH = "/healthz"
-_log = structlog.get_logger("studengine.rpc")
 _server_log = structlog.get_logger("studengine.server")
-
-Req = TypeVar("Req", bound=Message)
-Resp = TypeVar("Resp", bound=Message)
 
 
 def connect_error(error: ApiError) -> ConnectError:
@@ -69,67 +64,37 @@ def connect_error(error: ApiError) -> ConnectError:
     return ConnectError(Code[error.code.name], error.message, packed)
 
 
-class _Method:
-    """One method's ``grpc_server_*`` metric children and its log line."""
-
-    def __init__(self, name: str) -> None:
-        labels = (SERVICE_NAME, name, "unary")
-        self.full = f"/{SERVICE_NAME}/{name}"
-        self.labels = labels
-        self.started = metrics.GRPC_STARTED.labels(*labels)
-        self.seconds = metrics.GRPC_HANDLING_SECONDS.labels(*labels)
-        self.handling = metrics.GRPC_IN_FLIGHT.labels(*labels, "handling")
-        self.handled: dict[grpc.StatusCode, Any] = {}
-
-    def finish(self, t0: float, code: grpc.StatusCode) -> None:
-        elapsed = time.perf_counter() - t0
-        child = self.handled.get(code)
-        if child is None:
-            child = self.handled[code] = metrics.GRPC_HANDLED.labels(*self.labels, code.name)
-        child.inc()
-        self.seconds.observe(elapsed)
-        _log.info(
-            "rpc",
-            method=self.full,
-            code=code.name,
-            duration_ms=round(elapsed * 1000, 3),
-            protocol="http",
-        )
-
-
 class StudEngineConnect:
     """``stud.v1.StudEngineService`` for connectrpc, over the worker's ``ApiCalls`` (the
-    gRPC port's: the same expensive-call bound and Equity CPU cap)."""
+    gRPC port's: the same expensive-call bound and Equity CPU cap). Each method of the
+    service is an attribute by its snake_case name (``start_hand``), all the same path."""
 
     def __init__(self, calls: ApiCalls, max_concurrent: int) -> None:
         self.calls = calls
-        self.max_concurrent = max_concurrent
-        self.in_flight = 0
-        self._methods = {name: _Method(name) for name in pb.DESCRIPTOR.services_by_name[
-            "StudEngineService"].methods_by_name}  # fmt: skip
+        self.limit = CallLimit(max_concurrent)
+        self._methods = {
+            name: MethodStats(f"/{SERVICE_NAME}/{name}", "unary", protocol="http")
+            for name in METHODS
+        }
+        for name in METHODS:
+            setattr(self, _snake_case(name), functools.partial(self._call, name))
 
-    async def _call(
-        self, name: str, call: Callable[[Req], Coroutine[Any, Any, Resp]], request: Req
-    ) -> Resp:
+    async def _call(self, name: str, request: Message, ctx: Any) -> Message:
         method = self._methods[name]
-        t0 = time.perf_counter()
-        method.started.inc()
-        if self.in_flight >= self.max_concurrent:  # as gRPC's limit: before any handler
-            metrics.rejected("too_many_calls")
-            method.finish(t0, grpc.StatusCode.RESOURCE_EXHAUSTED)
-            raise ConnectError(
-                Code.RESOURCE_EXHAUSTED,
-                f"this server holds {self.max_concurrent} calls at once (its limit); "
-                "retry with backoff",
-            )
+        t0 = method.start()
+        if self.limit.full():  # as gRPC's limit: before any handler
+            raise ConnectError(Code.RESOURCE_EXHAUSTED, self.limit.refuse(method, t0))
+        timeout_ms = ctx.timeout_ms
+        remaining = None if timeout_ms is None else timeout_ms / 1000
         context = contextvars.Context()  # what the handler binds for the log line
         code = grpc.StatusCode.OK
-        self.in_flight += 1
+        self.limit.active += 1
         method.handling.inc()
         try:
             # its own task: the handler's log fields stay in ``context``; a client that
             # leaves cancels it (and so the expensive work it waits for)
-            return await asyncio.create_task(call(request), context=context)
+            call = self.calls.run(name, request, remaining)
+            return await asyncio.create_task(call, context=context)
         except ApiError as error:
             code = error.code
             self.calls.observer.rejected(error.metric_label)
@@ -142,35 +107,14 @@ class StudEngineConnect:
             context.run(_server_log.exception, "call failed", method=method.full)
             raise ConnectError(Code.INTERNAL, "internal error") from None
         finally:
-            self.in_flight -= 1
+            self.limit.active -= 1
             method.handling.dec()
             context.run(method.finish, t0, code)
 
-    async def start_hand(self, request: pb.StartHandRequest, ctx: Any) -> pb.StartHandResponse:
-        return await self._call("StartHand", self.calls.start_hand, request)
 
-    async def act(self, request: pb.ActRequest, ctx: Any) -> pb.ActResponse:
-        return await self._call("Act", self.calls.act, request)
-
-    async def get_view(self, request: pb.GetViewRequest, ctx: Any) -> pb.GetViewResponse:
-        return await self._call("GetView", self.calls.get_view, request)
-
-    async def evaluate(self, request: pb.EvaluateRequest, ctx: Any) -> pb.EvaluateResponse:
-        return await self._call("Evaluate", self.calls.evaluate, request)
-
-    async def get_hand_history(
-        self, request: pb.GetHandHistoryRequest, ctx: Any
-    ) -> pb.GetHandHistoryResponse:
-        return await self._call("GetHandHistory", self.calls.get_hand_history, request)
-
-    async def equity(self, request: pb.EquityRequest, ctx: Any) -> pb.EquityResponse:
-        timeout_ms = ctx.timeout_ms
-        remaining = None if timeout_ms is None else timeout_ms / 1000
-
-        async def equity(checked: pb.EquityRequest) -> pb.EquityResponse:
-            return await self.calls.equity(checked, remaining)
-
-        return await self._call("Equity", equity, request)
+def _snake_case(name: str) -> str:
+    """``GetHandHistory`` -> ``get_hand_history``: connectrpc's name of a method."""
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
 
 
 ASGIApp = Callable[[dict[str, Any], Any, Any], Awaitable[None]]
@@ -182,7 +126,7 @@ class App:
     def __init__(self, service: StudEngineConnect, max_message_bytes: int) -> None:
         self.serving = True
         self.connect: ASGIApp = connect.StudEngineServiceASGIApplication(
-            service, read_max_bytes=max_message_bytes
+            cast(connect.StudEngineService, service), read_max_bytes=max_message_bytes
         )
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
