@@ -37,8 +37,8 @@ from studengine.rules.validation import (
 )
 from studengine.rules.variants import HIGH, VARIANTS, Ranking
 from studengine.state.codec import MAX_PLAYER_ID, HandRecord
+from studengine.state.messages import table_values
 from studengine.state.sealing import SealedStateInvalid
-from studengine.state.table_fields import table_values
 
 MAX_CHIPS = 10**15  # any single amount (stack, stake); keeps every total inside int64
 MAX_BETS_LIMIT = 1000

@@ -34,7 +34,7 @@ from studengine.rules.validation import validate_game, validate_table
 from studengine.rules.variants import VARIANTS, VariantSpec
 from studengine.state import wire
 from studengine.state._gen.stud.internal.v1 import state_pb2
-from studengine.state.table_fields import table_to_message, table_values
+from studengine.state.messages import field_values, table_to_message, table_values
 from studengine.state.wire import length_key, put_varint, read_varint
 
 FORMAT_VERSION = 1
@@ -178,27 +178,10 @@ def unpack_moves(raw: bytes, players: int) -> list[Move]:
 
 def _fill_result(msg: state_pb2.EngineResult, r: HandResult) -> None:
     for p in r.pots:
-        msg.pots.add(
-            amount=p.amount,
-            eligible=p.eligible,
-            winners=p.winners,
-            shares=p.shares,
-            low_winners=p.low_winners,
-            low_shares=p.low_shares,
-            rake=p.rake,
-        )
+        msg.pots.add(**field_values(p))
     msg.stacks.extend(r.stacks)
     for s in r.shown:
-        msg.shown.add(
-            seat=s.seat,
-            cards=bytes(s.cards),
-            best_five=bytes(s.best_five),
-            rank=s.rank,
-            description=s.description,
-            low=s.low,
-            low_best_five=bytes(s.low_best_five),
-            low_description=s.low_description,
-        )
+        msg.shown.add(**field_values(s, bytes))
     for seat, amount in r.uncalled:
         msg.uncalled.add(seat=seat, amount=amount)
     msg.rake = r.rake

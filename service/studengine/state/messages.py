@@ -1,14 +1,15 @@
-"""A ``Table`` to and from a protobuf message whose fields carry its fields' names (the
-public ``stud.v1.Table``, the sealed state's ``EngineTable``). The mapping is derived
-from the dataclass, as ``history.phh`` writes a table's options, so a table option is
-carried by every message once the message has a field of its name; only the enum fields
-need their codes (each message numbers its enums its own way)."""
+"""The engine's dataclasses to and from protobuf messages whose fields carry their fields'
+names: a ``Table`` (the public ``stud.v1.Table``, the sealed state's ``EngineTable``), a
+result's ``Pot`` and ``ShownHand``. The mappings are derived from the dataclasses, as
+``history.phh`` writes a table's options, so a field is carried by every message once the
+message has a field of its name; only enums need their codes (each message numbers its
+enums its own way) and cards their form (text in the API, bytes in the state)."""
 
 from __future__ import annotations
 
 import dataclasses
 import enum
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
 from google.protobuf.message import Message
@@ -48,3 +49,17 @@ def table_values(
         kind = ENUM_FIELDS.get(name)
         values[name] = value if kind is None else by_code[kind].get(value)
     return values
+
+
+#: the fields of a shown hand that hold cards
+CARD_FIELDS = frozenset({"cards", "best_five", "low_best_five"})
+
+
+def field_values(value: Any, cards: Callable[[Sequence[int]], Any] | None = None) -> dict[str, Any]:
+    """A dataclass's fields by name, for a message's constructor; ``cards`` writes the
+    fields that hold cards (``CARD_FIELDS``)."""
+    out = {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
+    if cards is not None:
+        for name in CARD_FIELDS.intersection(out):
+            out[name] = cards(out[name])
+    return out
