@@ -35,7 +35,7 @@ import os
 import warnings
 from collections.abc import Callable, Sequence
 from itertools import combinations
-from typing import Final
+from typing import Any, Final
 
 from studengine.evaluator import _twin
 
@@ -99,22 +99,14 @@ else:
     else:
         BACKEND = "c"
 
-if BACKEND == "c":
-    evaluate = _ceval.evaluate
-    evaluate_mask = _ceval.evaluate_mask
-    evaluate_many = _ceval.evaluate_many
-    evaluate_low = _ceval.evaluate_low
-    evaluate_low8 = _ceval.evaluate_low8
-    evaluate_low_many = _ceval.evaluate_low_many
-    evaluate_low8_many = _ceval.evaluate_low8_many
-else:
-    evaluate = _twin.evaluate
-    evaluate_mask = _twin.evaluate_mask
-    evaluate_many = _twin.evaluate_many
-    evaluate_low = _twin.evaluate_low
-    evaluate_low8 = _twin.evaluate_low8
-    evaluate_low_many = _twin.evaluate_low_many
-    evaluate_low8_many = _twin.evaluate_low8_many
+_backend: Any = _ceval if BACKEND == "c" else _twin  # the two have the same functions
+evaluate = _backend.evaluate
+evaluate_mask = _backend.evaluate_mask
+evaluate_many = _backend.evaluate_many
+evaluate_low = _backend.evaluate_low
+evaluate_low8 = _backend.evaluate_low8
+evaluate_low_many = _backend.evaluate_low_many
+evaluate_low8_many = _backend.evaluate_low8_many
 
 _NAMES: tuple[str, ...] = ("Two", "Three", "Four", "Five", "Six", "Seven", "Eight")
 _NAMES += ("Nine", "Ten", "Jack", "Queen", "King", "Ace")
