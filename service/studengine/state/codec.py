@@ -89,6 +89,17 @@ def _table_pb(table: Table) -> state_pb2.EngineTable:
     return table_to_message(table, state_pb2.EngineTable(), ODD_CHIP_CODES)
 
 
+# the betting round's flags: (the EngineHand field, the BettingRound attribute)
+_ROUND_FLAGS = (
+    ("uncapped", "uncapped"),
+    ("open_pair", "open_pair"),
+    ("big_made", "big_made"),
+    ("bring_in_due", "bring_in_due"),
+    ("opener_may_fold", "opener_may_fold"),
+    ("round_held", "held"),
+)
+
+
 def _play_fields(hand: Hand) -> state_pb2.EngineHand:
     """EngineHand's fields after the variant and the table (field numbers 3 and up).
 
@@ -109,18 +120,9 @@ def _play_fields(hand: Hand) -> state_pb2.EngineHand:
     msg.level = betting.level
     msg.full_level = betting.full_level
     msg.bets = betting.full_bets
-    if betting.uncapped:
-        msg.uncapped = True
-    if betting.open_pair:
-        msg.open_pair = True
-    if betting.big_made:
-        msg.big_made = True
-    if betting.bring_in_due:
-        msg.bring_in_due = True
-    if betting.opener_may_fold:
-        msg.opener_may_fold = True
-    if betting.held:
-        msg.round_held = True
+    for flag, name in _ROUND_FLAGS:
+        if getattr(betting, name):
+            setattr(msg, flag, True)
     if hand.over:
         msg.over = True
     if hand.community is not None:
