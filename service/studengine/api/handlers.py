@@ -248,18 +248,10 @@ class Handlers:
     ) -> eq.EquityResult:
         """``equity.stud_equity`` within the budgets; its refusals as the API's."""
         try:
+            cpu = self.equity_cpu_seconds
+            options = question.options()
             return eq.stud_equity(
-                question.known,
-                variant=question.variant,
-                street=question.street,
-                dead=question.dead,
-                community_card=question.community,
-                method=question.method,
-                samples=question.samples,
-                seed=question.seed,
-                deadline=budget,
-                cpu_seconds=self.equity_cpu_seconds,
-                cancelled=cancelled,
+                question.known, **options, deadline=budget, cpu_seconds=cpu, cancelled=cancelled
             )
         except eq.Cancelled as stopped:
             self.observer.work_cancelled("Equity")

@@ -10,9 +10,10 @@ the log line); one that does not open is refused with the violations found befor
 from __future__ import annotations
 
 import array
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from stud_api.stud.v1 import stud_engine_pb2 as pb
 
@@ -331,14 +332,18 @@ class EquityQuestion:
     """An Equity request, checked, for ``equity.stud_equity``: each player's known cards
     (down then up), the dead cards, the community card, the street (cards per player)."""
 
-    variant: Variant
     known: list[list[int]]
-    dead: list[int]
-    community: int | None
+    variant: Variant
     street: int
+    dead: list[int]
+    community_card: int | None
     method: str
     samples: int
     seed: int | None
+
+    def options(self) -> dict[str, Any]:
+        """The keyword arguments of ``equity.stud_equity``: every field but ``known``."""
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)[1:]}
 
 
 def _known_cards(request: pb.EquityRequest, found: Violations) -> list[list[int]]:
@@ -396,7 +401,7 @@ def parse_equity(request: pb.EquityRequest) -> EquityQuestion:
         found.refuse()
     street = _street(request, variant, known, community)
     seed = request.seed if request.HasField("seed") else None
-    return EquityQuestion(variant, known, dead, community, street, method, samples, seed)
+    return EquityQuestion(known, variant, street, dead, community, method, samples, seed)
 
 
 __all__ = [
