@@ -15,7 +15,7 @@ from __future__ import annotations
 import array
 import enum
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 
 from studengine import evaluator
@@ -191,24 +191,21 @@ SEVEN_CARD_STUD = VariantSpec(
     open_pair_street=1,
 )
 
-# Razz and Stud Hi-Lo deal and bet as Seven Card Stud, without the open-pair option
-RAZZ = VariantSpec(
+# Razz and Stud Hi-Lo deal and bet as Seven Card Stud (its seats and streets), without
+# the open-pair option
+RAZZ = replace(
+    SEVEN_CARD_STUD,
     variant=Variant.RAZZ,
-    min_players=2,
-    max_players=8,
-    streets=SEVEN_CARD_STUD.streets,
     open_pair_street=None,
     brings_in=highest_up_card_ace_low,  # R-RAZZ-BRING-IN
     board_strength=low_board_strength,  # R-RAZZ-FIRST-TO-ACT
     ranking=LOW_A5,  # R-RAZZ-SHOWDOWN
 )
-
-SEVEN_CARD_STUD_HI_LO = VariantSpec(
+# R-HILO-BRING-IN: bring-in and first to act as in high stud
+SEVEN_CARD_STUD_HI_LO = replace(
+    SEVEN_CARD_STUD,
     variant=Variant.SEVEN_CARD_STUD_HI_LO,
-    min_players=2,
-    max_players=8,
-    streets=SEVEN_CARD_STUD.streets,
-    open_pair_street=None,  # R-HILO-BRING-IN: bring-in and first to act as in high stud
+    open_pair_street=None,
     low_ranking=LOW_8,  # R-HILO-QUALIFY, R-HILO-SPLIT
 )
 
