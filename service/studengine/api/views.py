@@ -68,6 +68,12 @@ def event_to_pb(event: Event, viewer: int | None) -> pb.Event:
                     timeout=timeout,
                 )
             )
+    return _end_event_to_pb(event)
+
+
+def _end_event_to_pb(event: Event) -> pb.Event:
+    """One event of a hand's end (the same for every viewer: its cards are shown)."""
+    match event:
         case UncalledReturned(seat, amount):
             return pb.Event(uncalled_returned=pb.UncalledReturned(seat=seat, amount=amount))
         case HandShown(seat, cards, best_five, rank, description, low, low_five, low_words):
