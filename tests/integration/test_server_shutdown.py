@@ -8,7 +8,6 @@ import shutil
 import signal
 import subprocess
 import threading
-import time
 import urllib.request
 from collections.abc import Callable
 from pathlib import Path
@@ -20,6 +19,7 @@ from stud_api.stud.v1 import stud_engine_pb2 as pb
 from stud_api.stud.v1 import stud_engine_pb2_grpc as pb_grpc
 from studclients.devserver import server_command, serving_port
 from support.api_helpers import call_code
+from support.polling import poll_until
 from support.server_harness import LiveServer, free_port, new_key_spec, server_env
 
 Launch = Callable[..., LiveServer]
@@ -30,14 +30,6 @@ BATCH = 10_000  # the handler's largest Evaluate batch: real, slow work
 def _started(server: LiveServer, method: str) -> int:
     pattern = rf'grpc_server_started_total{{[^}}]*grpc_method="{method}"[^}}]*}} (\S+)'
     return int(sum(float(v) for v in re.findall(pattern, server.metrics_text())))
-
-
-def _wait_until(condition: Callable[[], bool], what: str, limit: float = 120.0) -> None:
-    deadline = time.monotonic() + limit
-    while not condition():
-        if time.monotonic() > deadline:
-            pytest.fail(f"timed out waiting for {what}")
-        time.sleep(0.005)
 
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
@@ -77,7 +69,7 @@ def test_signal_lets_calls_in_flight_finish(live_server: Launch, sig: signal.Sig
     for caller in callers:
         caller.start()
     # every call has reached its handler before the signal
-    _wait_until(lambda: _started(server, "Evaluate") >= IN_FLIGHT, "the calls to start")
+    poll_until(lambda: _started(server, "Evaluate") >= IN_FLIGHT, "the calls to start", 120, 0.005)
     server.signal(sig)
     for caller in callers:
         caller.join(300)
@@ -127,12 +119,16 @@ def test_workers_exit_when_the_supervisor_is_killed(live_server: Launch) -> None
         return {e["pid"] for e in server.logs() if e.get("event") == "worker serving"}
 
     # health answers once one worker serves; the other's log line may still be on its way
-    _wait_until(lambda: len(serving_workers()) == 2, "both workers to log 'worker serving'")
+    poll_until(
+        lambda: len(serving_workers()) == 2, "both workers to log 'worker serving'", 120, 0.005
+    )
     workers = serving_workers()
     assert server.proc.pid not in workers
     server.proc.kill()  # SIGKILL: no chance to forward anything
     server.wait(60)
-    _wait_until(lambda: all(_gone(pid) for pid in workers), "the orphaned workers to exit")
+    poll_until(
+        lambda: all(_gone(pid) for pid in workers), "the orphaned workers to exit", 120, 0.005
+    )
     server.wait(60)  # read what they printed to the end
     assert sum(e.get("event") == "worker stopped" for e in server.logs()) == 2
     # nobody was left to delete the metrics directory: the test does
@@ -159,7 +155,7 @@ def test_an_open_health_watch_does_not_hold_the_drain(live_server: Launch) -> No
 
     follower = threading.Thread(target=follow)
     follower.start()
-    _wait_until(lambda: bool(statuses), "the first health status")
+    poll_until(lambda: bool(statuses), "the first health status", 120, 0.005)
     server.signal(signal.SIGTERM)
     assert server.wait(120) == 0  # far sooner than the 600 s grace
     follower.join(30)
@@ -210,7 +206,7 @@ def test_a_stalled_stdout_neither_grows_the_log_queue_nor_hangs_shutdown(
                 found = re.search(r"^stud_log_lines_dropped_total (\S+)$", text, re.M)
                 return float(found.group(1)) if found else 0.0
 
-            _wait_until(lambda: dropped() > 0, "log lines to be dropped and counted", 300)
+            poll_until(lambda: dropped() > 0, "log lines to be dropped and counted", 300, 0.005)
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(60) == 0  # the grace (5 s), the exit drain's bound and slack
     finally:
