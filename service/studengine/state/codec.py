@@ -147,7 +147,11 @@ def pack_moves(moves: Sequence[Move]) -> bytes:
     append, codes = out.append, _KIND_CODES
     for seat, kind, to, timeout in moves:
         append(seat << 4 | codes[kind] << 1 | timeout)
-        if to is not None:
+        if to is None:
+            continue
+        if to < 0x80:  # most totals fit one byte: no call for them
+            append(to)
+        else:
             put_varint(out, to)
     return bytes(out)
 
@@ -170,10 +174,14 @@ def unpack_moves(raw: bytes, players: int) -> list[Move]:
         if code in unsized:
             append(Move(seat, kinds[code], None, bool(head & 1)))
             continue
-        try:
-            to, at = read_varint(raw, at)
-        except ValueError:
-            raise StateInvalid(f"moves[{len(moves)}]: a truncated amount") from None
+        if at < end and raw[at] < 0x80:  # a one-byte total: no call for it
+            to = raw[at]
+            at += 1
+        else:
+            try:
+                to, at = read_varint(raw, at)
+            except ValueError:
+                raise StateInvalid(f"moves[{len(moves)}]: a truncated amount") from None
         append(Move(seat, kinds[code], to, bool(head & 1)))
     return moves
 

@@ -53,4 +53,5 @@ def length_key(field: FieldDescriptor) -> bytes:
 def record(key: bytes, payload: bytes) -> bytes:
     """A serialized message (or bytes, or string) as one length-delimited field: the
     field's ``key``, the payload's length, the payload."""
-    return key + varint(len(payload)) + payload
+    size = len(payload)
+    return key + (_ONE_BYTE[size] if size < 0x80 else varint(size)) + payload  # most are short
