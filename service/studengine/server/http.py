@@ -41,9 +41,10 @@ from stud_api.stud.v1 import stud_engine_connect as connect
 from stud_api.stud.v1 import stud_engine_pb2 as pb
 
 from studengine.api.calls import ApiCalls
-from studengine.api.errors import ApiError, details
+from studengine.api.errors import ApiError, details, draining, too_large, too_many_calls
 from studengine.server import metrics
-from studengine.server.config import ConfigError, ServerConfig
+from studengine.server.config import READ_FACTOR, ConfigError, ServerConfig
+from studengine.server.drain import Gate
 from studengine.server.tls import TlsFiles
 
 SERVICE_NAME = "stud.v1.StudEngineService"
@@ -99,11 +100,20 @@ class _Method:
 
 class StudEngineConnect:
     """``stud.v1.StudEngineService`` for connectrpc, over the worker's ``ApiCalls`` (the
-    gRPC port's: the same expensive-call bound and Equity CPU cap)."""
+    gRPC port's: the same expensive-call bound and Equity CPU cap), with the gRPC port's
+    limits and drain: calls at once, the message size, the worker's ``gate``."""
 
-    def __init__(self, calls: ApiCalls, max_concurrent: int) -> None:
+    def __init__(
+        self,
+        calls: ApiCalls,
+        max_concurrent: int,
+        max_message_bytes: int | None = None,
+        gate: Gate | None = None,
+    ) -> None:
         self.calls = calls
         self.max_concurrent = max_concurrent
+        self.max_message_bytes = max_message_bytes
+        self.gate = gate or Gate()
         self.in_flight = 0
         self._methods = {name: _Method(name) for name in pb.DESCRIPTOR.services_by_name[
             "StudEngineService"].methods_by_name}  # fmt: skip
@@ -114,14 +124,11 @@ class StudEngineConnect:
         method = self._methods[name]
         t0 = time.perf_counter()
         method.started.inc()
-        if self.in_flight >= self.max_concurrent:  # as gRPC's limit: before any handler
-            metrics.rejected("too_many_calls")
-            method.finish(t0, grpc.StatusCode.RESOURCE_EXHAUSTED)
-            raise ConnectError(
-                Code.RESOURCE_EXHAUSTED,
-                f"this server holds {self.max_concurrent} calls at once (its limit); "
-                "retry with backoff",
-            )
+        refusal = self._refusal(name, request)  # as gRPC's: before any handler
+        if refusal is not None:
+            metrics.rejected(refusal.metric_label)
+            method.finish(t0, refusal.code)
+            raise connect_error(refusal)
         context = contextvars.Context()  # what the handler binds for the log line
         code = grpc.StatusCode.OK
         self.in_flight += 1
@@ -145,6 +152,18 @@ class StudEngineConnect:
             self.in_flight -= 1
             method.handling.dec()
             context.run(method.finish, t0, code)
+
+    def _refusal(self, name: str, request: Message) -> ApiError | None:
+        """The refusal of a call the port does not start, if it is one."""
+        if self.gate.draining:
+            self.gate.refused()
+            return draining(name)
+        if self.in_flight >= self.max_concurrent:
+            return too_many_calls(name, self.max_concurrent)
+        limit = self.max_message_bytes
+        if limit is not None and (size := request.ByteSize()) > limit:
+            return too_large(name, size, limit)
+        return None
 
     async def start_hand(self, request: pb.StartHandRequest, ctx: Any) -> pb.StartHandResponse:
         return await self._call("StartHand", self.calls.start_hand, request)
@@ -179,10 +198,11 @@ ASGIApp = Callable[[dict[str, Any], Any, Any], Awaitable[None]]
 class App:
     """The ASGI application: ``GET /healthz`` and the Connect service."""
 
-    def __init__(self, service: StudEngineConnect, max_message_bytes: int) -> None:
+    def __init__(self, service: StudEngineConnect, max_body_bytes: int) -> None:
         self.serving = True
+        self.service = service
         self.connect: ASGIApp = connect.StudEngineServiceASGIApplication(
-            service, read_max_bytes=max_message_bytes
+            service, read_max_bytes=max_body_bytes
         )
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
@@ -200,8 +220,13 @@ class App:
         await self.connect(scope, receive, send)
 
 
-def build_app(config: ServerConfig, calls: ApiCalls) -> App:
-    return App(StudEngineConnect(calls, config.max_concurrent_rpcs), config.max_message_bytes)
+def build_app(config: ServerConfig, calls: ApiCalls, gate: Gate | None = None) -> App:
+    """The HTTP port's app. The body may be up to ``READ_FACTOR`` times the limit
+    (JSON is larger than the message), the message itself at most the limit."""
+    service = StudEngineConnect(
+        calls, config.max_concurrent_rpcs, config.max_message_bytes, gate or Gate()
+    )
+    return App(service, READ_FACTOR * config.max_message_bytes)
 
 
 def listening_socket(host: str, port: int, reuse_port: bool) -> socket.socket:
@@ -225,11 +250,16 @@ class HttpListener:
     """The HTTP port, served by hypercorn as a task on the worker's event loop."""
 
     def __init__(
-        self, config: ServerConfig, calls: ApiCalls, tls: TlsFiles | None, reuse_port: bool
+        self,
+        config: ServerConfig,
+        calls: ApiCalls,
+        tls: TlsFiles | None,
+        reuse_port: bool,
+        gate: Gate | None = None,
     ) -> None:
         from hypercorn.config import Config
 
-        self.app = build_app(config, calls)
+        self.app = build_app(config, calls, gate)
         self.sock = listening_socket(config.host, config.http_port or 0, reuse_port)
         self.port: int = self.sock.getsockname()[1]
         hyper = Config()
@@ -271,6 +301,10 @@ class HttpListener:
         await asyncio.sleep(0)  # hypercorn takes the socket and starts accepting
         if self._task.done():
             self._task.result()  # a failure to start is the caller's
+
+    def open_calls(self) -> int:
+        """Calls open now (health excluded)."""
+        return self.app.service.in_flight
 
     async def stop(self, grace: float) -> None:
         """``shutdown(grace)``; returns when the port has drained."""
