@@ -107,13 +107,13 @@ def test_expensive_calls_are_bounded_per_worker(live_server: Launch) -> None:
     assert metric(server, "stud_rejections_total", reason="overloaded") == len(details)
 
 
-def test_both_ports_share_the_expensive_call_bound_and_refuse_with_limit_exceeded(
+def test_both_ports_share_the_expensive_call_bound_and_refuse_with_server_busy(
     live_server: Launch,
 ) -> None:
     """The HTTP port's calls count against the same per-worker bound as the gRPC port's:
     with its two places held by gRPC Equity calls, one more Equity is refused at once over
-    gRPC and over Connect alike: RESOURCE_EXHAUSTED with ErrorInfo reason LIMIT_EXCEEDED
-    (the limit and the method in its metadata), counted as overloaded."""
+    gRPC and over Connect alike: RESOURCE_EXHAUSTED with ErrorInfo reason SERVER_BUSY
+    (the limit and the method in its metadata) and RetryInfo, counted as overloaded."""
     server = live_server(
         args=["--threads", "1", "--max-expensive-calls", "2", "--http-port", "0",
               "--equity-cpu-seconds", "30"]
@@ -141,9 +141,10 @@ def test_both_ports_share_the_expensive_call_bound_and_refuse_with_limit_exceede
     assert connect_outcome(body) == over_grpc
     assert (over_grpc.code, over_grpc.reason, over_grpc.domain) == (
         "RESOURCE_EXHAUSTED",
-        "LIMIT_EXCEEDED",
+        "SERVER_BUSY",
         "stud.v1",
     )
+    over_grpc.check_contract()  # RetryInfo too
     assert over_grpc.metadata == {"limit": "2", "method": "Equity"}
     assert "busy with 2 expensive calls" in over_grpc.message and not over_grpc.violations
     assert metric(server, "stud_rejections_total", reason="overloaded") == 2
@@ -255,7 +256,12 @@ def test_calls_over_the_limit_are_refused_at_once_but_health_is_not(live_server:
             assert check_health(channel, PROMPT) == SERVING  # exempt from the limit
             with pytest.raises(grpc.RpcError) as caught:
                 pb_grpc.StudEngineServiceStub(channel).Evaluate(SMALL_EVALUATE, timeout=PROMPT)
-            assert caught.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED  # type: ignore[attr-defined]
+            error = caught.value
+            assert isinstance(error, grpc.Call)
+            busy = outcome_of(error.code().name, rpc_status.from_call(error))
+            busy.check_contract()  # typed, with RetryInfo, as the handlers' refusals
+            assert busy.reason == "SERVER_BUSY"
+            assert busy.metadata == {"limit": "4", "method": "Evaluate"}
     finally:
         client.close()
     with server.channel() as channel:  # the stalled calls gone, calls are served again
