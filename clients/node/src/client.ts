@@ -78,9 +78,9 @@ function makeTransport(options: StudClientOptions): {
 }
 
 /**
- * The service's five methods, each retried on UNAVAILABLE and on a draining server's
- * CANCELLED (bounded, with backoff). StartHand, GetView, Evaluate and Equity are always
- * safe to repeat; Act is repeated only when it carries expected_seq, which makes the
+ * The service's five methods, each retried on UNAVAILABLE (bounded, with backoff, as
+ * proto/service_config.json says; never on CANCELLED). StartHand, GetView, Evaluate
+ * and Equity are always safe to repeat; Act is repeated only when it carries expected_seq, which makes the
  * repeat of an already applied move fail with ABORTED instead of moving twice against a
  * back-end that stores states by (hand_id, seq). Call close() when done.
  */
