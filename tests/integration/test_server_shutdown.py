@@ -123,21 +123,14 @@ def test_signal_lets_calls_in_flight_finish(live_server: Launch, sig: signal.Sig
     # no client of ours saw CANCELLED: the calls the draining server had not started
     # were refused UNAVAILABLE with ErrorInfo SERVER_DRAINING and RetryInfo (retried by
     # the service config until it gave up), or found the server gone
-    assert set(load) <= {grpc.StatusCode.OK, grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED}
-    assert len(load) > LOADERS and load.count(grpc.StatusCode.OK) >= LOADERS
+    assert set(load) == {grpc.StatusCode.OK, grpc.StatusCode.UNAVAILABLE}, load
+    assert load.count(grpc.StatusCode.UNAVAILABLE) == LOADERS  # one each: then it stopped
     for refusal in refusals:  # a last attempt refused by the drain (else: the port closed)
         refusal.check_contract()
         assert refusal.reason == "SERVER_DRAINING" and refusal.metadata == {"method": "Evaluate"}
-    # the drain refused calls itself, typed, before the port closed
+    assert refusals  # the drain refused calls itself, typed, before the port closed
     logged = [e for e in server.logs() if e.get("event") == "rpc"]
     assert not any(e["code"] == "CANCELLED" for e in logged)  # the server cancelled none
-    if grpc.StatusCode.CANCELLED in load:
-        # Seen in about one run in three, 1 to 3 ms after the signal and before the drain
-        # refuses anything; the server logged no CANCELLED call, so gRPC (core or client)
-        # made it. Not understood yet: reported, not hidden.
-        pytest.xfail(
-            f"a client saw CANCELLED during the drain: {load.count(grpc.StatusCode.CANCELLED)}"
-        )
     assert results == [(grpc.StatusCode.OK, BATCH)] * IN_FLIGHT
     assert code == 0
     assert statuses[0] == health_pb2.HealthCheckResponse.SERVING
@@ -147,12 +140,6 @@ def test_signal_lets_calls_in_flight_finish(live_server: Launch, sig: signal.Sig
     after_signal = events[events.index("signal received") :]
     assert after_signal.count("rpc") >= 1
     assert events[-1] == "stopped"
-    cancelled = load.count(grpc.StatusCode.CANCELLED)
-    if cancelled:
-        # Seen in about one run in three, 1 to 3 ms after the signal, before the drain
-        # refuses anything; the server logged no CANCELLED call, so gRPC (core or the
-        # client) made it. Not understood yet: reported, not hidden.
-        pytest.xfail(f"{cancelled} of the load's calls saw CANCELLED during the drain")
 
 
 def test_workers_stop_cleanly_and_refuse_new_calls_after(live_server: Launch) -> None:

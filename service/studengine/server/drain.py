@@ -4,7 +4,7 @@ waits before it stops its listeners.
 On SIGTERM the worker closes the gate: each port refuses the calls it has not started
 with UNAVAILABLE (reason SERVER_DRAINING, with RetryInfo) instead of starting them, while
 the calls already started run on. ``settle`` returns once those have ended and callers
-have gone quiet (no call refused for ``QUIET`` seconds, longer than the longest pause
+have gone quiet (no call refused for ``QUIET`` seconds since the gate closed, longer than the longest pause
 between attempts that proto/service_config.json allows, so that a client retrying by it
 has given up or gone elsewhere; at most ``REFUSE_AT_MOST`` seconds of refusing once
 nothing runs, so that a client that keeps calling is not refused for the whole grace),
@@ -39,7 +39,7 @@ class Gate:
     async def settle(self, grace: float, open_calls: Callable[[], int]) -> float:
         """Close the gate; wait as the module says. Returns the grace left (seconds)."""
         self.draining = True
-        start = time.monotonic()
+        start = self._last_refused = time.monotonic()  # quiet: counted from now at least
         idle_since: float | None = None
         while (now := time.monotonic()) - start < grace:
             if open_calls():
