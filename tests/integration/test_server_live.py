@@ -20,6 +20,7 @@ from stud_api.stud.v1 import stud_engine_pb2_grpc as pb_grpc
 from support.api_helpers import call_code, random_act, random_start
 from support.refusals import outcome_of
 from support.server_harness import LiveServer
+from test_api_http import connect_call, connect_outcome
 
 Launch = Callable[..., LiveServer]
 SERVICE = "stud.v1.StudEngineService"
@@ -70,7 +71,7 @@ def _evaluate(hands: int) -> pb.EvaluateRequest:
 
 
 def test_oversized_request_is_refused_and_the_server_stays_up(live_server: Launch) -> None:
-    server = live_server(args=["--max-message-bytes", "65536"])
+    server = live_server(args=["--max-message-bytes", "65536", "--http-port", "0"])
     big = _evaluate(4000)  # about 120 kB
     assert big.ByteSize() > 65536
     with server.channel() as channel:
@@ -84,6 +85,11 @@ def test_oversized_request_is_refused_and_the_server_stays_up(live_server: Launc
         assert (got.code, got.reason) == ("INVALID_ARGUMENT", "LIMIT_EXCEEDED")
         assert got.metadata == {"limit": "65536", "method": "Evaluate"}
         assert [f for f, _, _ in got.violations] == ["request"]
+        # the HTTP port refuses it the same way, typed
+        status, body = connect_call(
+            int(server.wait_for_log("serving")["http_port"]), "Evaluate", big
+        )
+        assert status == 400 and connect_outcome(body) == got
         huge = _evaluate(9000)  # over twice the limit: gRPC itself cuts it off, untyped
         assert call_code(lambda: stub.Evaluate(huge, timeout=30)) == (
             grpc.StatusCode.RESOURCE_EXHAUSTED

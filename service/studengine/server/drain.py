@@ -4,11 +4,11 @@ waits before it stops its listeners.
 On SIGTERM the worker closes the gate: each port refuses the calls it has not started
 with UNAVAILABLE (reason SERVER_DRAINING, with RetryInfo) instead of starting them, while
 the calls already started run on. ``settle`` returns once those have ended and callers
-have gone quiet (no call refused for ``QUIET`` seconds since the gate closed, longer than the longest pause
-between attempts that proto/service_config.json allows, so that a client retrying by it
-has given up or gone elsewhere; at most ``REFUSE_AT_MOST`` seconds of refusing once
-nothing runs, so that a client that keeps calling is not refused for the whole grace),
-or when the grace is spent. Only then do the
+have gone quiet (no call refused for ``QUIET`` seconds since the gate closed: longer
+than the longest pause between attempts that proto/service_config.json allows, so that
+a client retrying by it has given up or gone elsewhere; at most ``REFUSE_AT_MOST``
+seconds of refusing once nothing runs, so that a client that keeps calling is not
+refused for the whole grace), or when the grace is spent. Only then do the
 listeners stop (GOAWAY): gRPC answers a call it holds but has not handed to the server at
 that moment with CANCELLED (grpc/grpc#41785), so the gate keeps such calls few: they
 were refused, typed, before.

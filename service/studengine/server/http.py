@@ -14,8 +14,11 @@ on the event loop, Equity and large Evaluate batches in the worker's bounded poo
 same RESOURCE_EXHAUSTED, reason LIMIT_EXCEEDED, beyond its limit, the same Equity CPU
 cap), so the bounds hold whatever port the calls come in on. HTTP/2 streams per
 connection are bounded by ``--max-streams-per-connection``; a call is counted in
-``grpc_server_in_flight{stage="handling"}`` while it runs (Connect reads the body before
-the handler, so there is no ``receiving`` stage here).
+``grpc_server_in_flight`` by stage, as on the gRPC port: ``receiving`` while its body
+arrives (Connect reads it before the handler), then ``handling``. A body that has not
+arrived in full within ``--receive-timeout-seconds`` (a stalled or very slow client) is
+answered DEADLINE_EXCEEDED (ErrorInfo RECEIVE_TIMEOUT) in the call's own protocol, and
+counted like the gRPC port's.
 
 ``HttpListener(config, calls, tls, reuse_port)`` is a worker's listener: ``await start()``
 serves hypercorn as a task of the worker's event loop (beside the gRPC listener), ``await
@@ -41,7 +44,14 @@ from stud_api.stud.v1 import stud_engine_connect as connect
 from stud_api.stud.v1 import stud_engine_pb2 as pb
 
 from studengine.api.calls import ApiCalls
-from studengine.api.errors import ApiError, details, draining, too_large, too_many_calls
+from studengine.api.errors import (
+    ApiError,
+    details,
+    draining,
+    receive_timeout,
+    too_large,
+    too_many_calls,
+)
 from studengine.server import metrics
 from studengine.server.config import READ_FACTOR, ConfigError, ServerConfig
 from studengine.server.drain import Gate
@@ -76,10 +86,12 @@ class _Method:
     def __init__(self, name: str) -> None:
         labels = (SERVICE_NAME, name, "unary")
         self.full = f"/{SERVICE_NAME}/{name}"
+        self.name = name
         self.labels = labels
         self.started = metrics.GRPC_STARTED.labels(*labels)
         self.seconds = metrics.GRPC_HANDLING_SECONDS.labels(*labels)
         self.handling = metrics.GRPC_IN_FLIGHT.labels(*labels, "handling")
+        self.receiving = metrics.GRPC_IN_FLIGHT.labels(*labels, "receiving")
         self.handled: dict[grpc.StatusCode, Any] = {}
 
     def finish(self, t0: float, code: grpc.StatusCode) -> None:
@@ -115,13 +127,13 @@ class StudEngineConnect:
         self.max_message_bytes = max_message_bytes
         self.gate = gate or Gate()
         self.in_flight = 0
-        self._methods = {name: _Method(name) for name in pb.DESCRIPTOR.services_by_name[
+        self.methods = {name: _Method(name) for name in pb.DESCRIPTOR.services_by_name[
             "StudEngineService"].methods_by_name}  # fmt: skip
 
     async def _call(
         self, name: str, call: Callable[[Req], Coroutine[Any, Any, Resp]], request: Req
     ) -> Resp:
-        method = self._methods[name]
+        method = self.methods[name]
         t0 = time.perf_counter()
         method.started.inc()
         refusal = self._refusal(name, request)  # as gRPC's: before any handler
@@ -196,14 +208,22 @@ ASGIApp = Callable[[dict[str, Any], Any, Any], Awaitable[None]]
 
 
 class App:
-    """The ASGI application: ``GET /healthz`` and the Connect service."""
+    """The ASGI application: ``GET /healthz`` and the Connect service, each call's body
+    read within ``receive_timeout`` seconds (None: no bound)."""
 
-    def __init__(self, service: StudEngineConnect, max_body_bytes: int) -> None:
+    def __init__(
+        self,
+        service: StudEngineConnect,
+        max_body_bytes: int,
+        receive_timeout: float | None = None,
+    ) -> None:
         self.serving = True
         self.service = service
+        self.receive_timeout = receive_timeout
         self.connect: ASGIApp = connect.StudEngineServiceASGIApplication(
             service, read_max_bytes=max_body_bytes
         )
+        self._methods = {m.full: m for m in service.methods.values()}
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] == "http" and scope["path"] == HEALTH_PATH:
@@ -217,7 +237,54 @@ class App:
                 await send({"type": "lifespan.startup.complete"})
             await send({"type": "lifespan.shutdown.complete"})
             return
-        await self.connect(scope, receive, send)
+        method = self._methods.get(scope.get("path", "")) if scope["type"] == "http" else None
+        if method is None:  # Connect answers unknown paths itself
+            await self.connect(scope, receive, send)
+            return
+        bounded = _Body(receive, method, self.receive_timeout)
+        try:
+            await self.connect(scope, bounded.receive, send)
+        finally:
+            bounded.done()
+
+
+class _Body:
+    """One call's request body as Connect reads it: counted as ``receiving`` until it has
+    arrived in full, and refused (RECEIVE_TIMEOUT, raised to Connect as a ConnectError,
+    which answers it in the call's protocol) if that takes longer than ``timeout``."""
+
+    def __init__(self, receive: Any, method: _Method, timeout: float | None) -> None:
+        self._receive = receive
+        self._method = method
+        self._timeout = timeout
+        self._t0 = time.perf_counter()
+        self._deadline = None if timeout is None else asyncio.get_running_loop().time() + timeout
+        self._open = True
+        method.receiving.inc()
+
+    async def receive(self) -> dict[str, Any]:
+        if not self._open:  # the body is in: what follows (a disconnect) is not bounded
+            message: dict[str, Any] = await self._receive()
+            return message
+        try:
+            async with asyncio.timeout_at(self._deadline):
+                message = await self._receive()
+        except TimeoutError:
+            self.done()
+            assert self._timeout is not None
+            refusal = receive_timeout(self._method.name, self._timeout)
+            metrics.rejected(refusal.metric_label)
+            self._method.started.inc()  # it never reaches StudEngineConnect._call
+            self._method.finish(self._t0, refusal.code)
+            raise connect_error(refusal) from None
+        if message["type"] != "http.request" or not message.get("more_body", False):
+            self.done()
+        return message
+
+    def done(self) -> None:
+        if self._open:
+            self._open = False
+            self._method.receiving.dec()
 
 
 def build_app(config: ServerConfig, calls: ApiCalls, gate: Gate | None = None) -> App:
@@ -226,7 +293,7 @@ def build_app(config: ServerConfig, calls: ApiCalls, gate: Gate | None = None) -
     service = StudEngineConnect(
         calls, config.max_concurrent_rpcs, config.max_message_bytes, gate or Gate()
     )
-    return App(service, READ_FACTOR * config.max_message_bytes)
+    return App(service, READ_FACTOR * config.max_message_bytes, config.receive_timeout_seconds)
 
 
 def listening_socket(host: str, port: int, reuse_port: bool) -> socket.socket:
