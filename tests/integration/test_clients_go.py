@@ -128,7 +128,7 @@ def python_play(target: str, variant: str, players: int, seed: int) -> dict[str,
     }  # fmt: skip
 
 
-def _same(result: dict[str, Any]) -> dict[str, Any]:
+def same_result(result: dict[str, Any]) -> dict[str, Any]:
     """What must be equal across clients: all but the hand id (new each hand) and the
     fields one client adds."""
     return {k: v for k, v in result.items() if k not in ("hand_id", "transport", "refusal")}
@@ -150,7 +150,7 @@ def test_go_client_plays_the_shared_hand_as_the_other_clients_do(
         by_node = json.loads(by_node_proc.stdout.strip().splitlines()[-1])
         by_python = python_play(server.target, variant, players, seed)
         assert by_go["conserved"] is True and by_go["actions"] == by_go["seq"] > 0
-        assert _same(by_go) == _same(by_node) == by_python, (variant, seed)
+        assert same_result(by_go) == same_result(by_node) == by_python, (variant, seed)
         refusal = by_go["refusal"]  # the move sent out of turn, read from its ErrorInfo
         assert (refusal["code"], refusal["reason"]) == ("FAILED_PRECONDITION", "OUT_OF_TURN")
         assert set(refusal["metadata"]) == {"seq", "to_act", "legal"}
