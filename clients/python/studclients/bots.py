@@ -298,6 +298,28 @@ def _ignore(code: str) -> None:
     return None
 
 
+class _Thought:
+    """Steps ``_thinking``: ``question`` is what to ask next (None: ready to decide)."""
+
+    def __init__(
+        self, bot: Bot, view: pb.View, seat: int, on_fallback: Callable[[str], None]
+    ) -> None:
+        self.bot, self.view, self.seat = bot, view, seat
+        self.steps = _thinking(bot, view, seat, on_fallback)
+        self.question: Question | None = None
+        self.strength: float | None = None
+        self.told(None)
+
+    def told(self, answer: Any) -> None:
+        try:
+            self.question = self.steps.send(answer)
+        except StopIteration as done:
+            self.question, self.strength = None, done.value
+
+    def decision(self, legal: Sequence[pb.LegalAction]) -> Decision:
+        return self.bot.decide(self.view, self.seat, legal, self.strength)
+
+
 async def think(
     bot: Bot,
     view: pb.View,
@@ -307,39 +329,28 @@ async def think(
     on_fallback: Callable[[str], None] = _ignore,
 ) -> Decision:
     """``bot``'s move for ``seat`` from that seat's view, asking ``engine`` (grpc.aio)."""
-    thinking = _thinking(bot, view, seat, on_fallback)
-    answer: Any = None
-    try:
-        while True:
-            method, request = thinking.send(answer)
-            try:
-                answer = await engine.call(method, request)
-            except EngineError as error:
-                answer = error
-    except StopIteration as done:
-        return bot.decide(view, seat, legal, done.value)
+    thought = _Thought(bot, view, seat, on_fallback)
+    while thought.question is not None:
+        method, request = thought.question
+        try:
+            thought.told(await engine.call(method, request))
+        except EngineError as error:
+            thought.told(error)
+    return thought.decision(legal)
 
 
 def think_sync(
-    bot: Bot,
-    view: pb.View,
-    seat: int,
-    legal: Sequence[pb.LegalAction],
-    engine: SyncEngine,
-    on_fallback: Callable[[str], None] = _ignore,
+    bot: Bot, view: pb.View, seat: int, legal: Sequence[pb.LegalAction], engine: SyncEngine
 ) -> Decision:
-    """``think`` with blocking calls."""
-    thinking = _thinking(bot, view, seat, on_fallback)
-    answer: Any = None
-    try:
-        while True:
-            method, request = thinking.send(answer)
-            try:
-                answer = engine.call(method, request)
-            except EngineError as error:
-                answer = error
-    except StopIteration as done:
-        return bot.decide(view, seat, legal, done.value)
+    """``think`` with blocking calls (stud-play: no fallback counted)."""
+    thought = _Thought(bot, view, seat, _ignore)
+    while (question := thought.question) is not None:
+        try:
+            answer = engine.call(*question)
+        except EngineError as error:
+            answer = error
+        thought.told(answer)
+    return thought.decision(legal)
 
 
 __all__ = [

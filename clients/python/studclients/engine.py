@@ -1,7 +1,7 @@
 """The one engine client: how every Python client dials ``stud-server`` (stud-play, stud-load,
 stud-table, stud-conformance's remote driver and ``deploy/local``'s driver).
 
-- **Channels** (``sync_channel``, ``aio_channel``): plaintext, TLS or mTLS (``Tls``), each
+- **Channels** (``channel_options``): plaintext, TLS or mTLS (``Tls``), each
   with its own connection, and every one with the API's gRPC service config
   (``stud_api/service_config.json``), so gRPC itself retries a call that fails UNAVAILABLE,
   with backoff. Nothing retries CANCELLED (AIP-194). Every call is safe to repeat: the
@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import argparse
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -106,24 +106,6 @@ def channel_options(
     if tls is not None and tls.server_name:
         options.append(("grpc.ssl_target_name_override", tls.server_name))
     return options + list(extra)
-
-
-def sync_channel(
-    target: str, tls: Tls | None = None, extra: Iterable[tuple[str, Any]] = ()
-) -> grpc.Channel:
-    options = channel_options(tls, extra)
-    if tls is None:
-        return grpc.insecure_channel(target, options=options)
-    return grpc.secure_channel(target, tls.credentials(), options=options)
-
-
-def aio_channel(
-    target: str, tls: Tls | None = None, extra: Iterable[tuple[str, Any]] = ()
-) -> grpc.aio.Channel:
-    options = channel_options(tls, extra)
-    if tls is None:
-        return grpc.aio.insecure_channel(target, options=options)
-    return grpc.aio.secure_channel(target, tls.credentials(), options=options)
 
 
 # ---- targets and the flags that name them ----------------------------------------------
@@ -262,8 +244,16 @@ class _Client:
     methods found UNIMPLEMENTED, and the observer."""
 
     def __init__(
-        self, dial: Dial, connections: int, timeout: float, observer: CallObserver | None
+        self,
+        dial: Dial,
+        *,
+        connections: int = 1,
+        timeout: float = CALL_TIMEOUT,
+        observer: CallObserver | None = None,
+        extra_options: Iterable[tuple[str, Any]] = (),
     ) -> None:
+        """Channels to every target of ``dial``, ``connections`` each; ``extra_options``
+        go to every channel (deploy/local's driver: a round-robin policy)."""
         if connections < 1:
             raise ValueError("connections must be at least 1")
         self.dial = dial
@@ -271,56 +261,72 @@ class _Client:
         self.observer = observer
         self.rotation = Rotation([t for _ in range(connections) for t in dial.targets])
         self.unimplemented: set[str] = set()
+        options = channel_options(dial.tls, extra_options)
+        self.channels = [self._open(t, options) for t in self.rotation.targets]
+        self.stubs = [pb_grpc.StudEngineServiceStub(c) for c in self.channels]
 
-    def _refuse_unimplemented(self, method: str) -> None:
+    def _open(self, target: str, options: list[tuple[str, Any]]) -> Any:
+        raise NotImplementedError
+
+    def _attempts(self, method: str) -> Iterator[_Attempt]:
+        """One call's attempts: the first channel in turn, then each failover's."""
         if method in self.unimplemented:
             raise EngineError(method, "UNIMPLEMENTED", "the server has no such method")
+        attempt = _Attempt(self, method, self.rotation.first(), set())
+        while True:
+            yield attempt
+            attempt = _Attempt(self, method, attempt.following, attempt.tried)
 
-    def _failed(self, method: str, index: int, error: grpc.RpcError, tried: set[str]) -> int:
-        """The channel to try next, or raise the ``EngineError`` for good."""
+
+class _Attempt:
+    """One attempt of a call, as a context: an answer is counted; a failure either moves
+    the call on (``following``, the error swallowed) or raises its ``EngineError``."""
+
+    def __init__(self, client: _Client, method: str, index: int, tried: set[str]) -> None:
+        self.client, self.method, self.index, self.tried = client, method, index, tried
+        self.following = index
+
+    def __enter__(self) -> _Attempt:
+        self.began = time.perf_counter()
+        return self
+
+    def __exit__(self, kind: object, error: BaseException | None, trace: object) -> bool:
+        client, method, observer = self.client, self.method, self.client.observer
+        if error is None:
+            if observer is not None:
+                observer.answered(method, time.perf_counter() - self.began)
+            return False
+        if not isinstance(error, grpc.RpcError):
+            return False
         call: grpc.Call = error  # type: ignore[assignment]
         code = call.code()
-        following = self.rotation.next_after(index, code, tried)
+        following = client.rotation.next_after(self.index, code, self.tried)
         if following is None:
             if code == grpc.StatusCode.UNIMPLEMENTED:
-                self.unimplemented.add(method)
+                client.unimplemented.add(method)
             raise EngineError(method, code.name, call.details() or "") from None
-        if self.observer is not None:
-            self.observer.failed_over(method, code.name)
-        return following
-
-    def _answered(self, method: str, began: float) -> None:
-        if self.observer is not None:
-            self.observer.answered(method, time.perf_counter() - began)
+        if observer is not None:
+            observer.failed_over(method, code.name)
+        self.following = following
+        return True
 
 
 class Engine(_Client):
-    """The engine over ``grpc.aio``: channels to every target (``connections`` each)."""
+    """The engine over ``grpc.aio``."""
 
-    def __init__(
-        self,
-        dial: Dial,
-        *,
-        connections: int = 1,
-        timeout: float = CALL_TIMEOUT,
-        observer: CallObserver | None = None,
-    ) -> None:
-        super().__init__(dial, connections, timeout, observer)
-        self.channels = [aio_channel(t, dial.tls) for t in self.rotation.targets]
-        self.stubs = [pb_grpc.StudEngineServiceStub(c) for c in self.channels]
+    def _open(self, target: str, options: list[tuple[str, Any]]) -> grpc.aio.Channel:
+        tls = self.dial.tls
+        if tls is None:
+            return grpc.aio.insecure_channel(target, options=options)
+        return grpc.aio.secure_channel(target, tls.credentials(), options=options)
 
     async def call(self, method: str, request: Any) -> Any:
-        self._refuse_unimplemented(method)
-        index, tried = self.rotation.first(), set[str]()
-        while True:
-            began = time.perf_counter()
-            try:
-                response = await getattr(self.stubs[index], method)(request, timeout=self.timeout)
-            except grpc.aio.AioRpcError as error:
-                index = self._failed(method, index, error, tried)
-                continue
-            self._answered(method, began)
-            return response
+        for attempt in self._attempts(method):
+            with attempt:
+                return await getattr(self.stubs[attempt.index], method)(
+                    request, timeout=self.timeout
+                )
+        raise AssertionError("unreachable: the attempts end in an answer or an EngineError")
 
     async def start_hand(self, request: pb.StartHandRequest) -> pb.HandUpdate:
         response: pb.StartHandResponse = await self.call("StartHand", request)
@@ -354,35 +360,20 @@ class Engine(_Client):
 
 
 class SyncEngine(_Client):
-    """The engine over blocking gRPC, for one thread at a time per instance's caller
-    (gRPC channels are thread-safe; the rotation's turn is a plain counter)."""
+    """The engine over blocking gRPC, for one thread (gRPC channels are thread-safe; the
+    rotation's turn is a plain counter)."""
 
-    def __init__(
-        self,
-        dial: Dial,
-        *,
-        connections: int = 1,
-        timeout: float = CALL_TIMEOUT,
-        observer: CallObserver | None = None,
-        extra_options: Iterable[tuple[str, Any]] = (),
-    ) -> None:
-        super().__init__(dial, connections, timeout, observer)
-        extra = list(extra_options)
-        self.channels = [sync_channel(t, dial.tls, extra) for t in self.rotation.targets]
-        self.stubs = [pb_grpc.StudEngineServiceStub(c) for c in self.channels]
+    def _open(self, target: str, options: list[tuple[str, Any]]) -> grpc.Channel:
+        tls = self.dial.tls
+        if tls is None:
+            return grpc.insecure_channel(target, options=options)
+        return grpc.secure_channel(target, tls.credentials(), options=options)
 
     def call(self, method: str, request: Any) -> Any:
-        self._refuse_unimplemented(method)
-        index, tried = self.rotation.first(), set[str]()
-        while True:
-            began = time.perf_counter()
-            try:
-                response = getattr(self.stubs[index], method)(request, timeout=self.timeout)
-            except grpc.RpcError as error:
-                index = self._failed(method, index, error, tried)
-                continue
-            self._answered(method, began)
-            return response
+        for attempt in self._attempts(method):
+            with attempt:
+                return getattr(self.stubs[attempt.index], method)(request, timeout=self.timeout)
+        raise AssertionError("unreachable: the attempts end in an answer or an EngineError")
 
     def start_hand(self, request: pb.StartHandRequest) -> pb.HandUpdate:
         response: pb.StartHandResponse = self.call("StartHand", request)
@@ -443,9 +434,7 @@ __all__ = [
     "Tls",
     "act_request",
     "add_dial_options",
-    "aio_channel",
     "channel_options",
     "dial_from_args",
     "parse_targets",
-    "sync_channel",
 ]
