@@ -49,6 +49,15 @@ class Asked:
         raise AssertionError(f"one target: no failover ({method} {code})")
 
 
+def seven_card_stud(players: int) -> pb.StartHandRequest:
+    return pb.StartHandRequest(
+        variant=pb.VARIANT_SEVEN_CARD_STUD,
+        table=default_table(),
+        players=[pb.Player(id=f"p{i}", stack=1000) for i in range(players)],
+        button=0,
+    )
+
+
 def move(update: pb.HandUpdate, decision: Any) -> pb.ActRequest:
     return act_request(update.state, update.seq, update.to_act, decision.action, decision.to)
 
@@ -97,14 +106,7 @@ def test_equity_bot_asks_the_server(live_server: Callable[..., LiveServer]) -> N
     asked = Asked()
     bot = EquityBot(random.Random(5))
     with SyncEngine(Dial((server.target,)), observer=asked) as engine:
-        update = engine.start_hand(
-            pb.StartHandRequest(
-                variant=pb.VARIANT_SEVEN_CARD_STUD,
-                table=default_table(),
-                players=[pb.Player(id=f"p{i}", stack=1000) for i in range(2)],
-                button=0,
-            )
-        )
+        update = engine.start_hand(seven_card_stud(2))
         while not update.over:
             seat = update.to_act
             view, legal = update.seats[seat], update.legal_actions
@@ -216,14 +218,7 @@ def test_equity_request_with_the_community_card(live_server: Callable[..., LiveS
     answered = []
     with server.channel() as channel:
         stub = pb_grpc.StudEngineServiceStub(channel)
-        update = stub.StartHand(
-            pb.StartHandRequest(
-                variant=pb.VARIANT_SEVEN_CARD_STUD,
-                table=default_table(),
-                players=[pb.Player(id=f"p{i}", stack=1000) for i in range(8)],
-                button=0,
-            )
-        ).hand
+        update = stub.StartHand(seven_card_stud(8)).hand
         while not update.over:
             seat = update.to_act
             view = update.seats[seat]
