@@ -73,7 +73,8 @@ def test_sigterm_under_stud_load_drains() -> None:
     assert victim.proc.returncode == 0
     assert any(e.get("event") == "stopped" for e in victim.events())
     codes = _victim_codes(victim)
-    assert codes["OK"] > 0 and set(codes) == {"OK"}, codes  # nothing cut short
+    # nothing cut short: calls it had started end OK; ones it had not are refused UNAVAILABLE
+    assert codes["OK"] > 0 and set(codes) <= {"OK", "UNAVAILABLE"}, codes
     # no call fails, and none is CANCELLED (stud-load would count it under errors)
     assert report["errors"] == {}, report["errors"]
     assert report["hands"] > 20
@@ -107,7 +108,7 @@ def test_sigterm_under_round_robin_fails_no_call() -> None:
         print(json.dumps({"signal": "SIGTERM", **report.as_dict()}))
     assert victim.proc.returncode == 0
     codes = _victim_codes(victim)
-    assert codes["OK"] > 0 and set(codes) == {"OK"}, codes
+    assert codes["OK"] > 0 and set(codes) <= {"OK", "UNAVAILABLE"}, codes
     assert report.hands_started > 20
     assert report.errors == {}  # no CANCELLED, nor anything the channel could not retry
     assert report.hands_finished == report.hands_started
