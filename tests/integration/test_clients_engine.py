@@ -19,7 +19,7 @@ import pytest
 from stud_api.stud.v1 import stud_engine_pb2 as pb
 from stud_api.stud.v1 import stud_engine_pb2_grpc as pb_grpc
 from studclients.client import default_table
-from studclients.engine import Dial, Engine, EngineError, SyncEngine, Tls
+from studclients.engine import Dial, Engine, EngineError, SyncEngine, Tls, act_request
 from support.certs import CertAuthority, Issued
 from support.paths import REPO
 from support.server_harness import LiveServer, free_port
@@ -212,3 +212,16 @@ def test_stud_play_and_stud_tables_engine_over_mtls(
             await engine.close()
 
     assert asyncio.run(table_engine()).hand_id
+
+
+def test_a_refusal_carries_its_errorinfo_reason(live_server: Callable[..., LiveServer]) -> None:
+    server = live_server()
+    players = [pb.Player(id=f"p{i}", stack=500) for i in range(2)]
+    start = pb.StartHandRequest(variant=pb.VARIANT_SEVEN_CARD_STUD, table=default_table(),
+                                players=players)  # fmt: skip
+    with SyncEngine(Dial((server.target,))) as engine:
+        update = engine.start_hand(start)
+        stale = act_request(update.state, update.seq + 1, update.to_act, pb.ACTION_TYPE_FOLD)
+        with pytest.raises(EngineError) as refused:
+            engine.act(stale)
+    assert (refused.value.code, refused.value.reason) == ("ABORTED", "STALE_SEQ")

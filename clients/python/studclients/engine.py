@@ -28,6 +28,7 @@ from typing import Any, Protocol
 
 import grpc
 import grpc.aio
+from google.rpc import error_details_pb2, status_pb2
 from stud_api.stud.v1 import stud_engine_pb2 as pb
 from stud_api.stud.v1 import stud_engine_pb2_grpc as pb_grpc
 
@@ -43,13 +44,29 @@ METHODS = ("StartHand", "Act", "GetView", "Evaluate", "Equity", "GetHandHistory"
 
 
 class EngineError(Exception):
-    """An engine call that failed for good: ``code`` is the gRPC status code's name."""
+    """An engine call that failed for good: ``code`` is the gRPC status code's name,
+    ``reason`` the ErrorInfo reason of the rich status (``STALE_SEQ``, ...; "" when the
+    engine sent none, as when it could not be reached)."""
 
-    def __init__(self, method: str, code: str, message: str) -> None:
+    def __init__(self, method: str, code: str, message: str, reason: str = "") -> None:
         super().__init__(f"{method}: {code}: {message}")
         self.method = method
         self.code = code
         self.message = message
+        self.reason = reason
+
+
+def error_reason(call: grpc.Call) -> str:
+    """The ErrorInfo reason in a failed call's status details (``grpc-status-details-bin``)."""
+    for key, value in call.trailing_metadata() or ():
+        if key != "grpc-status-details-bin" or not isinstance(value, bytes):
+            continue
+        for detail in status_pb2.Status.FromString(value).details:
+            if detail.Is(error_details_pb2.ErrorInfo.DESCRIPTOR):
+                info = error_details_pb2.ErrorInfo()
+                detail.Unpack(info)
+                return str(info.reason)
+    return ""
 
 
 # ---- channels ---------------------------------------------------------------------------
@@ -304,7 +321,8 @@ class _Attempt:
         if following is None:
             if code == grpc.StatusCode.UNIMPLEMENTED:
                 client.unimplemented.add(method)
-            raise EngineError(method, code.name, call.details() or "") from None
+            message, reason = call.details() or "", error_reason(call)
+            raise EngineError(method, code.name, message, reason) from None
         if observer is not None:
             observer.failed_over(method, code.name)
         self.following = following
@@ -436,5 +454,6 @@ __all__ = [
     "add_dial_options",
     "channel_options",
     "dial_from_args",
+    "error_reason",
     "parse_targets",
 ]
