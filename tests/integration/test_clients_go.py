@@ -134,36 +134,54 @@ def same_result(result: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in result.items() if k not in ("hand_id", "transport", "refusal")}
 
 
+def hand_args(target: str, variant: str, players: int, seed: int) -> list[str]:
+    """The CLI arguments of one shared hand (the same for Go, Java and TypeScript)."""
+    return ["--target", target, "--variant", variant, "--players", str(players),
+            "--seed", str(seed), "--test-deck", ",".join(DECK), "--json"]  # fmt: skip
+
+
+def others_result(node: str, target: str, variant: str, players: int, seed: int) -> dict[str, Any]:
+    """The shared hand as the TypeScript and the Python clients end it (checked equal)."""
+    proc = play(node, *hand_args(target, variant, players, seed), "--transport", "grpc")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    by_node = same_result(json.loads(proc.stdout.strip().splitlines()[-1]))
+    assert by_node == python_play(target, variant, players, seed), (variant, seed)
+    return by_node
+
+
+def check_probe(result: dict[str, Any]) -> None:
+    """The move a sample sent out of turn, as it read the refusal's ErrorInfo."""
+    refusal = result["refusal"]
+    assert (refusal["code"], refusal["reason"]) == ("FAILED_PRECONDITION", "OUT_OF_TURN")
+    assert set(refusal["metadata"]) == {"seq", "to_act", "legal"}
+    assert refusal["metadata"]["seq"] == "0"
+
+
 def test_go_client_plays_the_shared_hand_as_the_other_clients_do(
     clean_build: Path, live_server: Launch
 ) -> None:
     node = node_client()
     server = live_server(allow_test_decks=True)
-    for variant, players, seed in HANDS:
-        args = ["--target", server.target, "--variant", variant, "--players", str(players),
-                "--seed", str(seed), "--test-deck", ",".join(DECK), "--json"]  # fmt: skip
-        go = go_play(clean_build, *args)
+    for hand in HANDS:
+        go = go_play(clean_build, *hand_args(server.target, *hand))
         assert go.returncode == 0, go.stdout + go.stderr
         by_go = json.loads(go.stdout)
-        by_node_proc = play(node, *args, "--transport", "grpc")
-        assert by_node_proc.returncode == 0, by_node_proc.stdout + by_node_proc.stderr
-        by_node = json.loads(by_node_proc.stdout.strip().splitlines()[-1])
-        by_python = python_play(server.target, variant, players, seed)
         assert by_go["conserved"] is True and by_go["actions"] == by_go["seq"] > 0
-        assert same_result(by_go) == same_result(by_node) == by_python, (variant, seed)
-        refusal = by_go["refusal"]  # the move sent out of turn, read from its ErrorInfo
-        assert (refusal["code"], refusal["reason"]) == ("FAILED_PRECONDITION", "OUT_OF_TURN")
-        assert set(refusal["metadata"]) == {"seq", "to_act", "legal"}
-        assert refusal["metadata"]["seq"] == "0"
+        assert same_result(by_go) == others_result(node, server.target, *hand), hand
+        check_probe(by_go)
 
 
-def test_make_go_play_plays_one_hand(clean_build: Path, live_server: Launch) -> None:
-    server = live_server()
-    played = subprocess.run(["make", "-s", "go-play", f"TARGET={server.target}"], cwd=clean_build,
+def check_make_play(goal: str, tree: Path, target: str) -> None:
+    """``make GOAL TARGET=...`` plays one hand, says how the refused probe read, exits 0."""
+    played = subprocess.run(["make", "-s", goal, f"TARGET={target}"], cwd=tree,
                             capture_output=True, text=True, timeout=300)  # fmt: skip
     assert played.returncode == 0, played.stdout + played.stderr
     assert "a move out of turn was refused: OUT_OF_TURN" in played.stdout
     assert played.stdout.rstrip().endswith("chips conserved")
+
+
+def test_make_go_play_plays_one_hand(clean_build: Path, live_server: Launch) -> None:
+    check_make_play("go-play", clean_build, live_server().target)
 
 
 def test_go_client_reports_a_dead_target(clean_build: Path) -> None:

@@ -14,8 +14,15 @@ from pathlib import Path
 import pytest
 from support.paths import IN_CI, REPO
 from support.server_harness import LiveServer
-from test_clients_go import DECK, HANDS, python_play, same_result
-from test_clients_node import node_client, play
+from test_clients_go import (
+    HANDS,
+    check_make_play,
+    check_probe,
+    hand_args,
+    others_result,
+    same_result,
+)
+from test_clients_node import node_client
 
 Launch = Callable[..., LiveServer]
 JAVA_PLAY = REPO / "build" / "java" / "java-play"
@@ -36,28 +43,14 @@ def test_java_client_plays_the_shared_hands_as_the_others_do(
 ) -> None:
     node = node_client()
     server = live_server(allow_test_decks=True)
-    for variant, players, seed in HANDS:
-        args = ["--target", server.target, "--variant", variant, "--players", str(players),
-                "--seed", str(seed), "--test-deck", ",".join(DECK), "--json"]  # fmt: skip
-        played = subprocess.run([str(java_play), *args], capture_output=True, text=True,
-                                timeout=120)  # fmt: skip
+    for hand in HANDS:
+        played = subprocess.run([str(java_play), *hand_args(server.target, *hand)],
+                                capture_output=True, text=True, timeout=120)  # fmt: skip
         assert played.returncode == 0, played.stdout + played.stderr
         by_java = json.loads(played.stdout)
-        by_node = json.loads(play(node, *args, "--transport", "grpc").stdout.splitlines()[-1])
-        assert (
-            same_result(by_java)
-            == same_result(by_node)
-            == python_play(server.target, variant, players, seed)
-        ), (variant, seed)
-        refusal = by_java["refusal"]  # the move sent out of turn, read from its ErrorInfo
-        assert (refusal["code"], refusal["reason"]) == ("FAILED_PRECONDITION", "OUT_OF_TURN")
-        assert set(refusal["metadata"]) == {"seq", "to_act", "legal"}
+        assert same_result(by_java) == others_result(node, server.target, *hand), hand
+        check_probe(by_java)
 
 
 def test_make_java_play_plays_one_hand(java_play: Path, live_server: Launch) -> None:
-    server = live_server()
-    played = subprocess.run(["make", "-s", "java-play", f"TARGET={server.target}"], cwd=REPO,
-                            capture_output=True, text=True, timeout=300)  # fmt: skip
-    assert played.returncode == 0, played.stdout + played.stderr
-    assert "a move out of turn was refused: OUT_OF_TURN" in played.stdout
-    assert played.stdout.rstrip().endswith("chips conserved")
+    check_make_play("java-play", REPO, live_server().target)

@@ -289,23 +289,19 @@ def hand_not_over(seq: int) -> ApiError:
 
 def overloaded(method: str, limit: int) -> ApiError:
     """This worker already holds its limit of expensive calls: retry later or elsewhere."""
-    return ApiError(
-        f"{method}: this server is busy with {limit} expensive calls (its limit); "
-        "retry with backoff",
-        Reason.SERVER_BUSY,
-        metadata={"limit": str(limit), "method": method},
-        label="overloaded",
-    )
+    message = f"{method}: this server is busy with {limit} expensive calls (its limit)"
+    return _busy(message, method, limit, "overloaded")
 
 
 def too_many_calls(method: str, limit: int) -> ApiError:
     """This server already holds its limit of calls at once (either port's interceptor)."""
-    return ApiError(
-        f"this server holds {limit} calls at once (its limit); retry with backoff",
-        Reason.SERVER_BUSY,
-        metadata={"limit": str(limit), "method": method},
-        label="too_many_calls",
-    )
+    return _busy(f"this server holds {limit} calls at once (its limit)", method, limit,
+                 "too_many_calls")  # fmt: skip
+
+
+def _busy(message: str, method: str, limit: int, label: str) -> ApiError:
+    return ApiError(message + "; retry with backoff", Reason.SERVER_BUSY,
+                    metadata={"limit": str(limit), "method": method}, label=label)  # fmt: skip
 
 
 def receive_timeout(method: str, seconds: float) -> ApiError:
