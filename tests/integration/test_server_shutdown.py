@@ -11,6 +11,7 @@ import signal
 import subprocess
 import threading
 import time
+import urllib.error
 import urllib.request
 from collections.abc import Callable
 from pathlib import Path
@@ -26,6 +27,7 @@ from support.api_helpers import call_code
 from support.paths import REPO
 from support.refusals import outcome_of
 from support.server_harness import LiveServer, free_port, new_key_spec, server_env
+from test_api_http import connect_call, connect_outcome
 
 Launch = Callable[..., LiveServer]
 IN_FLIGHT = 20
@@ -262,3 +264,30 @@ def test_a_stalled_stdout_neither_grows_the_log_queue_nor_hangs_shutdown(
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def test_a_draining_http_port_refuses_new_calls_typed(live_server: Launch) -> None:
+    """The HTTP port drains as the gRPC port does: once shutdown starts, a Connect call is
+    refused 503 UNAVAILABLE with ErrorInfo SERVER_DRAINING and RetryInfo, never cut off."""
+    server = live_server(args=["--http-port", "0", "--grace-seconds", "30"])
+    port = int(server.wait_for_log("serving")["http_port"])
+    request = pb.EvaluateRequest(hands=[pb.CardSet(cards=["As", "Ks", "Qs", "Js", "Ts"])])
+    assert connect_call(port, "Evaluate", request)[0] == 200
+    server.signal(signal.SIGTERM)
+
+    def healthz() -> int:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=10) as ok:
+                return int(ok.status)
+        except urllib.error.HTTPError as error:
+            return int(error.code)
+
+    _wait_until(lambda: healthz() == 503, "/healthz to say NOT_SERVING")
+    status, body = connect_call(port, "Evaluate", request)
+    while status == 200:  # the gate closes just after /healthz turns
+        status, body = connect_call(port, "Evaluate", request)
+    assert status == 503, body  # Connect's HTTP status for unavailable
+    refusal = connect_outcome(body)
+    refusal.check_contract()
+    assert refusal.reason == "SERVER_DRAINING" and refusal.retry_delay == 0.1
+    assert server.wait(120) == 0
