@@ -11,7 +11,7 @@ checks nor the cheap calls. ``add_servicer`` registers the methods with request 
 raise: a request body that is not the method's message (bad wire format, invalid UTF-8
 in a string) gets INVALID_ARGUMENT, where gRPC's own parser failure would answer INTERNAL;
 one over ``max_message_bytes`` gets LIMIT_EXCEEDED (gRPC core is set to let through up to
-twice that, so that such a refusal carries its details: ``grpc_listener``).
+twice that, so that such a refusal carries its details: ``config.READ_FACTOR``).
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ graceful shutdown: ``GET /healthz`` answers 200 ``SERVING`` until shutdown start
 
 The calls are the gRPC port's (``api.calls.ApiCalls``, one per worker): the cheap ones run
 on the event loop, Equity and large Evaluate batches in the worker's bounded pool (the
-same RESOURCE_EXHAUSTED, reason LIMIT_EXCEEDED, beyond its limit, the same Equity CPU
+same RESOURCE_EXHAUSTED, reason SERVER_BUSY, beyond its limit, the same Equity CPU
 cap), so the bounds hold whatever port the calls come in on. HTTP/2 streams per
 connection are bounded by ``--max-streams-per-connection``; a call is counted in
 ``grpc_server_in_flight`` by stage, as on the gRPC port: ``receiving`` while its body
