@@ -225,7 +225,7 @@ class Handlers:
         if time_remaining is not None:
             budget = min(budget, time_remaining - EQUITY_MARGIN_SECONDS)
             if budget <= 0:
-                raise no_time_left("no time left for Equity")
+                raise no_time_left("no time left for Equity", "Equity")
         result = self._stud_equity(question, budget, cancelled)
         halves = zip(result.high, result.low, strict=True) if result.high else None
         shares: list[pb.PlayerEquity] = []
@@ -256,11 +256,11 @@ class Handlers:
         except eq.Cancelled as stopped:
             self.observer.work_cancelled("Equity")
             _log.info("work cancelled", work="Equity", deals=stopped.deals, planned=stopped.planned)
-            raise work_cancelled(str(stopped)) from None
+            raise work_cancelled(str(stopped), "Equity") from None
         except ValueError as error:
             raise bad_request("equity", str(error)) from None
         except TimeoutError as error:
-            raise no_time_left(str(error)) from None
+            raise no_time_left(str(error), "Equity") from None
 
 
 __all__ = ["ApiError", "Handlers", "deck_commitment"]

@@ -1,11 +1,13 @@
 """The gRPC servicer (``grpc.aio``): a thin layer that hands each request to the worker's
 ``calls.ApiCalls`` and turns an ``ApiError`` into its status (with rich details).
 
-``add_servicer(server, StudEngineServicer(calls))`` is what the server start-up uses; the
-observer (the server's metrics) hears of every refusal by its reason. ``add_servicer``
-registers the methods with request parsers that never raise: a request body that is not
-the method's message (bad wire format, invalid UTF-8 in a string) gets INVALID_ARGUMENT,
-where gRPC's own parser failure would answer INTERNAL.
+``add_servicer(server, StudEngineServicer(calls), max_message_bytes)`` is what the server
+start-up uses; the observer (the server's metrics) hears of every refusal by its reason.
+``add_servicer`` registers the methods with request parsers that never raise: a request
+body that is not the method's message (bad wire format, invalid UTF-8 in a string) gets
+INVALID_ARGUMENT, where gRPC's own parser failure would answer INTERNAL; one over
+``max_message_bytes`` gets LIMIT_EXCEEDED (gRPC core is set to let through up to twice
+that, so that such a refusal carries its details: ``config.READ_FACTOR``).
 """
 
 from __future__ import annotations
@@ -17,17 +19,26 @@ import grpc
 from google.protobuf.message import Message
 
 from studengine.api.calls import METHODS, SERVICE_NAME, ApiCalls
-from studengine.api.errors import ApiError, bad_request, to_status
+from studengine.api.errors import ApiError, bad_request, to_status, too_large
 from studengine.api.observer import Observer
 
 Behavior = Callable[[Any, Any], Awaitable[Message]]
 
 
 class Malformed:
-    """Stands in for a request body that did not parse as the method's message."""
+    """Stands in for a request body that did not parse as the method's message, or that
+    was over the size limit (``size``, ``limit``)."""
 
-    def __init__(self, type_name: str) -> None:
+    def __init__(self, method: str, type_name: str, size: int = 0, limit: int = 0) -> None:
+        self.method = method
         self.type_name = type_name
+        self.size = size
+        self.limit = limit
+
+    def refusal(self) -> ApiError:
+        if self.limit:
+            return too_large(self.method, self.size, self.limit)
+        return bad_request("request", f"not a valid {self.type_name} message")
 
 
 class StudEngineServicer:
@@ -45,7 +56,7 @@ class StudEngineServicer:
         async def answer(request: Message | Malformed, context: Any) -> Message:
             try:
                 if isinstance(request, Malformed):
-                    raise bad_request("request", f"not a valid {request.type_name} message")
+                    raise request.refusal()
                 return await calls.run(method, request, context.time_remaining())
             except ApiError as error:
                 observer.rejected(error.metric_label)
@@ -55,24 +66,31 @@ class StudEngineServicer:
         return answer
 
 
-def _parser(message: type[Message]) -> Callable[[bytes], Message | Malformed]:
+def _parser(
+    method: str, message: type[Message], limit: int | None
+) -> Callable[[bytes], Message | Malformed]:
     name = message.DESCRIPTOR.name
 
     def parse(data: bytes) -> Message | Malformed:
+        if limit is not None and len(data) > limit:
+            return Malformed(method, name, len(data), limit)
         try:
             return message.FromString(data)
         except Exception:  # any parse failure is the caller's malformed request
-            return Malformed(name)
+            return Malformed(method, name)
 
     return parse
 
 
-def add_servicer(server: grpc.aio.Server, servicer: StudEngineServicer) -> None:
-    """Register the servicer's methods on a server (with parsers that never raise)."""
+def add_servicer(
+    server: grpc.aio.Server, servicer: StudEngineServicer, max_message_bytes: int | None = None
+) -> None:
+    """Register the servicer's methods on a server (with parsers that never raise and
+    refuse a message over ``max_message_bytes``)."""
     handlers = {
         name: grpc.unary_unary_rpc_method_handler(
             servicer.behavior(name),
-            request_deserializer=_parser(request),
+            request_deserializer=_parser(name, request, max_message_bytes),
             response_serializer=response.SerializeToString,
         )
         for name, (request, response) in METHODS.items()

@@ -1,7 +1,8 @@
 """What every call does on either port, written once: its ``grpc_server_*`` metric
-children, the one JSON log line when it ends, and the bound on the calls a port holds at
-once. The gRPC interceptor (``interceptors``) and the HTTP port (``http``) both use it,
-so a method's calls add up over the two ports under the same labels."""
+children, the one JSON log line when it ends, and whether it may start (the worker's
+drain, the bound on the calls a port holds at once). The gRPC interceptor
+(``interceptors``) and the HTTP port (``http``) both use it, so a method's calls add up
+over the two ports under the same labels."""
 
 from __future__ import annotations
 
@@ -11,7 +12,9 @@ from typing import Any
 import grpc
 import structlog
 
+from studengine.api.errors import ApiError, draining, too_many_calls
 from studengine.server import metrics
+from studengine.server.drain import Gate
 
 _log = structlog.get_logger("studengine.rpc")
 
@@ -26,6 +29,7 @@ class MethodStats:
         "handling",
         "labels",
         "log_fields",
+        "name",
         "receiving",
         "seconds",
         "started",
@@ -34,6 +38,7 @@ class MethodStats:
     def __init__(self, full: str, kind: str, protocol: str | None = None) -> None:
         service, _, name = full.lstrip("/").rpartition("/")
         self.full = full
+        self.name = name
         self.labels = (service, name, kind)
         self.started = metrics.GRPC_STARTED.labels(*self.labels)
         self.seconds = metrics.GRPC_HANDLING_SECONDS.labels(*self.labels)
@@ -64,19 +69,22 @@ class MethodStats:
         )
 
 
-class CallLimit:
-    """The calls a port holds at once (``limit``; None: no bound), counted on its event
-    loop only. One more is refused RESOURCE_EXHAUSTED at once, before any handler."""
+class Admission:
+    """Whether a port starts one more call: not once the worker drains (``gate``: the
+    call is refused UNAVAILABLE, SERVER_DRAINING), nor beyond ``limit`` calls at once
+    (RESOURCE_EXHAUSTED, SERVER_BUSY; None: no bound). ``active`` counts the calls open
+    now, on the port's event loop only."""
 
-    def __init__(self, limit: int | None) -> None:
+    def __init__(self, limit: int | None, gate: Gate | None = None) -> None:
         self.limit = limit
+        self.gate = gate or Gate()
         self.active = 0
 
-    def full(self) -> bool:
-        return self.limit is not None and self.active >= self.limit
-
-    def refuse(self, method: MethodStats, t0: float) -> str:
-        """Report a call refused for the limit (metric, log line); the refusal's message."""
-        metrics.rejected("too_many_calls")
-        method.finish(t0, grpc.StatusCode.RESOURCE_EXHAUSTED)
-        return f"this server holds {self.limit} calls at once (its limit); retry with backoff"
+    def refusal(self, method: str) -> ApiError | None:
+        """The refusal of a call to ``method`` that is not to start, or None."""
+        if self.gate.draining:
+            self.gate.refused()
+            return draining(method)
+        if self.limit is not None and self.active >= self.limit:
+            return too_many_calls(method, self.limit)
+        return None
