@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 from studengine.rules.betting import BettingRound
 from studengine.rules.board import best_board, clockwise_from, has_open_pair
@@ -352,18 +352,7 @@ def _showings(settlement: Settlement) -> list[Event]:
         if shown is None:
             events.append(HandMucked(showing.seat))
             continue
-        events.append(
-            HandShown(
-                shown.seat,
-                shown.cards,
-                shown.best_five,
-                shown.rank,
-                shown.description,
-                shown.low,
-                shown.low_best_five,
-                shown.low_description,
-            )
-        )
+        events.append(HandShown(**asdict(shown)))  # the event of the same shown hand
     return events
 
 

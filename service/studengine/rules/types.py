@@ -93,7 +93,8 @@ class Move(NamedTuple):
 
 
 # ---- events: what happened, in order, for clients to animate ----------------------
-# Named tuples: immutable and typed (mypy sees every field).
+# Named tuples (a shown hand: its frozen dataclass): immutable and typed (mypy sees
+# every field).
 
 
 class AntePosted(NamedTuple):
@@ -137,9 +138,12 @@ class UncalledReturned(NamedTuple):
     amount: int
 
 
-class HandShown(NamedTuple):
-    """A hand shown; ``rank``/``description`` as the game ranks it (Razz: its ace-to-five
-    low), the ``low_*`` fields its eight-or-better low in Stud Hi-Lo (``low`` 0: none)."""
+@dataclass(frozen=True)
+class ShownHand:
+    """A hand revealed at showdown: ``rank``, ``best_five`` and ``description`` as the
+    game ranks it (Razz: the ace-to-five low); in Stud Hi-Lo also its eight-or-better
+    low (``low`` is ``evaluator.NO_LOW``, 0, when it has none). The result keeps it, and
+    the ``HandShown`` event is one."""
 
     seat: int
     cards: tuple[int, ...]
@@ -149,6 +153,13 @@ class HandShown(NamedTuple):
     low: int = 0
     low_best_five: tuple[int, ...] = ()
     low_description: str = ""
+
+
+@dataclass(frozen=True)
+class HandShown(ShownHand):
+    """The event of a hand shown at showdown: the ``ShownHand`` the result keeps, as it
+    happened (``rank``/``description`` as the game ranks it, Razz: its ace-to-five low;
+    the ``low_*`` fields its eight-or-better low in Stud Hi-Lo, ``low`` 0: none)."""
 
 
 class HandMucked(NamedTuple):
@@ -211,22 +222,6 @@ class Pot:
     low_winners: tuple[int, ...] = ()
     low_shares: tuple[int, ...] = ()
     rake: int = 0
-
-
-@dataclass(frozen=True)
-class ShownHand:
-    """A hand revealed at showdown: ``rank``, ``best_five`` and ``description`` as the
-    game ranks it (Razz: the ace-to-five low); in Stud Hi-Lo also its eight-or-better
-    low (``low`` is ``evaluator.NO_LOW``, 0, when it has none)."""
-
-    seat: int
-    cards: tuple[int, ...]
-    best_five: tuple[int, ...]
-    rank: int
-    description: str
-    low: int = 0
-    low_best_five: tuple[int, ...] = ()
-    low_description: str = ""
 
 
 @dataclass(frozen=True)
