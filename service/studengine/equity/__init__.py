@@ -24,7 +24,7 @@ import secrets
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Required, TypedDict, Unpack
 
 from studengine.cards import DECK_SIZE
 from studengine.equity import _twin
@@ -44,6 +44,7 @@ __all__ = [
     "Cancelled",
     "EquityResult",
     "Showdown",
+    "Situation",
     "exact_deal_count",
     "stud_equity",
 ]
@@ -188,9 +189,9 @@ def _prepare(
     players: Sequence[Sequence[int]],
     variant: object,
     street: int,
-    dead: Sequence[int],
-    community: bool | None,
-    community_card: int | None,
+    dead: Sequence[int] = (),
+    community: bool | None = None,
+    community_card: int | None = None,
     showdown: object = None,
 ) -> _Problem:
     spec = _spec(variant)
@@ -250,17 +251,20 @@ def _count_deals(problem: _Problem) -> int:
     return deals
 
 
-def exact_deal_count(
-    players: Sequence[Sequence[int]],
-    *,
-    variant: object,
-    street: int,
-    dead: Sequence[int] = (),
-    community: bool | None = None,
-    community_card: int | None = None,
-) -> int:
+class Situation(TypedDict, total=False):
+    """What is known of a hand besides each player's cards, as ``stud_equity`` and
+    ``exact_deal_count`` take it: the variant and the street are required."""
+
+    variant: Required[object]
+    street: Required[int]
+    dead: Sequence[int]
+    community: bool | None
+    community_card: int | None
+
+
+def exact_deal_count(players: Sequence[Sequence[int]], **situation: Unpack[Situation]) -> int:
     """How many deals an exact enumeration of this situation would evaluate."""
-    return _count_deals(_prepare(players, variant, street, dead, community, community_card))
+    return _count_deals(_prepare(players, **situation))
 
 
 def _loops(backend: str | None) -> tuple[str, _ExactLoop, _McLoop]:
@@ -276,11 +280,6 @@ def _loops(backend: str | None) -> tuple[str, _ExactLoop, _McLoop]:
 def stud_equity(
     players: Sequence[Sequence[int]],
     *,
-    variant: object,
-    street: int,
-    dead: Sequence[int] = (),
-    community: bool | None = None,
-    community_card: int | None = None,
     method: str = "auto",
     samples: int = DEFAULT_SAMPLES,
     seed: int | None = None,
@@ -290,6 +289,7 @@ def stud_equity(
     showdown: Showdown | str | None = None,
     cpu_seconds: float | None = None,
     cancelled: Callable[[], bool] | None = None,
+    **situation: Unpack[Situation],
 ) -> EquityResult:
     """Win, tie and equity of each player once every hand is dealt out.
 
@@ -307,7 +307,7 @@ def stud_equity(
     is asked between chunks too: when it answers True the work stops and ``Cancelled`` is
     raised. Raises ValueError on bad input or work beyond the limits.
     """
-    problem = _prepare(players, variant, street, dead, community, community_card, showdown)
+    problem = _prepare(players, showdown=showdown, **situation)
     if method not in ("auto", "exact", "monte_carlo"):
         raise ValueError(f"method must be auto, exact or monte_carlo, got {method!r}")
     if not isinstance(exact_threshold, int) or not 0 <= exact_threshold <= MAX_EXACT_DEALS:
