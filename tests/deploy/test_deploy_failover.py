@@ -28,8 +28,9 @@ from support.deploy_support import driver, localcluster, venv_tool
 from support.polling import poll_until
 
 LOAD_SECONDS = 7.0
-# the strike comes once the load flows through the victim: it has answered this many calls
-STRIKE_AFTER_CALLS = 100
+# the strike comes mid-load, once the victim has answered this many of its calls (about
+# a second of the load here)
+STRIKE_AFTER_CALLS = 300
 
 
 def _victim_codes(victim: Any) -> Counter[str]:
