@@ -6,17 +6,21 @@ from __future__ import annotations
 import queue
 import random
 import re
-import time
 from collections.abc import Callable
 from pathlib import Path
 
 import grpc
+import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
+from grpc_status import rpc_status
 from stud_api.stud.v1 import stud_engine_pb2 as pb
 from stud_api.stud.v1 import stud_engine_pb2_grpc as pb_grpc
 from support.api_helpers import call_code, random_act, random_start
+from support.polling import poll_until
+from support.refusals import outcome_of
 from support.server_harness import LiveServer
+from test_api_http import connect_call, connect_outcome
 
 Launch = Callable[..., LiveServer]
 SERVICE = "stud.v1.StudEngineService"
@@ -67,14 +71,28 @@ def _evaluate(hands: int) -> pb.EvaluateRequest:
 
 
 def test_oversized_request_is_refused_and_the_server_stays_up(live_server: Launch) -> None:
-    server = live_server(args=["--max-message-bytes", "65536"])
+    server = live_server(args=["--max-message-bytes", "65536", "--http-port", "0"])
     big = _evaluate(4000)  # about 120 kB
     assert big.ByteSize() > 65536
     with server.channel() as channel:
         stub = pb_grpc.StudEngineServiceStub(channel)
-        assert call_code(lambda: stub.Evaluate(big, timeout=30)) in (
-            grpc.StatusCode.RESOURCE_EXHAUSTED,
-            grpc.StatusCode.INVALID_ARGUMENT,
+        with pytest.raises(grpc.RpcError) as caught:
+            stub.Evaluate(big, timeout=30)
+        error = caught.value
+        assert isinstance(error, grpc.Call)
+        got = outcome_of(error.code().name, rpc_status.from_call(error))
+        got.check_contract()  # typed: LIMIT_EXCEEDED, the field, the limit
+        assert (got.code, got.reason) == ("INVALID_ARGUMENT", "LIMIT_EXCEEDED")
+        assert got.metadata == {"limit": "65536", "method": "Evaluate"}
+        assert [f for f, _, _ in got.violations] == ["request"]
+        # the HTTP port refuses it the same way, typed
+        status, body = connect_call(
+            int(server.wait_for_log("serving")["http_port"]), "Evaluate", big
+        )
+        assert status == 400 and connect_outcome(body) == got
+        huge = _evaluate(9000)  # over twice the limit: gRPC itself cuts it off, untyped
+        assert call_code(lambda: stub.Evaluate(huge, timeout=30)) == (
+            grpc.StatusCode.RESOURCE_EXHAUSTED
         )
         assert len(stub.Evaluate(_evaluate(10), timeout=30).values) == 10
     assert server.health(SERVICE) == health_pb2.HealthCheckResponse.SERVING
@@ -104,10 +122,10 @@ def test_concurrency_bound_refuses_the_excess(live_server: Launch) -> None:
             grpc.StatusCode.RESOURCE_EXHAUSTED
         )
         held[0][0].put(None)  # one stream ends: its slot frees
-        deadline = time.monotonic() + 60
-        while call_code(lambda: stub.Evaluate(request, timeout=30)) != grpc.StatusCode.OK:
-            assert time.monotonic() < deadline, "the freed slot was never reused"
-            time.sleep(0.05)
+        poll_until(
+            lambda: call_code(lambda: stub.Evaluate(request, timeout=30)) == grpc.StatusCode.OK,
+            "the freed slot to be reused",
+        )
         held[1][0].put(None)
     assert server.health(SERVICE) == health_pb2.HealthCheckResponse.SERVING
 
@@ -196,14 +214,16 @@ def test_health_watches_hold_no_handler_thread(live_server: Launch) -> None:
         assert len(evaluate.values) == 2  # served although six watches are open on 2 threads
         for watch in watches:
             watch.cancel()
-    deadline = time.monotonic() + 30
-    while True:  # each watch is counted once it ends
-        handled = [
+
+    def watches_handled() -> list[str]:
+        return [
             line
             for line in server.metrics_text().splitlines()
             if line.startswith("grpc_server_handled_total") and 'grpc_method="Watch"' in line
         ]
-        if handled and float(handled[0].rsplit(" ", 1)[1]) == 6:
-            break
-        assert time.monotonic() < deadline, handled
-        time.sleep(0.05)
+
+    poll_until(  # each watch is counted once it ends
+        lambda: (handled := watches_handled()) and float(handled[0].rsplit(" ", 1)[1]) == 6,
+        "the six watches counted as handled",
+        30,
+    )

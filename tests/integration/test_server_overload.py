@@ -6,8 +6,10 @@ and in time, while other calls and health go on."""
 
 from __future__ import annotations
 
+import socket
 import threading
 import time
+import urllib.request
 from collections.abc import Callable
 from concurrent import futures
 from typing import Any
@@ -19,6 +21,7 @@ from grpc_status import rpc_status
 from prometheus_client.parser import text_string_to_metric_families
 from stud_api.stud.v1 import stud_engine_pb2 as pb
 from stud_api.stud.v1 import stud_engine_pb2_grpc as pb_grpc
+from support.polling import poll_until
 from support.refusals import outcome_of
 from support.server_harness import LiveServer
 from support.stalled_h2 import StalledClient
@@ -49,14 +52,6 @@ def metric(server: LiveServer, name: str, **labels: str) -> float:
             if sample.name == name and labels.items() <= sample.labels.items():
                 total += sample.value
     return total
-
-
-def wait_until(condition: Callable[[], bool], what: str, limit: float = 60.0) -> None:
-    deadline = time.monotonic() + limit
-    while not condition():
-        if time.monotonic() > deadline:
-            pytest.fail(f"timed out waiting for {what}")
-        time.sleep(0.05)
 
 
 def check_health(channel: grpc.Channel, timeout: float = PROBE_TIMEOUT) -> int:
@@ -107,13 +102,13 @@ def test_expensive_calls_are_bounded_per_worker(live_server: Launch) -> None:
     assert metric(server, "stud_rejections_total", reason="overloaded") == len(details)
 
 
-def test_both_ports_share_the_expensive_call_bound_and_refuse_with_limit_exceeded(
+def test_both_ports_share_the_expensive_call_bound_and_refuse_with_server_busy(
     live_server: Launch,
 ) -> None:
     """The HTTP port's calls count against the same per-worker bound as the gRPC port's:
     with its two places held by gRPC Equity calls, one more Equity is refused at once over
-    gRPC and over Connect alike: RESOURCE_EXHAUSTED with ErrorInfo reason LIMIT_EXCEEDED
-    (the limit and the method in its metadata), counted as overloaded."""
+    gRPC and over Connect alike: RESOURCE_EXHAUSTED with ErrorInfo reason SERVER_BUSY
+    (the limit and the method in its metadata) and RetryInfo, counted as overloaded."""
     server = live_server(
         args=["--threads", "1", "--max-expensive-calls", "2", "--http-port", "0",
               "--equity-cpu-seconds", "30"]
@@ -122,7 +117,7 @@ def test_both_ports_share_the_expensive_call_bound_and_refuse_with_limit_exceede
     with server.channel() as channel:
         stub = pb_grpc.StudEngineServiceStub(channel)
         held = [stub.Equity.future(HEAVY) for _ in range(2)]  # one runs, one waits
-        wait_until(
+        poll_until(
             lambda: (
                 metric(server, "grpc_server_in_flight", grpc_method="Equity", stage="handling") >= 2
             ),
@@ -141,9 +136,10 @@ def test_both_ports_share_the_expensive_call_bound_and_refuse_with_limit_exceede
     assert connect_outcome(body) == over_grpc
     assert (over_grpc.code, over_grpc.reason, over_grpc.domain) == (
         "RESOURCE_EXHAUSTED",
-        "LIMIT_EXCEEDED",
+        "SERVER_BUSY",
         "stud.v1",
     )
+    over_grpc.check_contract()  # RetryInfo too
     assert over_grpc.metadata == {"limit": "2", "method": "Equity"}
     assert "busy with 2 expensive calls" in over_grpc.message and not over_grpc.violations
     assert metric(server, "stud_rejections_total", reason="overloaded") == 2
@@ -166,14 +162,14 @@ def test_a_cancelled_equity_stops_its_work(live_server: Launch) -> None:
     server = live_server()
     with server.channel() as channel:
         call = pb_grpc.StudEngineServiceStub(channel).Equity.future(HEAVY)
-        wait_until(
+        poll_until(
             lambda: (
                 metric(server, "grpc_server_in_flight", grpc_method="Equity", stage="handling") >= 1
             ),
             "the Equity call to be handled",
         )
         call.cancel()
-        wait_until(
+        poll_until(
             lambda: metric(server, "stud_work_cancelled_total", method="Equity") >= 1,
             "the server to count the cancelled work",
         )
@@ -181,7 +177,7 @@ def test_a_cancelled_equity_stops_its_work(live_server: Launch) -> None:
     def stopped() -> list[dict[str, Any]]:
         return [e for e in server.logs() if e.get("event") == "work cancelled"]
 
-    wait_until(lambda: bool(stopped()), "the 'work cancelled' log line")
+    poll_until(lambda: bool(stopped()), "the 'work cancelled' log line")
     [line] = stopped()
     assert line["work"] == "Equity" and line["deals"] < line["planned"]
     assert line["planned"] == HEAVY.samples
@@ -206,14 +202,14 @@ def test_stalled_request_bodies_hold_no_handler(live_server: Launch) -> None:
             for _ in range(20):
                 assert check_health(channel, PROMPT) == SERVING
                 assert stub.Evaluate(SMALL_EVALUATE, timeout=PROMPT).values
-        wait_until(
+        poll_until(
             lambda: metric(server, "grpc_server_in_flight", stage="receiving") == 12,
             "the stalled calls to show in grpc_server_in_flight",
         )
         assert not client.statuses  # still open: nothing answered them
     finally:
         client.close()
-    wait_until(
+    poll_until(
         lambda: metric(server, "grpc_server_in_flight", stage="receiving") == 0,
         "the stalled calls to end with their connection",
     )
@@ -229,7 +225,7 @@ def test_stalled_requests_are_answered_after_the_receive_timeout(live_server: La
     finally:
         client.close()
     assert metric(server, "stud_rejections_total", reason="receive_timeout") == 8
-    wait_until(  # each call's bookkeeping ends just after its status is sent
+    poll_until(  # each call's bookkeeping ends just after its status is sent
         lambda: metric(server, "grpc_server_in_flight", stage="receiving") == 0,
         "the timed-out calls to leave grpc_server_in_flight",
     )
@@ -255,12 +251,17 @@ def test_calls_over_the_limit_are_refused_at_once_but_health_is_not(live_server:
             assert check_health(channel, PROMPT) == SERVING  # exempt from the limit
             with pytest.raises(grpc.RpcError) as caught:
                 pb_grpc.StudEngineServiceStub(channel).Evaluate(SMALL_EVALUATE, timeout=PROMPT)
-            assert caught.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED  # type: ignore[attr-defined]
+            error = caught.value
+            assert isinstance(error, grpc.Call)
+            busy = outcome_of(error.code().name, rpc_status.from_call(error))
+            busy.check_contract()  # typed, with RetryInfo, as the handlers' refusals
+            assert busy.reason == "SERVER_BUSY"
+            assert busy.metadata == {"limit": "4", "method": "Evaluate"}
     finally:
         client.close()
     with server.channel() as channel:  # the stalled calls gone, calls are served again
         stub = pb_grpc.StudEngineServiceStub(channel)
-        wait_until(lambda: _served(stub), "calls to be served again")
+        poll_until(lambda: _served(stub), "calls to be served again")
 
 
 def _served(stub: Any) -> bool:
@@ -294,3 +295,84 @@ def test_many_callers_at_once_all_get_answers(live_server: Launch) -> None:
 
         with futures.ThreadPoolExecutor(8) as pool:
             assert sum(pool.map(caller, range(8))) == 80
+
+
+def _stalled_http(port: int, count: int) -> list[socket.socket]:
+    """``count`` Connect calls (HTTP/1.1, JSON) that announce a 1,000-byte body and send
+    10 bytes of it."""
+    head = (f"POST /stud.v1.StudEngineService/Evaluate HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+            "Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n")  # fmt: skip
+    opened = []
+    for _ in range(count):
+        sock = socket.create_connection(("127.0.0.1", port), timeout=60)
+        sock.sendall(head.encode() + b'{"hands": ')
+        opened.append(sock)
+    return opened
+
+
+def _http_answer(sock: socket.socket) -> tuple[int, bytes]:
+    """The status and body of one HTTP/1.1 response (chunked or with a length)."""
+    data = b""
+    while not _complete(data):
+        chunk = sock.recv(65536)
+        if not chunk:
+            break
+        data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    if b"transfer-encoding: chunked" in head.lower():
+        chunks, rest = [], body
+        while rest:
+            size, _, rest = rest.partition(b"\r\n")
+            chunks.append(rest[: int(size, 16)])
+            rest = rest[int(size, 16) + 2 :]
+        body = b"".join(chunks)
+    return int(head.split()[1]), body
+
+
+def _complete(data: bytes) -> bool:
+    head, found, body = data.partition(b"\r\n\r\n")
+    if not found:
+        return False
+    if b"transfer-encoding: chunked" in head.lower():
+        return body.endswith(b"0\r\n\r\n")
+    length = next((int(line.split(b":")[1]) for line in head.lower().split(b"\r\n")
+                   if line.startswith(b"content-length:")), 0)  # fmt: skip
+    return len(body) >= length
+
+
+def test_stalled_http_bodies_are_counted_and_answered_after_the_receive_timeout(
+    live_server: Launch,
+) -> None:
+    """The HTTP port bounds a stalled body in time, as the gRPC port does: the calls show
+    in grpc_server_in_flight as receiving, then each is answered DEADLINE_EXCEEDED with
+    ErrorInfo RECEIVE_TIMEOUT in its own protocol (Connect: 504 and the JSON error), and
+    counted; health answers meanwhile."""
+    server = live_server(args=["--http-port", "0", "--receive-timeout-seconds", "5"])
+    port = int(server.wait_for_log("serving")["http_port"])
+    stalled = _stalled_http(port, 8)
+    try:
+        poll_until(
+            lambda: (
+                metric(server, "grpc_server_in_flight", stage="receiving") == 8
+                or metric(server, "stud_rejections_total", reason="receive_timeout") > 0
+            ),
+            "the stalled bodies to show as receiving (or be answered)",
+        )
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=PROMPT) as ok:
+            assert ok.status == 200
+        answers = [_http_answer(sock) for sock in stalled]
+    finally:
+        for sock in stalled:
+            sock.close()
+    for status, body in answers:
+        assert status == 504, body  # Connect's HTTP status for deadline_exceeded
+        got = connect_outcome(body)
+        got.check_contract()
+        assert (got.code, got.reason) == ("DEADLINE_EXCEEDED", "RECEIVE_TIMEOUT")
+        assert got.metadata == {"limit": "5", "method": "Evaluate"}
+    assert metric(server, "stud_rejections_total", reason="receive_timeout") == 8
+    assert metric(server, "grpc_server_handled_total", grpc_code="DEADLINE_EXCEEDED") == 8
+    poll_until(
+        lambda: metric(server, "grpc_server_in_flight", stage="receiving") == 0,
+        "the timed-out calls to leave grpc_server_in_flight",
+    )
