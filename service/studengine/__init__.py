@@ -1,3 +1,7 @@
 """Stud Engine: a stateless gRPC game engine for Five Card Stud and Seven Card Stud."""
 
+from studengine import compiled
+
 __version__ = "0.1.0"
+
+compiled.choose()  # the mypyc-compiled hot modules, or their .py sources (compiled.py)

@@ -10,7 +10,7 @@ Each rule the legal moves depend on is one named predicate below.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from studengine.rules.types import ActionType, LegalAction, Table
 
@@ -39,6 +39,10 @@ class BettingRound:
     opener_may_fold: bool = False  # R-ANTE-ALL-IN-LOW: the opener is not the low card
     first_actor: int | None = None  # who acted first (R-SHOWDOWN-ORDER)
     last_aggressor: int | None = None  # who last bet, completed or raised
+
+    def copy(self) -> BettingRound:
+        """An independent copy (its lists copied)."""
+        return replace(self, bets=list(self.bets), acted=list(self.acted))
 
     # ---- the rulebook's predicates -------------------------------------------------
 

@@ -9,9 +9,8 @@ the service can write it out and read it back exactly.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from studengine.rules.betting import BettingRound
 from studengine.rules.board import best_board, clockwise_from, has_open_pair
@@ -99,7 +98,18 @@ class Hand:
         return [cards[i] for i in self.spec.down_positions_of[len(cards)]]
 
     def copy(self) -> Hand:
-        return copy.deepcopy(self)
+        """An independent copy: every list copied, the frozen parts (table, result) shared."""
+        return replace(
+            self,
+            starting_stacks=list(self.starting_stacks),
+            deck=list(self.deck),
+            stacks=list(self.stacks),
+            committed=list(self.committed),
+            cards=[list(cards) for cards in self.cards],
+            folded=list(self.folded),
+            round=self.round.copy(),
+            moves=list(self.moves),
+        )
 
     # ---- the three questions of every action ---------------------------------------
 
