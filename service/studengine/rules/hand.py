@@ -10,7 +10,8 @@ the service can write it out and read it back exactly.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
+from typing import Final, final
 
 from studengine.rules.betting import BettingRound
 from studengine.rules.board import best_board, clockwise_from, has_open_pair
@@ -44,9 +45,12 @@ from studengine.rules.validation import (
 )
 from studengine.rules.variants import VARIANTS, VariantSpec
 
-FOLD, CHECK, BRING_IN = ActionType.FOLD, ActionType.CHECK, ActionType.BRING_IN
+FOLD: Final = ActionType.FOLD  # Final: read directly by the compiled build
+CHECK: Final = ActionType.CHECK
+BRING_IN: Final = ActionType.BRING_IN
 
 
+@final
 @dataclass
 class Hand:
     variant: Variant
@@ -66,12 +70,12 @@ class Hand:
     over: bool
     result: HandResult | None
     moves: list[Move]  # every action taken, in order (the deal is the deck)
+    spec: VariantSpec = field(init=False, repr=False, compare=False)  # the variant's rules
+
+    def __post_init__(self) -> None:
+        self.spec = VARIANTS[self.variant]  # looked up once, not at every step
 
     # ---- what the hand looks like --------------------------------------------------
-
-    @property
-    def spec(self) -> VariantSpec:
-        return VARIANTS[self.variant]
 
     @property
     def players(self) -> int:

@@ -6,12 +6,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import final
 
 from studengine.rules.types import OddChip, Table
 
 BASIS_POINTS = 10_000
 
 
+@final
 @dataclass(frozen=True)
 class Layer:
     amount: int

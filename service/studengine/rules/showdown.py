@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from typing import final
 
 from studengine.evaluator import NO_LOW
 from studengine.rules.betting import BettingRound
@@ -17,6 +18,7 @@ from studengine.rules.types import Pot, ShownHand, Table
 from studengine.rules.variants import VariantSpec
 
 
+@final
 @dataclass(frozen=True)
 class Showing:
     """One seat's turn at showdown, in showing order: its hand shown, or mucked (None)."""
@@ -25,6 +27,7 @@ class Showing:
     shown: ShownHand | None
 
 
+@final
 @dataclass(frozen=True)
 class Settlement:
     """Everything the end of a hand moves and reveals."""
@@ -37,6 +40,7 @@ class Settlement:
     showings: tuple[Showing, ...]  # empty when everyone else folded
 
 
+@final
 @dataclass(frozen=True)
 class Finished:
     """What the showdown reads of a finished hand: its cards, chips and last round."""

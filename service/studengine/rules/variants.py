@@ -11,8 +11,8 @@ card and ranks boards and hands low; a split game adds a second ranking).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from functools import cached_property
+from dataclasses import dataclass, field
+from typing import final
 
 from studengine import evaluator
 from studengine.rules.board import (
@@ -24,6 +24,7 @@ from studengine.rules.board import (
 from studengine.rules.types import Variant
 
 
+@final
 @dataclass(frozen=True)
 class Street:
     name: str
@@ -31,6 +32,7 @@ class Street:
     big_bet: bool  # R-LIMITS-5S / R-LIMITS-7S
 
 
+@final
 @dataclass(frozen=True)
 class Ranking:
     """How hands rank at showdown: ``rank`` (larger wins, equal ties), the five cards
@@ -48,6 +50,7 @@ LOW_A5 = Ranking(evaluator.evaluate_low, evaluator.best_five_low, evaluator.desc
 LOW_8 = Ranking(evaluator.evaluate_low8, evaluator.best_five_low, evaluator.describe_low)
 
 
+@final
 @dataclass(frozen=True)
 class VariantSpec:
     variant: Variant
@@ -63,48 +66,40 @@ class VariantSpec:
     # a split game's low half (R-HILO-SPLIT); None: one winner ranking for the whole pot
     low_ranking: Ranking | None = None
 
-    @cached_property
-    def face_up(self) -> tuple[bool, ...]:
-        """Face up or down, by a player's card position."""
-        return tuple(up for street in self.streets for up in street.cards)
+    # the card layout, worked out once from the streets (__post_init__)
+    face_up: tuple[bool, ...] = field(init=False, repr=False, compare=False)
+    """Face up or down, by a player's card position."""
+    up_positions: tuple[int, ...] = field(init=False, repr=False, compare=False)
+    down_positions: tuple[int, ...] = field(init=False, repr=False, compare=False)
+    up_positions_of: tuple[tuple[int, ...], ...] = field(init=False, repr=False, compare=False)
+    """The face-up positions among a player's first ``n`` cards, indexed by ``n``."""
+    down_positions_of: tuple[tuple[int, ...], ...] = field(init=False, repr=False, compare=False)
+    """The face-down positions among a player's first ``n`` cards, indexed by ``n``."""
+    big_bet_streets: tuple[bool, ...] = field(init=False, repr=False, compare=False)
+    street_names: tuple[str, ...] = field(init=False, repr=False, compare=False)
+    cards_per_player: int = field(init=False, repr=False, compare=False)
 
-    @cached_property
-    def up_positions(self) -> tuple[int, ...]:
-        return tuple(i for i, up in enumerate(self.face_up) if up)
-
-    @cached_property
-    def down_positions(self) -> tuple[int, ...]:
-        return tuple(i for i, up in enumerate(self.face_up) if not up)
-
-    @cached_property
-    def up_positions_of(self) -> tuple[tuple[int, ...], ...]:
-        """The face-up positions among a player's first ``n`` cards, indexed by ``n``."""
-        return tuple(
-            tuple(i for i in self.up_positions if i < n) for n in range(self.cards_per_player + 1)
-        )
-
-    @cached_property
-    def down_positions_of(self) -> tuple[tuple[int, ...], ...]:
-        """The face-down positions among a player's first ``n`` cards, indexed by ``n``."""
-        return tuple(
-            tuple(i for i in self.down_positions if i < n) for n in range(self.cards_per_player + 1)
-        )
+    def __post_init__(self) -> None:
+        face_up = tuple(up for street in self.streets for up in street.cards)
+        up = tuple(i for i, is_up in enumerate(face_up) if is_up)
+        down = tuple(i for i, is_up in enumerate(face_up) if not is_up)
+        counts = range(len(face_up) + 1)
+        derived = {
+            "face_up": face_up,
+            "up_positions": up,
+            "down_positions": down,
+            "up_positions_of": tuple(tuple(i for i in up if i < n) for n in counts),
+            "down_positions_of": tuple(tuple(i for i in down if i < n) for n in counts),
+            "big_bet_streets": tuple(street.big_bet for street in self.streets),
+            "street_names": tuple(street.name for street in self.streets),
+            "cards_per_player": len(face_up),
+        }
+        for name, value in derived.items():
+            object.__setattr__(self, name, value)  # frozen: set once, here
 
     def up_cards(self, cards: Sequence[int]) -> list[int]:
         """The face-up ones among a player's ``cards`` (in the order dealt)."""
         return [cards[i] for i in self.up_positions_of[len(cards)]]
-
-    @cached_property
-    def big_bet_streets(self) -> tuple[bool, ...]:
-        return tuple(street.big_bet for street in self.streets)
-
-    @cached_property
-    def street_names(self) -> tuple[str, ...]:
-        return tuple(street.name for street in self.streets)
-
-    @cached_property
-    def cards_per_player(self) -> int:
-        return len(self.face_up)
 
 
 DOWN, UP = False, True
