@@ -7,7 +7,7 @@ Nothing here knows of gRPC, protobuf or crypto.
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import ClassVar, Final, final
 
 
@@ -306,47 +306,96 @@ Event = (
 
 
 @final
-@dataclass(frozen=True)
-class Pot:
+class Pot(Record):
     """A pot and its winners. ``amount`` is what is left after the rake (``rake`` of it
     went to the house, R-RAKE). In Stud Hi-Lo ``winners``/``shares`` take the high half
     and ``low_winners``/``low_shares`` the low half (R-HILO-SPLIT); elsewhere the low
     ones are empty."""
 
-    amount: int
-    eligible: tuple[int, ...]
-    winners: tuple[int, ...]
-    shares: tuple[int, ...]
-    low_winners: tuple[int, ...] = ()
-    low_shares: tuple[int, ...] = ()
-    rake: int = 0
+    __match_args__ = (
+        "amount",
+        "eligible",
+        "winners",
+        "shares",
+        "low_winners",
+        "low_shares",
+        "rake",
+    )
+
+    def __init__(
+        self,
+        amount: int,
+        eligible: tuple[int, ...],
+        winners: tuple[int, ...],
+        shares: tuple[int, ...],
+        low_winners: tuple[int, ...] = (),
+        low_shares: tuple[int, ...] = (),
+        rake: int = 0,
+    ) -> None:
+        self.amount: Final = amount
+        self.eligible: Final = eligible
+        self.winners: Final = winners
+        self.shares: Final = shares
+        self.low_winners: Final = low_winners
+        self.low_shares: Final = low_shares
+        self.rake: Final = rake
 
 
 @final
-@dataclass(frozen=True)
-class ShownHand:
+class ShownHand(Record):
     """A hand revealed at showdown: ``rank``, ``best_five`` and ``description`` as the
     game ranks it (Razz: the ace-to-five low); in Stud Hi-Lo also its eight-or-better
     low (``low`` is ``evaluator.NO_LOW``, 0, when it has none)."""
 
-    seat: int
-    cards: tuple[int, ...]
-    best_five: tuple[int, ...]
-    rank: int
-    description: str
-    low: int = 0
-    low_best_five: tuple[int, ...] = ()
-    low_description: str = ""
+    __match_args__ = (
+        "seat",
+        "cards",
+        "best_five",
+        "rank",
+        "description",
+        "low",
+        "low_best_five",
+        "low_description",
+    )
+
+    def __init__(
+        self,
+        seat: int,
+        cards: tuple[int, ...],
+        best_five: tuple[int, ...],
+        rank: int,
+        description: str,
+        low: int = 0,
+        low_best_five: tuple[int, ...] = (),
+        low_description: str = "",
+    ) -> None:
+        self.seat: Final = seat
+        self.cards: Final = cards
+        self.best_five: Final = best_five
+        self.rank: Final = rank
+        self.description: Final = description
+        self.low: Final = low
+        self.low_best_five: Final = low_best_five
+        self.low_description: Final = low_description
 
 
 @final
-@dataclass(frozen=True)
-class HandResult:
-    pots: tuple[Pot, ...]  # main pot first, then side pots
-    stacks: tuple[int, ...]  # final stacks
-    shown: tuple[ShownHand, ...]  # revealed at showdown, in showing order (R-MUCK)
-    uncalled: tuple[tuple[int, int], ...] = field(default=())  # (seat, amount) returned
-    rake: int = 0  # chips the house took (R-RAKE): stacks + rake = starting stacks
+class HandResult(Record):
+    __match_args__ = ("pots", "stacks", "shown", "uncalled", "rake")
+
+    def __init__(
+        self,
+        pots: tuple[Pot, ...],
+        stacks: tuple[int, ...],
+        shown: tuple[ShownHand, ...],
+        uncalled: tuple[tuple[int, int], ...] = (),
+        rake: int = 0,
+    ) -> None:
+        self.pots: Final = pots  # main pot first, then side pots
+        self.stacks: Final = stacks  # final stacks
+        self.shown: Final = shown  # revealed at showdown, in showing order (R-MUCK)
+        self.uncalled: Final = uncalled  # (seat, amount) returned
+        self.rake: Final = rake  # chips the house took (R-RAKE): stacks + rake = starting stacks
 
     @property
     def revealed(self) -> tuple[int, ...]:
