@@ -1,4 +1,5 @@
-"""Stud Engine: a stateless gRPC game engine for Five Card Stud and Seven Card Stud."""
+"""Stud Engine: a stateless gRPC game engine for Five Card Stud, Seven Card Stud, Razz and
+Seven Card Stud Hi-Lo."""
 
 from studengine import compiled
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import sqlalchemy as sa
-from studclients.table.engine import pb
+from stud_api.stud.v1 import stud_engine_pb2 as pb
 from studclients.table.game import Tables, TableSettings, Timing
 from studclients.table.store import Step, Store, history
 
