@@ -37,6 +37,9 @@ COMPILED = (
     "studengine/rules/validation.py",
     "studengine/rules/hand.py",
     "studengine/rules/visibility.py",
+    "studengine/state/codec.py",
+    "studengine/api/conversions.py",
+    "studengine/api/views.py",
 )
 BUILD_RECORD = SERVICE / "studengine/_mypyc_build.py"
 
@@ -59,6 +62,7 @@ def mypyc_extensions() -> list[Extension]:
     """The mypyc extensions of COMPILED, or none (pure build): recorded in _mypyc_build.py."""
     compiled: dict[str, str] = {}
     extensions: list[Extension] = []
+    library = ""  # the shared library mypyc builds beside the package, all modules' code
     if os.environ.get("STUDENGINE_BUILD", "compiled") == "pure":
         print("studengine: STUDENGINE_BUILD=pure: no module compiled", file=sys.stderr)
     else:
@@ -72,15 +76,19 @@ def mypyc_extensions() -> list[Extension]:
             for extension in extensions:
                 extension.optional = True  # no C compiler: the .py files run
             compiled = {module_name(path): source_hash(path) for path in COMPILED}
-    if not compiled:  # an editable checkout may hold a compiled build's modules
+            library = next(ext.name for ext in extensions if ext.name.endswith("__mypyc"))
+    # an editable checkout may hold an earlier build's shared library (named after its
+    # modules), and after a pure build its compiled modules too
+    for stale in SERVICE.glob("*__mypyc.cpython-*.so"):
+        stale.unlink()
+    if not compiled:
         for path in COMPILED:
             for stale in (SERVICE / path).parent.glob(Path(path).stem + ".cpython-*.so"):
                 stale.unlink()
-        for stale in SERVICE.glob("*__mypyc.cpython-*.so"):
-            stale.unlink()
     lines = [f"    {name!r}: {digest!r},\n" for name, digest in compiled.items()]
     BUILD_RECORD.write_text(
         '"""Written by setup.py: the modules mypyc compiled, with their sources\' sha256."""\n\n'
+        f"LIBRARY = {library!r}\n"
         "COMPILED: dict[str, str] = {\n" + "".join(lines) + "}\n"
     )
     return extensions

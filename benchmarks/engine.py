@@ -9,9 +9,9 @@ Card Stud). Ours runs twice: the compiled build (mypyc, this process) and its pu
 fallback (a child process with ``STUDENGINE_PURE=1``, measured in turn with the others).
 ``make bench-engine`` installs PokerKit into .venv-bench.
 
-``--instructions`` counts instructions per hand under callgrind instead (valgrind), for
-each build: the count of N hands less that of none (both after the same warm-up hands),
-divided by N.
+``--instructions N`` counts instructions per hand under callgrind instead (valgrind),
+for each build and PokerKit, heads-up and eight-handed: the count of N hands less that of
+none (both after the same warm-up hands), divided by N; unlike rates, unmoved by load.
 """
 
 from __future__ import annotations
@@ -226,36 +226,56 @@ def speed(seconds: float) -> None:
 
 
 WARM_UP = 30  # hands played before those counted (showdowns among them)
+COUNTED = (Variant.SEVEN_CARD_STUD, Variant.RAZZ, Variant.SEVEN_CARD_STUD_HI_LO)
 
 
-def play_hands(count: int) -> None:
-    """``count`` seeded random hands of eight-handed Seven Card Stud (the callgrind run),
-    after WARM_UP more that set up what is made on first use (the evaluator's tables)."""
+def play_hands(engine: str, variant: Variant, players: int, count: int) -> None:
+    """``count`` seeded random hands (the callgrind run) after WARM_UP more that set up
+    what is made on first use (the evaluator's tables)."""
     rng = random.Random(2026)
+    play = (
+        pokerkit_player(variant, players)
+        if engine == "pokerkit"
+        else partial(ours, variant, players)
+    )
     for _ in range(WARM_UP + count):
-        ours(Variant.SEVEN_CARD_STUD, 8, rng)
+        play(rng)
 
 
 def instructions(hands: int) -> None:
-    """Instructions per hand under callgrind, each build: (count(N) - count(0)) / N, both
-    counts after a warm-up hand."""
+    """Instructions per hand under callgrind, each build and PokerKit: (count(N) -
+    count(0)) / N, both counts after the same warm-up hands."""
 
-    def count(pure: bool, how_many: int) -> int:
-        env = {**os.environ, compiled.PURE_SWITCH: "1" if pure else ""}
+    def count(engine: str, variant: Variant, players: int, how_many: int) -> int:
+        env = {**os.environ, compiled.PURE_SWITCH: "1" if engine == "pure" else ""}
+        env["PYTHONHASHSEED"] = "0"  # the same dict and set layouts in every run
+        play = f"{engine}:{variant.value}:{players}:{how_many}"
         proc = subprocess.run(
             ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
-             sys.executable, "-m", "benchmarks.engine", "--play", str(how_many)],
+             sys.executable, "-m", "benchmarks.engine", "--play", play],
             env=env, capture_output=True, text=True, check=True,
         )  # fmt: skip
         found = re.search(r"Collected : (\d+)", proc.stderr)
         assert found, proc.stderr[-2000:]
         return int(found.group(1))
 
-    print(f"instructions per hand under callgrind, eight-handed Seven Card Stud, {hands} hands")
-    builds = [False, True] if compiled.BUILD == "mypyc" else [True]
-    for pure in builds:
-        per_hand = (count(pure, hands) - count(pure, 0)) / hands
-        print(f"{'pure' if pure else 'mypyc':<8}{per_hand:>14,.0f}", flush=True)
+    engines = ["mypyc", "pure"] if compiled.BUILD == "mypyc" else ["pure"]
+    print(f"instructions per hand under callgrind ({hands} hands), ratios to PokerKit's")
+    print(
+        f"{'game':<22}{'players':>8}"
+        + "".join(f"{name:>14}" for name in engines)
+        + (f"{'PokerKit':>14}" + "".join(f"{name + '/PK':>10}" for name in engines))
+    )
+    for variant in COUNTED:
+        for players in (2, 8):
+            per_hand = [
+                (count(engine, variant, players, hands) - count(engine, variant, players, 0))
+                / hands
+                for engine in [*engines, "pokerkit"]
+            ]
+            line = f"{variant.value:<22}{players:>8}" + "".join(f"{n:>14,.0f}" for n in per_hand)
+            line += "".join(f"{per_hand[-1] / n:>9.1f}x" for n in per_hand[:-1])
+            print(line, flush=True)
 
 
 def main() -> None:
@@ -265,12 +285,13 @@ def main() -> None:
         "--instructions", type=int, metavar="HANDS", help="callgrind instructions per hand"
     )
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
-    parser.add_argument("--play", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--play", help=argparse.SUPPRESS)  # ENGINE:VARIANT:PLAYERS:HANDS
     args = parser.parse_args()
     if args.serve:
         serve()
     elif args.play is not None:
-        play_hands(args.play)
+        engine, variant, players, hands = args.play.split(":")
+        play_hands(engine, Variant(variant), int(players), int(hands))
     elif args.instructions:
         instructions(args.instructions)
     else:

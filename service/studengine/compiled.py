@@ -19,6 +19,7 @@ import os
 import sys
 import warnings
 from collections.abc import Sequence
+from importlib.machinery import EXTENSION_SUFFIXES
 from pathlib import Path
 from types import ModuleType
 
@@ -42,29 +43,36 @@ class SourceFinder(importlib.abc.MetaPathFinder):
         return importlib.util.spec_from_file_location(fullname, source_of(fullname))
 
 
-def recorded() -> dict[str, str]:
-    """The compiled modules and their sources' sha256, as the build recorded them."""
+def recorded() -> tuple[str, dict[str, str]]:
+    """The build's shared library and its compiled modules with their sources' sha256
+    (none: it compiled no module)."""
     try:
-        from studengine._mypyc_build import COMPILED  # type: ignore[import-not-found,unused-ignore]
+        from studengine._mypyc_build import (  # type: ignore[import-not-found,attr-defined,unused-ignore]
+            COMPILED,
+            LIBRARY,
+        )
     except ImportError:
-        return {}
-    return dict(COMPILED)
+        return "", {}
+    return str(LIBRARY), dict(COMPILED)
 
 
 def source_of(name: str) -> Path:
     return PACKAGE_ROOT.joinpath(*name.split(".")).with_suffix(".py")
 
 
-def changed(modules: dict[str, str]) -> list[str]:
-    """The recorded modules whose source differs from the one compiled, or that have no
-    compiled module beside it (its compilation failed)."""
+def is_built(stem: Path) -> bool:
+    return any(stem.with_name(stem.name + suffix).is_file() for suffix in EXTENSION_SUFFIXES)
+
+
+def changed(library: str, modules: dict[str, str]) -> list[str]:
+    """The recorded modules whose source differs from the one compiled, or that did not
+    compile (no module beside the source, or no shared library: then all of them)."""
+    if not is_built(PACKAGE_ROOT / library):
+        return list(modules)
     found = []
     for name, digest in modules.items():
         source = source_of(name)
-        built = any(
-            source.with_suffix(suffix).is_file()
-            for suffix in importlib.machinery.EXTENSION_SUFFIXES
-        )
+        built = is_built(source.with_suffix(""))
         if not built or hashlib.sha256(source.read_bytes()).hexdigest() != digest:
             found.append(name)
     return found
@@ -73,10 +81,10 @@ def changed(modules: dict[str, str]) -> list[str]:
 def choose() -> str:
     """Keep the compiled build or hook in the sources; returns ``mypyc`` or ``python``."""
     global BUILD
-    modules = recorded()
+    library, modules = recorded()
     if not modules:
         return BUILD
-    stale = changed(modules)
+    stale = changed(library, modules)
     if stale:
         warnings.warn(
             f"studengine: {', '.join(stale)} changed since the compiled build (or did not "

@@ -35,21 +35,21 @@ def is_extension(name: str) -> bool:
 
 
 def test_the_build_compiled_what_setup_lists() -> None:
-    recorded = compiled.recorded()
+    library, recorded = compiled.recorded()
     if not recorded:
         message = "a pure-Python build: `make venv` compiles the engine (needs mypy and gcc)"
         if IN_CI:
             pytest.fail(message)
         pytest.skip(message)
     assert sorted(recorded) == sorted(setup_modules())
-    assert not compiled.changed(recorded), "make rebuilds the compiled modules"
+    assert not compiled.changed(library, recorded), "make rebuilds the compiled modules"
 
 
 def test_the_modules_run_as_the_build_says() -> None:
     """All compiled, or (STUDENGINE_PURE, or no compiled build) all from their sources:
     never a mix; ``stud_build_info`` and ``--version`` name the one that runs."""
     modules = setup_modules()
-    if FORCED_PURE or not compiled.recorded():
+    if FORCED_PURE or not compiled.recorded()[1]:
         assert compiled.BUILD == "python"
         assert not any(map(is_extension, modules))
     else:
@@ -75,8 +75,13 @@ def test_the_pure_switch_runs_the_sources_in_a_fresh_process() -> None:
 
 def test_a_changed_source_is_not_run_compiled() -> None:
     """A module whose source no longer has the compiled hash (an edit in an editable
-    checkout) is reported, and the hook finds its ``.py`` file."""
-    assert compiled.changed({"studengine.cards": "0" * 64}) == ["studengine.cards"]
+    checkout), or whose build has no shared library (it did not compile), is reported,
+    and the hook finds its ``.py`` file."""
+    library, recorded = compiled.recorded()
+    stale = {"studengine.cards": "0" * 64}
+    assert compiled.changed(library, stale) == ["studengine.cards"]
+    if recorded:
+        assert compiled.changed("no-such__mypyc", recorded) == list(recorded)
     finder = compiled.SourceFinder(frozenset({"studengine.cards"}))
     spec = finder.find_spec("studengine.cards", None)
     assert spec is not None and str(spec.origin).endswith("studengine/cards.py")
