@@ -187,8 +187,11 @@ $(BENCH_STAMP): $(STAMP) benchmarks/requirements.txt
 bench-eval: $(BENCH_STAMP) $(GEN)
 	$(BENCH_PY) -m benchmarks.eval
 
+# the compiled engine, its pure-Python fallback and PokerKit, hands/s side by side;
+# BENCH_ENGINE_ARGS='--instructions 40': instructions per hand under callgrind instead
+BENCH_ENGINE_ARGS ?=
 bench-engine: $(BENCH_STAMP) $(GEN)
-	$(BENCH_PY) -m benchmarks.engine
+	$(BENCH_PY) -m benchmarks.engine $(BENCH_ENGINE_ARGS)
 
 # Act vs a bare echo service on the same gRPC settings: calls/s, latency, server CPU per call
 bench-rpc: $(BENCH_STAMP) $(GEN)

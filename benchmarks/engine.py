@@ -20,6 +20,7 @@ import argparse
 import os
 import random
 import re
+import shutil
 import subprocess
 import sys
 import time
@@ -233,6 +234,7 @@ def play_hands(engine: str, variant: Variant, players: int, count: int) -> None:
     """``count`` seeded random hands (the callgrind run) after WARM_UP more that set up
     what is made on first use (the evaluator's tables)."""
     rng = random.Random(2026)
+    random.seed(2026)  # PokerKit shuffles with the module's generator
     play = (
         pokerkit_player(variant, players)
         if engine == "pokerkit"
@@ -259,6 +261,8 @@ def instructions(hands: int) -> None:
         assert found, proc.stderr[-2000:]
         return int(found.group(1))
 
+    if shutil.which("valgrind") is None:
+        sys.exit("valgrind is not installed: apt-get install valgrind")
     engines = ["mypyc", "pure"] if compiled.BUILD == "mypyc" else ["pure"]
     print(f"instructions per hand under callgrind ({hands} hands), ratios to PokerKit's")
     print(
