@@ -185,10 +185,10 @@ class UncalledReturned(Record):
         self.amount: Final = amount
 
 
-@final
-class HandShown(Record):
-    """A hand shown; ``rank``/``description`` as the game ranks it (Razz: its ace-to-five
-    low), the ``low_*`` fields its eight-or-better low in Stud Hi-Lo (``low`` 0: none)."""
+class ShownHand(Record):
+    """A hand revealed at showdown: ``rank``, ``best_five`` and ``description`` as the
+    game ranks it (Razz: the ace-to-five low); in Stud Hi-Lo also its eight-or-better
+    low (``low`` is ``evaluator.NO_LOW``, 0, when it has none)."""
 
     __match_args__ = (
         "seat",
@@ -220,6 +220,25 @@ class HandShown(Record):
         self.low: Final = low
         self.low_best_five: Final = low_best_five
         self.low_description: Final = low_description
+
+
+@final
+class HandShown(ShownHand):
+    """The event of a hand shown: a ``ShownHand`` (above), ranked as the game ranks it
+    (Razz: its ace-to-five low), with its eight-or-better low in Stud Hi-Lo (``low`` 0:
+    none)."""
+
+    # ShownHand's, named again: mypyc's class patterns read only a class's own
+    __match_args__ = (
+        "seat",
+        "cards",
+        "best_five",
+        "rank",
+        "description",
+        "low",
+        "low_best_five",
+        "low_description",
+    )
 
 
 @final
@@ -339,44 +358,6 @@ class Pot(Record):
         self.low_winners: Final = low_winners
         self.low_shares: Final = low_shares
         self.rake: Final = rake
-
-
-@final
-class ShownHand(Record):
-    """A hand revealed at showdown: ``rank``, ``best_five`` and ``description`` as the
-    game ranks it (Razz: the ace-to-five low); in Stud Hi-Lo also its eight-or-better
-    low (``low`` is ``evaluator.NO_LOW``, 0, when it has none)."""
-
-    __match_args__ = (
-        "seat",
-        "cards",
-        "best_five",
-        "rank",
-        "description",
-        "low",
-        "low_best_five",
-        "low_description",
-    )
-
-    def __init__(
-        self,
-        seat: int,
-        cards: tuple[int, ...],
-        best_five: tuple[int, ...],
-        rank: int,
-        description: str,
-        low: int = 0,
-        low_best_five: tuple[int, ...] = (),
-        low_description: str = "",
-    ) -> None:
-        self.seat: Final = seat
-        self.cards: Final = cards
-        self.best_five: Final = best_five
-        self.rank: Final = rank
-        self.description: Final = description
-        self.low: Final = low
-        self.low_best_five: Final = low_best_five
-        self.low_description: Final = low_description
 
 
 @final
