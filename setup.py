@@ -37,6 +37,7 @@ COMPILED = (
     "studengine/rules/validation.py",
     "studengine/rules/hand.py",
     "studengine/rules/visibility.py",
+    "studengine/state/wire.py",
     "studengine/state/codec.py",
     "studengine/api/conversions.py",
     "studengine/api/views.py",

@@ -1,21 +1,19 @@
-"""The engine's vocabulary: variants, tables, actions, events, results and errors.
+"""The engine's vocabulary: variants (defined with the game facts, ``variants``), tables,
+actions, events, results and errors.
 
-Plain frozen data (final dataclasses, which the compiled build makes native classes).
-Nothing here knows of gRPC, protobuf or crypto.
+Plain data set once: the table a frozen dataclass, the many small records plain final
+classes (``Record``), which the compiled build makes native. Nothing here knows of gRPC,
+protobuf or crypto.
 """
 
 from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
-from typing import ClassVar, Final, final
+from typing import Any, ClassVar, Final, final
 
-
-class Variant(enum.Enum):
-    FIVE_CARD_STUD = "FIVE_CARD_STUD"
-    SEVEN_CARD_STUD = "SEVEN_CARD_STUD"
-    RAZZ = "RAZZ"
-    SEVEN_CARD_STUD_HI_LO = "SEVEN_CARD_STUD_HI_LO"
+from studengine.rules.variants import VARIANTS
+from studengine.rules.variants import Variant as Variant  # the vocabulary's, re-exported
 
 
 class OddChip(enum.Enum):
@@ -54,6 +52,22 @@ class Table:
     odd_chip: OddChip = OddChip.LEFT_OF_DEALER
     rake_percent_bp: int = 0
     rake_cap: int = 0
+
+    @classmethod
+    def for_game(
+        cls,
+        variant: Variant,
+        ante: int,
+        bring_in: int,
+        small_bet: int,
+        big_bet: int,
+        **options: Any,
+    ) -> Table:
+        """The table of ``variant`` at these stakes, each option left out at the game's own
+        default: ``open_pair_big_bet`` on only in the games that have the option (Five and
+        Seven Card Stud; R-OPEN-PAIR, section 7). Options given are kept as they are."""
+        options.setdefault("open_pair_big_bet", VARIANTS[variant].has_open_pair)
+        return cls(ante, bring_in, small_bet, big_bet, **options)
 
 
 class Record:
@@ -188,7 +202,8 @@ class UncalledReturned(Record):
 class ShownHand(Record):
     """A hand revealed at showdown: ``rank``, ``best_five`` and ``description`` as the
     game ranks it (Razz: the ace-to-five low); in Stud Hi-Lo also its eight-or-better
-    low (``low`` is ``evaluator.NO_LOW``, 0, when it has none)."""
+    low (``low`` is ``evaluator.NO_LOW``, 0, when it has none). The result keeps it, and
+    the ``HandShown`` event is one."""
 
     __match_args__ = (
         "seat",
@@ -224,9 +239,9 @@ class ShownHand(Record):
 
 @final
 class HandShown(ShownHand):
-    """The event of a hand shown: a ``ShownHand`` (above), ranked as the game ranks it
-    (Razz: its ace-to-five low), with its eight-or-better low in Stud Hi-Lo (``low`` 0:
-    none)."""
+    """The event of a hand shown at showdown: the ``ShownHand`` the result keeps, as it
+    happened (``rank``/``description`` as the game ranks it, Razz: its ace-to-five low;
+    the ``low_*`` fields its eight-or-better low in Stud Hi-Lo, ``low`` 0: none)."""
 
     # ShownHand's, named again: mypyc's class patterns read only a class's own
     __match_args__ = (
