@@ -34,7 +34,6 @@ from array import array
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from stud_api.stud.v1 import stud_engine_pb2 as pb
@@ -43,11 +42,9 @@ from studclients.bots import BOT_KINDS, make_bot, think
 from studclients.client import (
     MAX_PLAYERS,
     VARIANTS,
-    add_history_options,
+    Histories,
     chips_conserved,
     default_table,
-    history_request,
-    save_history,
 )
 from studclients.devserver import ServerProcess, start_dev_server
 from studclients.engine import (
@@ -126,8 +123,7 @@ class Config:
     seed: int
     deadline: float
     hands: int  # 0: no limit but the deadline
-    history_dir: Path | None = None  # write each finished hand's PHH history there
-    history_audience: str = "audit"
+    histories: Histories | None = None  # where to write each finished hand's PHH history
 
 
 async def play_hand(rng: random.Random, cfg: Config, engine: Engine, stats: Stats) -> None:
@@ -171,9 +167,8 @@ async def play_hand(rng: random.Random, cfg: Config, engine: Engine, stats: Stat
     stats.checked += 1
     if chips_conserved(stacks, update):  # final stacks + the rake (R-RAKE)
         stats.conserved += 1
-    if cfg.history_dir is not None:
-        asked = history_request(update, cfg.history_audience)
-        save_history(cfg.history_dir, await engine.get_hand_history(asked))
+    if cfg.histories is not None:
+        cfg.histories.save(await engine.get_hand_history(cfg.histories.request(update)))
         stats.histories += 1
 
 
@@ -226,8 +221,7 @@ async def run_load(args: argparse.Namespace, dial: Dial) -> dict[str, Any]:
         seed=args.seed,
         deadline=began + duration,
         hands=args.hands,
-        history_dir=args.history_dir,
-        history_audience=args.history_audience,
+        histories=Histories.from_args(args),
     )
     engine = Engine(dial, connections=args.connections, observer=stats)
     ticker = asyncio.create_task(progress(stats, began, args.quiet))
@@ -378,7 +372,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--server-workers", type=int, default=2, help="workers of a server it starts")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", action="store_true", help="print the report as JSON")
-    add_history_options(p, default_audience="audit")
+    Histories.add_options(p, default_audience="audit")
     p.add_argument("--quiet", action="store_true", help="no progress line")
     return p
 
