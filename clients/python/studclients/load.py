@@ -63,18 +63,19 @@ GRACE_SECONDS = 15.0  # after the deadline, hands in flight may take this long t
 
 @dataclass
 class Stats:
-    latency: dict[str, array[float]] = field(default_factory=dict)
-    calls: int = 0
-    errors: Counter[str] = field(default_factory=Counter)
-    retries: int = 0
-    resyncs: int = 0
-    started: int = 0
-    hands: int = 0
-    checked: int = 0
-    conserved: int = 0
-    equity_fallbacks: int = 0
+    """What a run counted, for the progress line and the report."""
+
+    latency: dict[str, array[float]] = field(default_factory=dict)  # ms, by method
+    calls: int = 0  # answered
+    errors: Counter[str] = field(default_factory=Counter)  # by status code
+    retries: int = 0  # calls moved on to another target
+    resyncs: int = 0  # ABORTED answers, the hand re-read with GetView
+    started: int = 0  # hands dealt
+    hands: int = 0  # hands finished, the chips of each one checked
+    conserved: int = 0  # finished hands whose stacks and rake add up (R-RAKE)
+    equity_fallbacks: int = 0  # Equity failures answered from Evaluate instead
     histories: int = 0  # PHH histories written (--history-dir)
-    client_cpu_s: float = 0.0
+    client_cpu_s: float = 0.0  # this process's CPU time
 
     def answered(self, method: str, seconds: float) -> None:
         """A call's answer (the engine client's CallObserver)."""
@@ -164,7 +165,6 @@ async def play_hand(rng: random.Random, cfg: Config, engine: Engine, stats: Stat
             continue
         position = None if update.over else Position.of(update)
     stats.hands += 1
-    stats.checked += 1
     if chips_conserved(stacks, update):  # final stacks + the rake (R-RAKE)
         stats.conserved += 1
     if cfg.histories is not None:
@@ -283,7 +283,7 @@ def report(
         "retries": stats.retries,
         "resyncs": stats.resyncs,
         "equity_fallbacks": stats.equity_fallbacks,
-        "hands_checked": stats.checked,
+        "hands_checked": stats.hands,  # the chips of every finished hand are checked
         "hands_conserved": stats.conserved,
         "histories_written": stats.histories,
         "unfinished": stats.started - stats.hands,
