@@ -25,6 +25,9 @@ log = logging.getLogger("stud-table")
 #: The most players each game seats (rulebook R-SEATS): the clients' one table of them.
 MAX_PLAYERS: dict[int, int] = CLIENT_MAX_PLAYERS
 NAME = re.compile(r"^[\w][\w .'-]{0,31}$")
+#: The range of a move's ``to`` (the engine's ``int64``, never negative): JSON numbers past
+#: it are refused here, never passed on (``seq`` is only compared, never sent).
+INT_FIELD_MAX = 2**63 - 1
 
 
 class ApiError(Exception):
@@ -193,6 +196,8 @@ class Tables:
         ):
             if (value is None and required) or (value is not None and type(value) is not int):
                 raise ApiError(400, "bad_field", f"{field} must be an integer")
+            if field == "to" and value is not None and not 0 <= value <= INT_FIELD_MAX:
+                raise ApiError(400, "bad_field", f"{field} must be 0 to {INT_FIELD_MAX}")
         seat = await self.authenticate(table_id, token)
         if claimed is not None and claimed != seat:
             raise ApiError(403, "wrong_seat", f"this token holds seat {seat}, not seat {claimed}")
