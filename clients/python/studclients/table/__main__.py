@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from aiohttp import web
 
 from studclients.client import VARIANTS as CLIENT_VARIANTS
-from studclients.table import botseat
+from studclients.table import botseat, metrics
 from studclients.table.engine import Engine
 from studclients.table.game import Tables, TableSettings, Timing
 from studclients.table.store import Store
@@ -53,7 +53,23 @@ def build_parser() -> argparse.ArgumentParser:
     add("--bots", default="", help=f"bots to seat at a new table: {','.join(botseat.BOT_KINDS)}")
     add("--pause", type=float, default=4.0, help="seconds between hands")
     add("--bot-delay", type=float, default=0.8, help="a bot's thinking time (seconds)")
+    add(
+        "--metrics-port",
+        type=int,
+        default=None,
+        help="serve Prometheus /metrics on this port (0: any free port; default: off)",
+    )
+    add("--metrics-host", default="127.0.0.1", help="the metrics port's address")
     return parser
+
+
+async def serve_metrics(host: str, port: int) -> web.AppRunner:
+    runner = web.AppRunner(metrics.metrics_app(), handle_signals=False, access_log=None)
+    await runner.setup()
+    await web.TCPSite(runner, host, port).start()
+    bound_host, bound_port = runner.addresses[0][:2]
+    print(f"stud-table metrics on http://{bound_host}:{bound_port}/metrics", flush=True)
+    return runner
 
 
 async def drive(tables: Tables) -> None:
@@ -99,6 +115,9 @@ async def serve(args: argparse.Namespace) -> None:
     site = web.TCPSite(runner, args.host, args.port)
     await site.start()
     host, port = runner.addresses[0][:2]
+    runners = [runner]
+    if args.metrics_port is not None:
+        runners.append(await serve_metrics(args.metrics_host, args.metrics_port))
     print(f"stud-table serving http://{host}:{port}/", flush=True)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -111,7 +130,8 @@ async def serve(args: argparse.Namespace) -> None:
     for task in workers:
         with contextlib.suppress(asyncio.CancelledError):
             await task
-    await runner.cleanup()
+    for each in runners:
+        await each.cleanup()
     await engine.close()
     await store.close()
     print("stud-table stopped", flush=True)

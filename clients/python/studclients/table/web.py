@@ -16,8 +16,9 @@ from typing import Any
 
 from aiohttp import WSMsgType, web
 
-from studclients.table import tokens, views
+from studclients.table import metrics, tokens, views
 from studclients.table.game import ApiError, Tables
+from studclients.table.pushes import Subscriber
 
 log = logging.getLogger("stud-table")
 STATIC = Path(__file__).parent / "static"
@@ -35,39 +36,48 @@ SECURITY_HEADERS = {
 
 
 class Hub:
-    """WebSocket subscribers by table; pushes a fresh page to each when the table's version
-    moves (a local write wakes it at once, other replicas' writes within POLL_SECONDS)."""
+    """WebSocket subscribers by table; queues a fresh page for each when the table's version
+    moves (a local write wakes it at once, other replicas' writes within POLL_SECONDS).
+    Each subscriber sends from its own bounded queue (``pushes``): nobody waits on a slow
+    reader."""
 
     def __init__(self, tables: Tables) -> None:
         self.tables = tables
-        self.subscribers: dict[str, dict[web.WebSocketResponse, str]] = {}
+        self.subscribers: dict[str, dict[web.WebSocketResponse, Subscriber]] = {}
         self.versions: dict[str, int] = {}
         self.wake = asyncio.Event()
 
     def changed(self, table_id: str) -> None:
         self.wake.set()
 
-    async def subscribe(self, table_id: str, ws: web.WebSocketResponse, token: str) -> None:
-        self.subscribers.setdefault(table_id, {})[ws] = token
-        await self.push(table_id, ws, token)
+    async def subscribe(
+        self, table_id: str, ws: web.WebSocketResponse, request: web.Request, token: str
+    ) -> None:
+        subscriber = Subscriber(ws, request, token)
+        self.subscribers.setdefault(table_id, {})[ws] = subscriber
+        await self.push(table_id, subscriber)
 
     def unsubscribe(self, table_id: str, ws: web.WebSocketResponse) -> None:
         subs = self.subscribers.get(table_id, {})
-        subs.pop(ws, None)
+        subscriber = subs.pop(ws, None)
+        if subscriber is not None:
+            subscriber.task.cancel()
         if not subs:
             self.subscribers.pop(table_id, None)
             self.versions.pop(table_id, None)
 
-    async def push(self, table_id: str, ws: web.WebSocketResponse, token: str) -> None:
-        """The seat's page; a token that no longer holds a seat gets ``gone`` and is closed."""
+    async def push(self, table_id: str, subscriber: Subscriber) -> None:
+        """Queues the seat's page; a token that no longer holds a seat gets ``gone`` and
+        the connection is closed after it."""
         try:
-            seat = await self.tables.authenticate(table_id, token)
+            seat = await self.tables.authenticate(table_id, subscriber.token)
         except ApiError as error:
-            await ws.send_json({"type": "gone", **error.body()})
-            await ws.close()
-            self.unsubscribe(table_id, ws)
+            subscriber.offer(json.dumps({"type": "gone", **error.body()}), close_after=True)
+            self.unsubscribe(table_id, subscriber.ws)
             return
-        await ws.send_json(await self.tables.page(table_id, seat))
+        page = await self.tables.page(table_id, seat)
+        if not subscriber.offer(json.dumps(page)):
+            self.unsubscribe(table_id, subscriber.ws)
 
     async def run(self) -> None:
         while True:
@@ -87,12 +97,11 @@ class Hub:
             if self.versions.get(table_id) == version:
                 continue
             self.versions[table_id] = version
-            for ws, token in list(self.subscribers.get(table_id, {}).items()):
-                if ws.closed:
+            for ws, subscriber in list(self.subscribers.get(table_id, {}).items()):
+                if ws.closed or subscriber.dropped:
                     self.unsubscribe(table_id, ws)
                     continue
-                with contextlib.suppress(ConnectionError, RuntimeError):
-                    await self.push(table_id, ws, token)
+                await self.push(table_id, subscriber)
 
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
@@ -190,7 +199,14 @@ def build_app(tables: Tables, hub: Hub) -> web.Application:
     async def socket(request: web.Request) -> web.StreamResponse:
         ws = web.WebSocketResponse(heartbeat=20.0, max_msg_size=4096)
         await ws.prepare(request)
-        table_id = await hello(ws)
+        metrics.WEBSOCKETS_OPEN.inc()
+        try:
+            return await serve_socket(request, ws)
+        finally:
+            metrics.WEBSOCKETS_OPEN.dec()
+
+    async def serve_socket(request: web.Request, ws: web.WebSocketResponse) -> web.StreamResponse:
+        table_id = await hello(request, ws)
         if table_id is None:
             return ws
         try:
@@ -209,7 +225,7 @@ def build_app(tables: Tables, hub: Hub) -> web.Application:
             hub.unsubscribe(table_id, ws)
         return ws
 
-    async def hello(ws: web.WebSocketResponse) -> str | None:
+    async def hello(request: web.Request, ws: web.WebSocketResponse) -> str | None:
         """The first message must be ``{"type": "hello", "table": ID, "token": TOKEN}``."""
 
         async def refuse(reason: str, message: str, code: int) -> None:
@@ -241,7 +257,7 @@ def build_app(tables: Tables, hub: Hub) -> web.Application:
         except ApiError as error:
             await refuse(error.reason, error.message, 4401 if error.status == 401 else 4404)
             return None
-        await hub.subscribe(table_id, ws, token)
+        await hub.subscribe(table_id, ws, request, token)
         return table_id
 
     app.router.add_get("/", index)
