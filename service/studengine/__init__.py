@@ -1,3 +1,4 @@
-"""Stud Engine: a stateless gRPC game engine for Five Card Stud and Seven Card Stud."""
+"""Stud Engine: a stateless gRPC game engine for Five Card Stud, Seven Card Stud, Razz and
+Seven Card Stud Hi-Lo."""
 
 __version__ = "0.1.0"

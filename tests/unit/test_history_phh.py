@@ -174,8 +174,8 @@ def test_five_card_stud_is_the_documented_extension() -> None:
     assert fields["variant"] == "F5S"
     assert fields["_streets"][0] == {"name": "second card", "cards": "du", "bet": "small"}
     assert [s["bet"] for s in fields["_streets"]] == ["small", "small", "big", "big"]
-    readme = (Path(__file__).parents[2] / "README.md").read_text()
-    assert "F5S" in readme and "_streets" in readme
+    guide = (Path(__file__).parents[2] / "docs" / "histories.md").read_text()
+    assert "F5S" in guide and "_streets" in guide
 
 
 # ---- malformed and illegal files ---------------------------------------------------
