@@ -19,10 +19,11 @@ from collections.abc import Sequence
 from aiohttp import web
 
 from studclients.client import VARIANTS as CLIENT_VARIANTS
-from studclients.table import botseat, metrics
+from studclients.table import botseat, metrics, tournament
 from studclients.table.engine import Engine
 from studclients.table.game import Tables, TableSettings, Timing
 from studclients.table.store import Store
+from studclients.table.tokens import OPERATOR_ENV, operator_token
 from studclients.table.web import Hub, build_app
 
 log = logging.getLogger("stud-table")
@@ -60,6 +61,26 @@ def build_parser() -> argparse.ArgumentParser:
         help="serve Prometheus /metrics on this port (0: any free port; default: off)",
     )
     add("--metrics-host", default="127.0.0.1", help="the metrics port's address")
+    mixed = parser.add_argument_group("a mixed table (the games in turn)")
+    mixed.add_argument("--games", default="", help="e.g. razz,seven,hilo (H.O.R.S.E.'s stud)")
+    mixed.add_argument("--rotate-every", type=int, default=8, help="hands of each game")
+    sng = parser.add_argument_group("a sit-and-go (starts when every seat is taken)")
+    sng.add_argument("--sit-and-go", action="store_true", help="the new table is a tournament")
+    sng.add_argument(
+        "--levels",
+        default="0/5/10,1/10/20,2/15/30,3/25/50,5/50/100",
+        help="ANTE/BRING-IN/SMALL-BET per level, comma-separated (big bet: twice)",
+    )
+    sng.add_argument("--level-every", type=int, default=10, help="hands or minutes per level")
+    sng.add_argument("--level-unit", choices=tournament.UNITS, default="hands")
+    sng.add_argument(
+        "--payouts", default="6500,3500", help="basis points of the prize pool by place"
+    )
+    sng.add_argument("--buy-in", type=int, default=100, help="each entrant's share of the pool")
+    add(
+        "--operator-token-file",
+        help=f"file holding the operator token (else ${OPERATOR_ENV}; neither: no operator API)",
+    )
     return parser
 
 
@@ -70,6 +91,39 @@ async def serve_metrics(host: str, port: int) -> web.AppRunner:
     bound_host, bound_port = runner.addresses[0][:2]
     print(f"stud-table metrics on http://{bound_host}:{bound_port}/metrics", flush=True)
     return runner
+
+
+def table_settings(args: argparse.Namespace) -> TableSettings:
+    """The table the command line describes (ValueError for one that cannot be played)."""
+    names = [g.strip() for g in args.games.split(",") if g.strip()]
+    unknown = [g for g in names if g not in VARIANTS]
+    if unknown:
+        raise ValueError(f"--games: {unknown[0]!r} is not one of {', '.join(VARIANTS)}")
+    games = tuple(VARIANTS[g] for g in names)
+    event = None
+    if args.sit_and_go:
+        event = {
+            "levels": tournament.parse_levels(args.levels),
+            "every": args.level_every,
+            "unit": args.level_unit,
+            "payouts": [int(p) for p in args.payouts.split(",") if p.strip()],
+            "buy_in": args.buy_in,
+        }
+    return TableSettings(
+        table_id=args.table,
+        name=args.name,
+        variant=VARIANTS[args.variant],
+        ante=args.ante,
+        bring_in=args.bring_in,
+        small_bet=args.small_bet,
+        start_stack=args.stack,
+        max_seats=args.seats,
+        clock_seconds=args.clock,
+        bots=tuple(b.strip() for b in args.bots.split(",") if b.strip()),
+        games=games,
+        rotate_every=args.rotate_every,
+        tournament=event,
+    )
 
 
 async def drive(tables: Tables) -> None:
@@ -95,22 +149,9 @@ async def serve(args: argparse.Namespace) -> None:
     )
     hub = Hub(tables)
     hub_box.append(hub)
-    bots = tuple(b.strip() for b in args.bots.split(",") if b.strip())
-    await tables.create_table(
-        TableSettings(
-            table_id=args.table,
-            name=args.name,
-            variant=VARIANTS[args.variant],
-            ante=args.ante,
-            bring_in=args.bring_in,
-            small_bet=args.small_bet,
-            start_stack=args.stack,
-            max_seats=args.seats,
-            clock_seconds=args.clock,
-            bots=bots,
-        )
-    )
-    runner = web.AppRunner(build_app(tables, hub), handle_signals=False)
+    await tables.create_table(table_settings(args))
+    operator = operator_token(args.operator_token_file)
+    runner = web.AppRunner(build_app(tables, hub, operator), handle_signals=False)
     await runner.setup()
     site = web.TCPSite(runner, args.host, args.port)
     await site.start()

@@ -94,6 +94,12 @@ class Engine:
         response: pb.EvaluateResponse = await self._call("Evaluate", request)
         return response
 
+    async def get_hand_history(
+        self, request: pb.GetHandHistoryRequest
+    ) -> pb.GetHandHistoryResponse:
+        response: pb.GetHandHistoryResponse = await self._call("GetHandHistory", request)
+        return response
+
     async def close(self) -> None:
         for channel in self.channels:
             await channel.close(None)

@@ -16,9 +16,11 @@ from typing import Any
 import sqlalchemy as sa
 
 from studclients.client import MAX_PLAYERS as CLIENT_MAX_PLAYERS
-from studclients.table import botseat, metrics, recovery, tokens, views
+from studclients.table import botseat, metrics, recovery, schedule, tokens, views
 from studclients.table.engine import Engine, EngineError, pb
+from studclients.table.mixed import Rotation
 from studclients.table.store import Step, Store
+from studclients.table.tournament import Level, Schedule
 
 log = logging.getLogger("stud-table")
 
@@ -55,6 +57,12 @@ class TableSettings:
     max_seats: int = 6
     clock_seconds: float = 30.0
     bots: tuple[str, ...] = ()
+    #: a mixed table: these games in turn, ``rotate_every`` hands each (mixed.py)
+    games: tuple[int, ...] = ()
+    rotate_every: int = 0
+    #: a sit-and-go: its schedule (tournament.Schedule.from_dict's form); it starts when
+    #: all ``max_seats`` seats are taken
+    tournament: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -102,20 +110,33 @@ class Tables:
 
     # ---- tables and seats ---------------------------------------------------------------
     async def create_table(self, settings: TableSettings) -> bool:
+        """Creates the table unless it exists. Settings that cannot be played raise
+        ValueError (the rotation's and the schedule's errors name the ``field``)."""
         limit = MAX_PLAYERS.get(settings.variant, 8)
+        variant, games, every = settings.variant, None, None
+        if settings.games:
+            rotation = Rotation.make(settings.games, settings.rotate_every)
+            limit, variant = rotation.max_seats, rotation.games[0]
+            games, every = list(rotation.games), rotation.every
         if not 2 <= settings.max_seats <= limit:
             raise ValueError(f"max_seats must be 2 to {limit} for this game")
+        stakes = Level(settings.ante, settings.bring_in, settings.small_bet, 2 * settings.small_bet)
+        event = None
+        if settings.tournament is not None:
+            plan = Schedule.from_dict(settings.tournament, settings.max_seats)
+            event = {"schedule": plan.as_dict(), "entrants": settings.max_seats}
+            stakes = plan.levels[0]
         created = await self.store.create_table(
+            tournament=event,
             id=settings.table_id,
             name=settings.name,
-            variant=settings.variant,
-            ante=settings.ante,
-            bring_in=settings.bring_in,
-            small_bet=settings.small_bet,
-            big_bet=2 * settings.small_bet,
+            variant=variant,
             start_stack=settings.start_stack,
             max_seats=settings.max_seats,
             clock_seconds=settings.clock_seconds,
+            games=games,
+            rotate_every=every,
+            **stakes.as_dict(),
         )
         if created:
             for kind in settings.bots:
@@ -132,6 +153,7 @@ class Tables:
         if kind not in botseat.BOT_KINDS:
             raise ApiError(400, "bad_bot", f"bot must be one of {', '.join(botseat.BOT_KINDS)}")
         table = await self._table(table_id)
+        await self._registering(table_id)
         seat = await self.store.take_seat(table_id, f"{kind} bot", None, kind, table.start_stack)
         if seat is None:
             raise ApiError(409, "table_full", "every seat is taken")
@@ -143,6 +165,7 @@ class Tables:
         if not isinstance(name, str) or not NAME.match(name.strip()):
             raise ApiError(400, "bad_name", "name: 1 to 32 letters, digits, spaces or .'-")
         table = await self._table(table_id)
+        await self._registering(table_id)
         token = tokens.new_token()
         seat = await self.store.take_seat(
             table_id, name.strip(), tokens.token_hash(token), None, table.start_stack
@@ -151,6 +174,12 @@ class Tables:
             raise ApiError(409, "table_full", "every seat is taken")
         self.on_change(table_id)
         return {"table": table_id, "seat": seat, "token": token}
+
+    async def _registering(self, table_id: str) -> None:
+        """409 ``tournament_started`` once a sit-and-go has begun: nobody sits down then."""
+        event = await self.store.tournament(table_id)
+        if event is not None and event.status != "registering":
+            raise ApiError(409, "tournament_started", "the tournament has begun: no new seats")
 
     async def authenticate(self, table_id: str, token: str | None) -> int:
         """The seat that ``token`` holds at the table (401 when none does)."""
@@ -172,6 +201,9 @@ class Tables:
     async def leave(self, table_id: str, token: str | None) -> dict[str, Any]:
         """Leaves now, or when the hand in progress ends if the seat is dealt in."""
         seat = await self.authenticate(table_id, token)
+        event = await self.store.tournament(table_id)
+        if event is not None and event.status == "running":
+            raise ApiError(409, "in_tournament", "a tournament's players stay until they bust")
         hand = await self._open_hand(await self._table(table_id))
         in_hand = hand is not None and seat in hand.seat_map
         await self.store.leave(table_id, seat, in_hand)
@@ -362,17 +394,19 @@ class Tables:
         to the next of them after the last button. False when there is nothing to deal or
         another replica dealt first."""
         seated = [s for s in await self.store.seats_of(table.id) if s.stack > 0 and not s.leaving]
-        if len(seated) < 2:
+        event = await self.store.tournament(table.id)
+        plan = schedule.plan_hand(table, event, seated, time.time())
+        if plan is None:
             return False
         after = [i for i, s in enumerate(seated) if s.seat_no > table.button]
         button = after[0] if after else 0
         request = pb.StartHandRequest(
-            variant=table.variant,
+            variant=pb.Variant.ValueType(plan.variant),
             table=pb.Table(
-                ante=table.ante,
-                bring_in=table.bring_in,
-                small_bet=table.small_bet,
-                big_bet=table.big_bet,
+                ante=plan.stakes.ante,
+                bring_in=plan.stakes.bring_in,
+                small_bet=plan.stakes.small_bet,
+                big_bet=plan.stakes.big_bet,
             ),
             players=[pb.Player(id=f"seat{s.seat_no}", stack=s.stack) for s in seated],
             button=button,
@@ -385,10 +419,17 @@ class Tables:
             "names": [s.name for s in seated],
             "start_stacks": [s.stack for s in seated],
             "bots": bots,
+            "players": [s.player for s in seated],
         }
         step = self._step(update, bots, table.clock_seconds, "start", None, None, None)
         dealt = await self.store.begin_hand(
-            table.id, table.hand_no, seated[button].seat_no, row, step
+            table.id,
+            table.hand_no,
+            seated[button].seat_no,
+            row,
+            step,
+            plan.table_values,
+            plan.tournament_values,
         )
         if dealt:
             metrics.HANDS_DEALT.labels(views.game_name(table.variant)).inc()
@@ -444,6 +485,7 @@ class Tables:
                     entry["stack"] = row.stack
             seats.append(entry)
         you = seated.get(seat) if seat is not None else None
+        event = await self.store.tournament(table_id)
         return {
             "type": "table",
             "now": int(time.time() * 1000),
@@ -459,7 +501,11 @@ class Tables:
                 },
                 "clock_seconds": table.clock_seconds,
                 "version": table.version,
+                "rotation": schedule.game_part(table, hand.number if hand else None),
             },
+            "tournament": None
+            if event is None
+            else schedule.tournament_part(table, event, seated, time.time()),
             "you": None if you is None else {"seat": you.seat_no, "name": you.name},
             "engine": {
                 "up": not self.health.down,

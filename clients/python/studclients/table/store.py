@@ -9,6 +9,7 @@ loser of a race sees ``False`` and re-reads."""
 from __future__ import annotations
 
 import asyncio
+import secrets
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -16,6 +17,8 @@ from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
+
+from studclients.table import tournament
 
 metadata = sa.MetaData()
 
@@ -44,6 +47,30 @@ tables = sa.Table(
     # each player's time bank (seconds) and how many hands they are dealt between refills
     sa.Column("bank_seconds", sa.Float, nullable=False, server_default=sa.text("30")),
     sa.Column("bank_every", sa.Integer, nullable=False, server_default=sa.text("10")),
+    # a mixed table: the games in turn (engine variants), rotate_every hands each (the
+    # variant column is the game of the newest hand); NULL: one game only (mixed.py)
+    sa.Column("games", sa.JSON, nullable=True),
+    sa.Column("rotate_every", sa.Integer, nullable=True),
+)
+
+tournaments = sa.Table(
+    "tournaments",
+    metadata,
+    sa.Column("table_id", sa.String(64), sa.ForeignKey("tables.id"), primary_key=True),
+    # tournament.Schedule.as_dict(): levels, every, unit, payouts, buy_in
+    sa.Column("schedule", sa.JSON, nullable=False),
+    sa.Column("entrants", sa.Integer, nullable=False),
+    # registering (seats filling), running, finished
+    sa.Column("status", sa.String(12), nullable=False),
+    sa.Column("started_at", sa.Float, nullable=True),
+    # the table's hand_no before the first hand of the tournament
+    sa.Column("first_hand", sa.Integer, nullable=True),
+    # the level of the newest hand (0-based)
+    sa.Column("level", sa.Integer, nullable=False, default=0),
+    # finishing places by table seat ({"2": 3}) and the entrants' names by table seat
+    sa.Column("places", sa.JSON, nullable=False),
+    sa.Column("names", sa.JSON, nullable=False),
+    sa.Column("finished_at", sa.Float, nullable=True),
 )
 
 seats = sa.Table(
@@ -68,6 +95,8 @@ seats = sa.Table(
     sa.Column("away_since", sa.Float, nullable=True),
     # SHA-256 of the seat's resume token (an HttpOnly cookie that recovers the seat)
     sa.Column("resume_hash", sa.LargeBinary(32), nullable=True),
+    # a random id of this sitting (a new one for each join): whose hands are whose
+    sa.Column("player", sa.String(32), nullable=True),
 )
 
 hands = sa.Table(
@@ -95,6 +124,16 @@ hands = sa.Table(
     # (added after the first release) when the seat to act went onto its time bank
     sa.Column("bank_from", sa.Float, nullable=True),
     sa.Index("hands_open", "over", "deadline"),
+)
+
+plays = sa.Table(
+    "plays",
+    metadata,
+    # who was dealt into which hand: a sitting (seats.player) and the hand; a player's
+    # history is the finished hands of their sitting
+    sa.Column("player", sa.String(32), primary_key=True),
+    sa.Column("hand_id", sa.String(32), sa.ForeignKey("hands.hand_id"), primary_key=True),
+    sa.Column("seat_no", sa.Integer, nullable=False),
 )
 
 history = sa.Table(
@@ -219,6 +258,35 @@ class Store:
         async with self.engine.connect() as conn:
             return (await conn.execute(sa.select(hands).where(~hands.c.over))).all()
 
+    async def tournament(self, table_id: str) -> sa.Row[Any] | None:
+        async with self.engine.connect() as conn:
+            query = sa.select(tournaments).where(tournaments.c.table_id == table_id)
+            return (await conn.execute(query)).first()
+
+    async def all_tournaments(self) -> dict[str, sa.Row[Any]]:
+        async with self.engine.connect() as conn:
+            return {row.table_id: row for row in await conn.execute(sa.select(tournaments))}
+
+    async def hands_played(self, player: str) -> Sequence[sa.Row[Any]]:
+        """The finished hands the sitting ``player`` was dealt into, oldest first."""
+        async with self.engine.connect() as conn:
+            query = (
+                sa.select(hands)
+                .join(plays, plays.c.hand_id == hands.c.hand_id)
+                .where(plays.c.player == player, hands.c.over)
+                .order_by(hands.c.number)
+            )
+            return (await conn.execute(query)).all()
+
+    async def finished_hands(self, table_id: str) -> Sequence[sa.Row[Any]]:
+        async with self.engine.connect() as conn:
+            query = (
+                sa.select(hands)
+                .where(hands.c.table_id == table_id, hands.c.over)
+                .order_by(hands.c.number)
+            )
+            return (await conn.execute(query)).all()
+
     async def due_hands(self, now: float) -> Sequence[sa.Row[Any]]:
         """Hands in progress whose clock (or bot's thinking time) has run out."""
         async with self.engine.connect() as conn:
@@ -235,9 +303,9 @@ class Store:
             return (await conn.execute(query)).all()
 
     # ---- writing ------------------------------------------------------------------------
-    async def create_table(self, **values: Any) -> bool:
-        """Creates the table unless one with that id exists (another replica may be creating
-        it at the same moment); True when created here."""
+    async def create_table(self, tournament: dict[str, Any] | None = None, **values: Any) -> bool:
+        """Creates the table (and its tournament) unless one with that id exists (another
+        replica may be creating it at the same moment); True when created here."""
         try:
             async with self.engine.begin() as conn:
                 await conn.execute(
@@ -245,6 +313,17 @@ class Store:
                         button=-1, hand_no=0, next_hand_at=0.0, version=0, **values
                     )
                 )
+                if tournament is not None:
+                    await conn.execute(
+                        sa.insert(tournaments).values(
+                            table_id=values["id"],
+                            status="registering",
+                            level=0,
+                            places={},
+                            names={},
+                            **tournament,
+                        )
+                    )
         except sa.exc.IntegrityError:
             return False
         return True
@@ -286,6 +365,7 @@ class Store:
                             bot=bot,
                             stack=stack,
                             leaving=False,
+                            player=secrets.token_hex(16),
                         )
                     )
                 except sa.exc.IntegrityError:
@@ -311,8 +391,12 @@ class Store:
         button: int,
         row: dict[str, Any],
         step: Step,
+        table_values: dict[str, Any] | None = None,
+        tournament_values: dict[str, Any] | None = None,
     ) -> bool:
-        """Records a newly dealt hand if the table still stands at ``expected_hand_no``."""
+        """Records a newly dealt hand if the table still stands at ``expected_hand_no``;
+        ``table_values`` (the hand's game and stakes) and ``tournament_values`` (its
+        level, the start) are written in the same transaction."""
         now = time.time()
         async with self.engine.begin() as conn:
             moved = await conn.execute(
@@ -323,11 +407,19 @@ class Store:
                     current_hand=row["hand_id"],
                     button=button,
                     version=tables.c.version + 1,
+                    **(table_values or {}),
                 )
             )
             if moved.rowcount != 1:
                 await conn.rollback()
                 return False
+            if tournament_values:
+                await conn.execute(
+                    sa.update(tournaments)
+                    .where(tournaments.c.table_id == table_id)
+                    .values(**tournament_values)
+                )
+            players = row.pop("players", None) or []
             await conn.execute(
                 sa.insert(hands).values(
                     table_id=table_id,
@@ -343,6 +435,13 @@ class Store:
                     **row,
                 )
             )
+            for seat_no, player in zip(row["seat_map"], players, strict=True):
+                if player is not None:
+                    await conn.execute(
+                        sa.insert(plays).values(
+                            player=player, hand_id=row["hand_id"], seat_no=seat_no
+                        )
+                    )
             await self._history(conn, row["hand_id"], 0, step, now)
             return True
 
@@ -409,8 +508,11 @@ class Store:
     @staticmethod
     async def _settle(conn: AsyncConnection, hand: sa.Row[Any], final: Sequence[int]) -> None:
         """Stacks carry over to the next hand; leavers and busted players stand up (a
-        busted bot gets a fresh stack: it is the house's)."""
+        busted bot gets a fresh stack: it is the house's). At a tournament the busted
+        keep their seats with no chips, and their places are decided here."""
         table = (await conn.execute(sa.select(tables).where(tables.c.id == hand.table_id))).one()
+        if await _settle_tournament(conn, hand, final):
+            return
         for seat_no, stack in zip(hand.seat_map, final, strict=True):
             where = (seats.c.table_id == hand.table_id) & (seats.c.seat_no == seat_no)
             row = (await conn.execute(sa.select(seats).where(where))).first()
@@ -421,3 +523,29 @@ class Store:
             else:
                 fresh = table.start_stack if stack == 0 else stack
                 await conn.execute(sa.update(seats).where(where).values(stack=fresh))
+
+
+async def _settle_tournament(
+    conn: AsyncConnection, hand: sa.Row[Any], final: Sequence[int]
+) -> bool:
+    """The end of a tournament hand (False at a table that runs none): the stacks, the
+    places of the players who busted on it, and the end of the tournament once one player
+    has every chip."""
+    where = tournaments.c.table_id == hand.table_id
+    row = (await conn.execute(sa.select(tournaments).where(where))).first()
+    if row is None or row.status != "running":
+        return False
+    for seat_no, stack in zip(hand.seat_map, final, strict=True):
+        await conn.execute(
+            sa.update(seats)
+            .where(seats.c.table_id == hand.table_id, seats.c.seat_no == seat_no)
+            .values(stack=stack)
+        )
+    before = tournament.Standings(row.entrants, {int(s): p for s, p in row.places.items()})
+    start = dict(zip(hand.seat_map, hand.start_stacks, strict=True))
+    after = tournament.eliminate(before, start, dict(zip(hand.seat_map, final, strict=True)))
+    values: dict[str, Any] = {"places": {str(s): p for s, p in after.places.items()}}
+    if after.finished:
+        values.update(status="finished", finished_at=time.time())
+    await conn.execute(sa.update(tournaments).where(where).values(**values))
+    return True

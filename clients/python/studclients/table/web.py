@@ -10,13 +10,14 @@ import asyncio
 import contextlib
 import json
 import logging
+import re
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 from aiohttp import WSMsgType, web
 
-from studclients.table import metrics, tokens, views
+from studclients.table import histories, lobby, metrics, tokens
 from studclients.table.game import ApiError, Tables
 from studclients.table.pushes import Subscriber
 
@@ -144,7 +145,17 @@ async def json_body(request: web.Request) -> Any:
     return parse_json(await request.text() or "null")
 
 
-def build_app(tables: Tables, hub: Hub) -> web.Application:
+def zip_download(data: bytes, name: str) -> web.Response:
+    name = re.sub(r"[^A-Za-z0-9_.-]", "_", name)
+    return web.Response(
+        body=data,
+        content_type="application/zip",
+        headers={"Content-Disposition": f'attachment; filename="{name}"'},
+    )
+
+
+def build_app(tables: Tables, hub: Hub, operator: bytes | None = None) -> web.Application:
+    """The routes; ``operator`` is the operator token's SHA-256 (None: no operator API)."""
     app = web.Application(middlewares=[errors], client_max_size=16 * 1024)
 
     async def index(request: web.Request) -> web.StreamResponse:
@@ -154,22 +165,33 @@ def build_app(tables: Tables, hub: Hub) -> web.Application:
         return web.json_response({"status": "ok"})
 
     async def list_tables(request: web.Request) -> web.StreamResponse:
-        answer = []
-        for table in await tables.store.all_tables():
-            seated = await tables.store.seats_of(table.id)
-            answer.append(
-                {
-                    "id": table.id,
-                    "name": table.name,
-                    "game": views.game_name(table.variant),
-                    "seated": len(seated),
-                    "max_seats": table.max_seats,
-                }
-            )
-        return web.json_response({"tables": answer})
+        return web.json_response(await lobby.listing(tables))
 
     def token_of(request: web.Request) -> str | None:
         return tokens.bearer(request.headers.get("Authorization"))
+
+    def require_operator(request: web.Request) -> None:
+        if operator is None:
+            raise ApiError(403, "no_operator", "this stud-table has no operator token set")
+        if not tokens.is_operator(token_of(request), operator):
+            raise ApiError(401, "not_operator", "the operator token is required")
+
+    async def create_table(request: web.Request) -> web.StreamResponse:
+        require_operator(request)
+        answer = await lobby.create(tables, await json_body(request))
+        return web.json_response(answer, status=201)
+
+    async def my_history(request: web.Request) -> web.StreamResponse:
+        table_id = request.match_info["table"]
+        data = await histories.for_player(tables, table_id, token_of(request))
+        return zip_download(data, f"stud-table-{table_id}-history.zip")
+
+    async def table_history(request: web.Request) -> web.StreamResponse:
+        require_operator(request)
+        table_id = request.match_info["table"]
+        audience = request.query.get("audience", "audit")
+        data = await histories.for_operator(tables, table_id, audience)
+        return zip_download(data, f"stud-table-{table_id}-{audience}.zip")
 
     async def join(request: web.Request) -> web.StreamResponse:
         body = await json_body(request)
@@ -264,6 +286,9 @@ def build_app(tables: Tables, hub: Hub) -> web.Application:
     app.router.add_get("/healthz", health)
     app.router.add_static("/static/", STATIC, append_version=False)
     app.router.add_get("/api/tables", list_tables)
+    app.router.add_post("/api/tables", create_table)
+    app.router.add_get("/api/tables/{table}/history", my_history)
+    app.router.add_get("/api/operator/tables/{table}/history", table_history)
     app.router.add_post("/api/tables/{table}/join", join)
     app.router.add_get("/api/tables/{table}/view", view)
     app.router.add_post("/api/tables/{table}/act", act)

@@ -2,6 +2,10 @@
 // WebSocket and send moves with the seat token as a bearer header. The token lives in
 // sessionStorage (this tab only) and never in a URL.
 
+import {
+  downloadHistory, ordinal, placesOf, renderGame, renderLobbyTables, renderTournament, setupOperator,
+} from "./rooms.js";
+
 const $ = (id) => document.getElementById(id);
 const RANKS = { T: "10", J: "Jack", Q: "Queen", K: "King", A: "Ace" };
 const SUITS = { c: ["♣", "clubs"], d: ["♦", "diamonds"], h: ["♥", "hearts"], s: ["♠", "spades"] };
@@ -57,10 +61,12 @@ async function loadLobby() {
   select.replaceChildren(...tables.map((t) => {
     const option = document.createElement("option");
     option.value = t.id;
-    option.textContent = `${t.name}: ${t.game} (${t.seated}/${t.max_seats} seated)`;
+    option.textContent = `${t.name}: ${t.game} (${t.seated}/${t.max_seats} seated, ${t.state})`;
     return option;
   }));
+  renderLobbyTables(tables);
 }
+setupOperator(loadLobby);
 
 $("join-form").addEventListener("submit", async (event) => {
   event.preventDefault();
@@ -143,9 +149,13 @@ function render(data) {
   renderMoves(data);
   renderShowdown(hand);
   renderNarration(hand, data.narration);
+  renderGame(table, hand);
+  renderTournament(data);
 }
 
-function renderSeats({ seats, hand }) {
+function renderSeats(data) {
+  const { seats, hand } = data;
+  const places = placesOf(data.tournament);
   $("seats").replaceChildren(...seats.map((s) => {
     const li = document.createElement("li");
     li.className = "seat";
@@ -159,6 +169,7 @@ function renderSeats({ seats, hand }) {
     li.classList.toggle("you", s.you);
     li.classList.toggle("acting", acting);
     li.classList.toggle("folded", !!s.folded);
+    li.classList.toggle("tabled", !!s.tabled);
     const head = document.createElement("div");
     head.className = "seat-head";
     const name = document.createElement("span");
@@ -182,6 +193,8 @@ function renderSeats({ seats, hand }) {
     if (acting) notes.push("to act");
     if (s.folded) notes.push("folded");
     if (s.all_in) notes.push("all in");
+    if (s.tabled) notes.push("hand tabled");
+    if (places[s.seat]) notes.push(`finished ${ordinal(places[s.seat])}`);
     if (s.leaving) notes.push("leaving after this hand");
     if (hand && !s.in_hand) notes.push("sitting out this hand");
     status.textContent = notes.join(", ");
@@ -293,6 +306,14 @@ $("leave").addEventListener("click", async () => {
     const answer = await api(`/api/tables/${encodeURIComponent(seat.table)}/leave`, {});
     if (answer.left) leaveToLobby("You left the table.");
     else $("act-error").textContent = "You will leave when this hand ends.";
+  } catch (error) {
+    $("act-error").textContent = error.message;
+  }
+});
+
+$("history").addEventListener("click", async () => {
+  try {
+    await downloadHistory(seat);
   } catch (error) {
     $("act-error").textContent = error.message;
   }
