@@ -19,7 +19,8 @@ from collections.abc import Sequence
 from aiohttp import web
 
 from studclients.client import VARIANTS as CLIENT_VARIANTS
-from studclients.table import botseat, metrics, tournament
+from studclients.table import botseat, metrics, ratelimit, tournament
+from studclients.table.away import AwayPolicy
 from studclients.table.engine import Engine
 from studclients.table.game import Tables, TableSettings, Timing
 from studclients.table.store import Store
@@ -54,6 +55,28 @@ def build_parser() -> argparse.ArgumentParser:
     add("--bots", default="", help=f"bots to seat at a new table: {','.join(botseat.BOT_KINDS)}")
     add("--pause", type=float, default=4.0, help="seconds between hands")
     add("--bot-delay", type=float, default=0.8, help="a bot's thinking time (seconds)")
+    away = parser.add_argument_group("time banks and players away")
+    away.add_argument(
+        "--time-bank", type=float, default=30.0, help="seconds of each player's time bank"
+    )
+    away.add_argument(
+        "--bank-every", type=int, default=10, help="the bank is refilled every N hands played"
+    )
+    away.add_argument(
+        "--away-after", type=int, default=2, help="timeouts in a row that mark a player away"
+    )
+    away.add_argument(
+        "--away-limit",
+        type=float,
+        default=600.0,
+        help="seconds away after which the seat is given up (0: never)",
+    )
+    add(
+        "--rate-limits",
+        default="",
+        help="ROUTE=REQUESTS/SECONDS,... for join, act, bots, resume (0 requests: no limit); "
+        f"default {','.join(f'{r}={n}/{p:g}' for r, (n, p) in ratelimit.DEFAULTS.items())}",
+    )
     add(
         "--metrics-port",
         type=int,
@@ -119,6 +142,8 @@ def table_settings(args: argparse.Namespace) -> TableSettings:
         start_stack=args.stack,
         max_seats=args.seats,
         clock_seconds=args.clock,
+        bank_seconds=args.time_bank,
+        bank_every=args.bank_every,
         bots=tuple(b.strip() for b in args.bots.split(",") if b.strip()),
         games=games,
         rotate_every=args.rotate_every,
@@ -146,12 +171,14 @@ async def serve(args: argparse.Namespace) -> None:
         engine,
         Timing(pause=args.pause, bot_delay=args.bot_delay),
         on_change=lambda table_id: hub_box[0].changed(table_id) if hub_box else None,
+        away=AwayPolicy(away_after=args.away_after, away_limit=args.away_limit),
     )
     hub = Hub(tables)
     hub_box.append(hub)
     await tables.create_table(table_settings(args))
     operator = operator_token(args.operator_token_file)
-    runner = web.AppRunner(build_app(tables, hub, operator), handle_signals=False)
+    limits = ratelimit.RateLimits.parse(args.rate_limits)
+    runner = web.AppRunner(build_app(tables, hub, operator, limits), handle_signals=False)
     await runner.setup()
     site = web.TCPSite(runner, args.host, args.port)
     await site.start()

@@ -17,9 +17,10 @@ from typing import Any
 
 from aiohttp import WSMsgType, web
 
-from studclients.table import histories, lobby, metrics, tokens
+from studclients.table import histories, lobby, metrics, resume, tokens
 from studclients.table.game import ApiError, Tables
 from studclients.table.pushes import Subscriber
+from studclients.table.ratelimit import RateLimited, RateLimits
 
 log = logging.getLogger("stud-table")
 STATIC = Path(__file__).parent / "static"
@@ -116,6 +117,8 @@ async def errors(request: web.Request, handler: Handler) -> web.StreamResponse:
         response = await handler(request)
     except ApiError as error:
         response = web.json_response(error.body(), status=error.status)
+        if isinstance(error, RateLimited):
+            response.headers["Retry-After"] = str(error.retry_after)
     except web.HTTPException as error:
         reason = "not_found" if error.status == 404 else "http_error"
         body = {"error": {"reason": reason, "message": error.reason}}
@@ -154,9 +157,22 @@ def zip_download(data: bytes, name: str) -> web.Response:
     )
 
 
-def build_app(tables: Tables, hub: Hub, operator: bytes | None = None) -> web.Application:
-    """The routes; ``operator`` is the operator token's SHA-256 (None: no operator API)."""
+def build_app(
+    tables: Tables,
+    hub: Hub,
+    operator: bytes | None = None,
+    limits: RateLimits | None = None,
+) -> web.Application:
+    """The routes; ``operator`` is the operator token's SHA-256 (None: no operator API),
+    ``limits`` the rate limits (the defaults when None)."""
     app = web.Application(middlewares=[errors], client_max_size=16 * 1024)
+    limits = limits or RateLimits()
+
+    def limit(route: str, request: web.Request, key: str | None = None) -> None:
+        """One request of ``route`` by this client (its seat token, else its address)."""
+        assert limits is not None
+        client = tokens.token_hash(key).hex() if key else (request.remote or "unknown")
+        limits.check(route, client)
 
     async def index(request: web.Request) -> web.StreamResponse:
         return web.FileResponse(STATIC / "index.html")
@@ -194,9 +210,22 @@ def build_app(tables: Tables, hub: Hub, operator: bytes | None = None) -> web.Ap
         return zip_download(data, f"stud-table-{table_id}-{audience}.zip")
 
     async def join(request: web.Request) -> web.StreamResponse:
+        limit("join", request)
         body = await json_body(request)
         name = body.get("name") if isinstance(body, dict) else None
-        return web.json_response(await tables.join(request.match_info["table"], name))
+        table_id = request.match_info["table"]
+        answer = await tables.join(table_id, name)
+        resume_token = answer.pop("resume")
+        response = web.json_response(answer)
+        resume.set_cookie(response, request, table_id, resume_token)
+        return response
+
+    async def resume_seats(request: web.Request) -> web.StreamResponse:
+        limit("resume", request)
+        return await resume.resume_seats(tables.store, request)
+
+    async def back(request: web.Request) -> web.StreamResponse:
+        return web.json_response(await tables.back(request.match_info["table"], token_of(request)))
 
     async def view(request: web.Request) -> web.StreamResponse:
         table_id = request.match_info["table"]
@@ -204,15 +233,20 @@ def build_app(tables: Tables, hub: Hub, operator: bytes | None = None) -> web.Ap
         return web.json_response(await tables.page(table_id, seat))
 
     async def act(request: web.Request) -> web.StreamResponse:
+        limit("act", request, token_of(request))
         body = await json_body(request)
         return web.json_response(
             await tables.act(request.match_info["table"], token_of(request), body)
         )
 
     async def leave(request: web.Request) -> web.StreamResponse:
-        return web.json_response(await tables.leave(request.match_info["table"], token_of(request)))
+        table_id = request.match_info["table"]
+        response = web.json_response(await tables.leave(table_id, token_of(request)))
+        resume.clear_cookie(response, table_id)
+        return response
 
     async def add_bot(request: web.Request) -> web.StreamResponse:
+        limit("bots", request)
         body = await json_body(request)
         kind = body.get("kind", "station") if isinstance(body, dict) else None
         answer = await tables.add_bot(request.match_info["table"], token_of(request), kind)
@@ -294,5 +328,7 @@ def build_app(tables: Tables, hub: Hub, operator: bytes | None = None) -> web.Ap
     app.router.add_post("/api/tables/{table}/act", act)
     app.router.add_post("/api/tables/{table}/leave", leave)
     app.router.add_post("/api/tables/{table}/bots", add_bot)
+    app.router.add_post("/api/tables/{table}/back", back)
+    app.router.add_post(resume.COOKIE_PATH, resume_seats)
     app.router.add_get("/ws", socket)
     return app
