@@ -44,6 +44,9 @@ class ScriptedEngine:
             0, len(request.players), (request.button + 1) % len(request.players), self.stacks
         )
 
+    async def get_view(self, request: pb.GetViewRequest) -> pb.GetViewResponse:
+        return pb.GetViewResponse()  # every state opens
+
     async def act(self, request: pb.ActRequest) -> pb.HandUpdate:
         self.requests.append(request)
         await asyncio.sleep(0)  # let a racing replica read the same row meanwhile

@@ -49,6 +49,9 @@ class BustingEngine:
         self.starts.append(request)
         return self._update(0, len(request.players), False)
 
+    async def get_view(self, request: pb.GetViewRequest) -> pb.GetViewResponse:
+        return pb.GetViewResponse()  # every state opens
+
     async def act(self, request: pb.ActRequest) -> pb.HandUpdate:
         return self._update(request.expected_seq + 1, len(self.starts[-1].players), True)
 

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import grpc
+from google.rpc import error_details_pb2, status_pb2
 from stud_api.stud.v1 import stud_engine_pb2 as pb
 from stud_api.stud.v1 import stud_engine_pb2_grpc as pb_grpc
 
@@ -23,12 +24,29 @@ CHANNEL_OPTIONS = [("grpc.use_local_subchannel_pool", 1)]
 
 
 class EngineError(Exception):
-    """An engine call that failed for good: ``code`` is the gRPC status code's name."""
+    """An engine call that failed for good: ``code`` is the gRPC status code's name,
+    ``reason`` the ErrorInfo reason of the rich status (``STATE_INVALID``, ...; "" when
+    the engine sent none, as when it could not be reached)."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: str, message: str, reason: str = "") -> None:
         super().__init__(f"{code}: {message}")
         self.code = code
         self.message = message
+        self.reason = reason
+
+
+def error_reason(error: grpc.aio.AioRpcError) -> str:
+    """The ErrorInfo reason in the status details (``grpc-status-details-bin``)."""
+    trailers: Any = error.trailing_metadata() or ()
+    for key, value in trailers:
+        if key != "grpc-status-details-bin" or not isinstance(value, bytes):
+            continue
+        for detail in status_pb2.Status.FromString(value).details:
+            if detail.Is(error_details_pb2.ErrorInfo.DESCRIPTOR):
+                info = error_details_pb2.ErrorInfo()
+                detail.Unpack(info)
+                return str(info.reason)
+    return ""
 
 
 class Engine:
@@ -53,7 +71,7 @@ class Engine:
                     index = (index + 1) % len(self.stubs)
                     await asyncio.sleep(0.05 * attempt)
                     continue
-                raise EngineError(code.name, error.details() or "") from None
+                raise EngineError(code.name, error.details() or "", error_reason(error)) from None
         raise AssertionError("unreachable: the last attempt returns or raises")
 
     async def start_hand(self, request: pb.StartHandRequest) -> pb.HandUpdate:

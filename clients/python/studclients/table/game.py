@@ -16,7 +16,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from studclients.client import MAX_PLAYERS as CLIENT_MAX_PLAYERS
-from studclients.table import botseat, schedule, tokens, views
+from studclients.table import botseat, metrics, recovery, schedule, tokens, views
 from studclients.table.engine import Engine, EngineError, pb
 from studclients.table.mixed import Rotation
 from studclients.table.store import Step, Store
@@ -27,6 +27,9 @@ log = logging.getLogger("stud-table")
 #: The most players each game seats (rulebook R-SEATS): the clients' one table of them.
 MAX_PLAYERS: dict[int, int] = CLIENT_MAX_PLAYERS
 NAME = re.compile(r"^[\w][\w .'-]{0,31}$")
+#: The range of a move's ``to`` (the engine's ``int64``, never negative): JSON numbers past
+#: it are refused here, never passed on (``seq`` is only compared, never sent).
+INT_FIELD_MAX = 2**63 - 1
 
 
 class ApiError(Exception):
@@ -101,6 +104,9 @@ class Tables:
         self.timing = timing or Timing()
         self.on_change = on_change or (lambda table_id: None)
         self.rng = random.Random()
+        self.health = recovery.EngineHealth()
+        #: open hands whose state this replica has opened since the engine was last down
+        self.checked: set[str] = set()
 
     # ---- tables and seats ---------------------------------------------------------------
     async def create_table(self, settings: TableSettings) -> bool:
@@ -225,6 +231,8 @@ class Tables:
         ):
             if (value is None and required) or (value is not None and type(value) is not int):
                 raise ApiError(400, "bad_field", f"{field} must be an integer")
+            if field == "to" and value is not None and not 0 <= value <= INT_FIELD_MAX:
+                raise ApiError(400, "bad_field", f"{field} must be 0 to {INT_FIELD_MAX}")
         seat = await self.authenticate(table_id, token)
         if claimed is not None and claimed != seat:
             raise ApiError(403, "wrong_seat", f"this token holds seat {seat}, not seat {claimed}")
@@ -255,22 +263,69 @@ class Tables:
         if to is not None:
             request.to = to
         try:
-            update = await self.engine.act(request)
+            update = await self.health.call(lambda: self.engine.act(request))
         except EngineError as error:
-            if error.code == "FAILED_PRECONDITION":
-                raise ApiError(409, "illegal_action", error.message) from None
-            if error.code == "ABORTED":
-                raise ApiError(409, "stale", error.message) from None
-            if error.code == "INVALID_ARGUMENT":
-                raise ApiError(400, "bad_action", error.message) from None
-            raise ApiError(503, "engine_unavailable", error.message) from None
+            raise await self._refusal(hand, error) from None
         table = await self._table(hand.table_id)
         step = self._step(update, hand.bots, table.clock_seconds, source, hand.to_act, action, to)
         final = list(update.result.stacks) if update.over else None
         won = await self.store.advance(hand, step, final, self.timing.pause)
         if won:
+            metrics.MOVES.labels(source).inc()
+            self.on_change(hand.table_id)
+        else:
+            metrics.CAS_CONFLICTS.labels("move").inc()
+        return won
+
+    async def _refusal(self, hand: sa.Row[Any], error: EngineError) -> ApiError:
+        """The answer to a move the engine refused or could not take. A state no engine
+        can open calls the hand off; a down engine is told in plain words (its own text,
+        which may name internal addresses, goes to the log only)."""
+        if error.reason == recovery.STATE_INVALID:
+            await self.void(hand)
+            return ApiError(409, "hand_void", recovery.VOID_MESSAGE)
+        if error.code == "FAILED_PRECONDITION":
+            return ApiError(409, "illegal_action", error.message)
+        if error.code == "ABORTED":
+            return ApiError(409, "stale", error.message)
+        if error.code == "INVALID_ARGUMENT":
+            return ApiError(400, "bad_action", error.message)
+        log.warning("hand %s: engine call failed: %s", hand.hand_id, error)
+        return ApiError(503, "engine_unavailable", recovery.DOWN_MESSAGE)
+
+    async def void(self, hand: sa.Row[Any]) -> bool:
+        """Calls off ``hand`` (compare-and-set like any step): stacks back to its start,
+        which are the stacks the last settled hand left; False if another writer won."""
+        step = recovery.void_step(hand)
+        won = await self.store.advance(hand, step, list(hand.start_stacks), self.timing.pause)
+        if won:
+            log.warning(
+                "hand %s at table %s called off: no engine could open its state",
+                hand.hand_id,
+                hand.table_id,
+            )
+            metrics.HANDS_VOIDED.inc()
             self.on_change(hand.table_id)
         return won
+
+    async def check_open_hands(self) -> None:
+        """Opens each hand in progress once (GetView) after start and after the engine was
+        down (it may have come back with other keys); one that does not open is called off
+        at once rather than when its clock runs out."""
+        if self.health.down:
+            self.checked.clear()
+            return
+        for hand in await self.store.open_hands():
+            if hand.hand_id in self.checked:
+                continue
+            request = pb.GetViewRequest(state=hand.state)
+            try:
+                await self.health.call(lambda: self.engine.get_view(request))  # noqa: B023
+            except EngineError as error:
+                if error.reason == recovery.STATE_INVALID:
+                    await self.void(hand)
+                continue
+            self.checked.add(hand.hand_id)
 
     def _step(
         self,
@@ -304,6 +359,8 @@ class Tables:
     # ---- the driver: deals, clocks, bots ------------------------------------------------
     async def tick(self) -> None:
         """One round of the background work; any replica may run it at any time."""
+        await self.health.probe(self.engine)
+        await self.check_open_hands()
         now = time.time()
         for table in await self.store.tables_ready(now):
             try:
@@ -354,7 +411,7 @@ class Tables:
             players=[pb.Player(id=f"seat{s.seat_no}", stack=s.stack) for s in seated],
             button=button,
         )
-        update = await self.engine.start_hand(request)
+        update = await self.health.call(lambda: self.engine.start_hand(request))
         bots = [s.bot for s in seated]
         row = {
             "hand_id": update.hand_id,
@@ -375,7 +432,10 @@ class Tables:
             plan.tournament_values,
         )
         if dealt:
+            metrics.HANDS_DEALT.labels(views.game_name(plan.variant)).inc()
             self.on_change(table.id)
+        else:
+            metrics.CAS_CONFLICTS.labels("deal").inc()
         return dealt
 
     # ---- what a seat sees ---------------------------------------------------------------
@@ -392,9 +452,14 @@ class Tables:
             engine_seat = hand.seat_map.index(seat) if seat in hand.seat_map else None
             update = parse_update(hand.update)
             hand_part, per_seat = views.hand_view(update, hand, engine_seat, hand.names)
+            hand_part["voided"] = False
             if engine_seat is not None:
                 legal = views.legal_moves(update, engine_seat)
             for step in await self.store.history_of(hand.hand_id):
+                if step.source == "void":
+                    hand_part["voided"] = True
+                    narration.append(recovery.VOID_MESSAGE)
+                    continue
                 past = parse_update(step.update)
                 seen = past.seats[engine_seat] if engine_seat is not None else past.spectator
                 narration += views.narrate(seen.events, hand.names, engine_seat)
@@ -442,6 +507,10 @@ class Tables:
             if event is None
             else schedule.tournament_part(table, event, seated, time.time()),
             "you": None if you is None else {"seat": you.seat_no, "name": you.name},
+            "engine": {
+                "up": not self.health.down,
+                "message": recovery.DOWN_MESSAGE if self.health.down else None,
+            },
             "seats": seats,
             "hand": hand_part,
             "legal": legal,

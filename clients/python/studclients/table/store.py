@@ -43,6 +43,10 @@ tables = sa.Table(
     sa.Column("next_hand_at", sa.Float, nullable=False, default=0.0),
     # bumped by every change of the table or its hand: what pushes follow
     sa.Column("version", sa.BigInteger, nullable=False, default=0),
+    # (added after the first release: each has a server default, see add_missing_columns)
+    # each player's time bank (seconds) and how many hands they are dealt between refills
+    sa.Column("bank_seconds", sa.Float, nullable=False, server_default=sa.text("30")),
+    sa.Column("bank_every", sa.Integer, nullable=False, server_default=sa.text("10")),
     # a mixed table: the games in turn (engine variants), rotate_every hands each (the
     # variant column is the game of the newest hand); NULL: one game only (mixed.py)
     sa.Column("games", sa.JSON, nullable=True),
@@ -81,6 +85,16 @@ seats = sa.Table(
     sa.Column("stack", sa.BigInteger, nullable=False),
     # leaves when the hand in progress ends
     sa.Column("leaving", sa.Boolean, nullable=False, default=False),
+    # (added after the first release: nullable or with a server default)
+    # seconds left in the player's time bank, hands dealt since it was last refilled
+    sa.Column("time_bank", sa.Float, nullable=False, server_default=sa.text("0")),
+    sa.Column("bank_hands", sa.Integer, nullable=False, server_default=sa.text("0")),
+    # clock timeouts in a row (a move of their own resets it)
+    sa.Column("timeouts", sa.Integer, nullable=False, server_default=sa.text("0")),
+    # away since (epoch seconds): not dealt in until they come back; NULL when present
+    sa.Column("away_since", sa.Float, nullable=True),
+    # SHA-256 of the seat's resume token (an HttpOnly cookie that recovers the seat)
+    sa.Column("resume_hash", sa.LargeBinary(32), nullable=True),
     # a random id of this sitting (a new one for each join): whose hands are whose
     sa.Column("player", sa.String(32), nullable=True),
 )
@@ -107,6 +121,8 @@ hands = sa.Table(
     # the deck and salt behind the commitment: audit material, never sent to a browser
     sa.Column("reveal", sa.LargeBinary, nullable=True),
     sa.Column("updated_at", sa.Float, nullable=False),
+    # (added after the first release) when the seat to act went onto its time bank
+    sa.Column("bank_from", sa.Float, nullable=True),
     sa.Index("hands_open", "over", "deadline"),
 )
 
@@ -125,7 +141,7 @@ history = sa.Table(
     metadata,
     sa.Column("hand_id", sa.String(32), sa.ForeignKey("hands.hand_id"), primary_key=True),
     sa.Column("seq", sa.BigInteger, primary_key=True),
-    # start, player, clock or bot
+    # start, player, clock, bot or void (a hand no engine could open, called off)
     sa.Column("source", sa.String(8), nullable=False),
     sa.Column("seat", sa.Integer, nullable=True),
     sa.Column("action", sa.Integer, nullable=True),
@@ -153,17 +169,6 @@ class Step:
     reveal: bytes | None
 
 
-def _add_missing_columns(conn: sa.Connection) -> None:
-    """A database made by an older stud-table gets the nullable columns added since."""
-    inspector = sa.inspect(conn)
-    for table in metadata.sorted_tables:
-        have = {column["name"] for column in inspector.get_columns(table.name)}
-        for column in table.columns:
-            if column.name not in have and column.nullable:
-                kind = column.type.compile(dialect=conn.dialect)
-                conn.execute(sa.text(f'ALTER TABLE {table.name} ADD COLUMN "{column.name}" {kind}'))
-
-
 def async_url(url: str) -> str:
     """``sqlite:///x.db`` -> ``sqlite+aiosqlite:///x.db``, ``postgresql://`` -> asyncpg."""
     scheme, sep, rest = url.partition("://")
@@ -174,6 +179,24 @@ def async_url(url: str) -> str:
     if scheme in ("postgresql", "postgres"):
         return f"postgresql+asyncpg://{rest}"
     return url
+
+
+def add_missing_columns(conn: sa.Connection) -> None:
+    """Brings a database made by an older stud-table up to ``metadata``: every column it
+    lacks is added (``ALTER TABLE ... ADD COLUMN``). So every column added to the schema
+    after its first release is nullable or has a ``server_default``."""
+    inspector = sa.inspect(conn)
+    for table in metadata.sorted_tables:
+        present = {column["name"] for column in inspector.get_columns(table.name)}
+        for column in table.columns:
+            if column.name in present:
+                continue
+            if not column.nullable and column.server_default is None:
+                raise RuntimeError(f"{table.name}.{column.name}: new columns need a default")
+            spec = sa.schema.CreateColumn(column).compile(dialect=conn.dialect)
+            name = conn.dialect.identifier_preparer.quote(table.name)
+            ddl = f"ALTER TABLE {name} ADD COLUMN {spec}"
+            conn.execute(sa.text(ddl))
 
 
 class Store:
@@ -193,7 +216,7 @@ class Store:
             try:
                 async with self.engine.begin() as conn:
                     await conn.run_sync(metadata.create_all)
-                    await conn.run_sync(_add_missing_columns)
+                    await conn.run_sync(add_missing_columns)
                 return
             except sa.exc.DBAPIError:
                 if attempt == 2:
@@ -259,6 +282,10 @@ class Store:
                 .order_by(hands.c.number)
             )
             return (await conn.execute(query)).all()
+
+    async def open_hands(self) -> Sequence[sa.Row[Any]]:
+        async with self.engine.connect() as conn:
+            return (await conn.execute(sa.select(hands).where(~hands.c.over))).all()
 
     async def due_hands(self, now: float) -> Sequence[sa.Row[Any]]:
         """Hands in progress whose clock (or bot's thinking time) has run out."""
@@ -461,6 +488,7 @@ class Store:
                     over=step.over,
                     reveal=step.reveal,
                     updated_at=now,
+                    bank_from=None,
                 )
             )
             if moved.rowcount != 1:

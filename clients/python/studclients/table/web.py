@@ -111,17 +111,29 @@ async def errors(request: web.Request, handler: Handler) -> web.StreamResponse:
         reason = "not_found" if error.status == 404 else "http_error"
         body = {"error": {"reason": reason, "message": error.reason}}
         response = web.json_response(body, status=error.status)
+    except Exception:
+        log.exception("%s %s failed", request.method, request.path)
+        body = {"error": {"reason": "internal", "message": "the server failed; try again"}}
+        response = web.json_response(body, status=500)
     response.headers.update(SECURITY_HEADERS)
     if request.path.startswith("/api/"):
         response.headers["Cache-Control"] = "no-store"
     return response
 
 
-async def json_body(request: web.Request) -> Any:
+def parse_json(text: str) -> Any:
+    """The JSON value of ``text``; 400 ``malformed_json`` when it is not JSON or nests
+    deeper than the parser's recursion limit (a ``RecursionError`` is not a 500)."""
     try:
-        return json.loads(await request.text() or "null")
+        return json.loads(text)
     except ValueError:
         raise ApiError(400, "malformed_json", "the body is not valid JSON") from None
+    except RecursionError:
+        raise ApiError(400, "malformed_json", "the JSON nests too deeply") from None
+
+
+async def json_body(request: web.Request) -> Any:
+    return parse_json(await request.text() or "null")
 
 
 def zip_download(data: bytes, name: str) -> web.Response:
@@ -235,9 +247,9 @@ def build_app(tables: Tables, hub: Hub, operator: bytes | None = None) -> web.Ap
             await refuse("bad_hello", "the first message must be JSON text", 4400)
             return None
         try:
-            hello = json.loads(first.data)
-        except ValueError:
-            await refuse("malformed_json", "the hello message is not valid JSON", 4400)
+            hello = parse_json(first.data)
+        except ApiError as error:
+            await refuse(error.reason, f"the hello message: {error.message}", 4400)
             return None
         if not isinstance(hello, dict) or hello.get("type") != "hello":
             await refuse("bad_hello", 'expected {"type": "hello", "table", "token"}', 4400)
