@@ -274,6 +274,14 @@ class Store:
             )
             return (await conn.execute(query)).all()
 
+    async def played(self, player: str, hand_id: str) -> bool:
+        """Whether the sitting ``player`` was dealt into the hand."""
+        async with self.engine.connect() as conn:
+            query = sa.select(plays.c.seat_no).where(
+                plays.c.player == player, plays.c.hand_id == hand_id
+            )
+            return (await conn.execute(query)).first() is not None
+
     async def finished_hands(self, table_id: str) -> Sequence[sa.Row[Any]]:
         async with self.engine.connect() as conn:
             query = (
