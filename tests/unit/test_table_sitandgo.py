@@ -230,3 +230,34 @@ def test_an_operators_table_is_created_once(tmp_path: Path) -> None:
         await tables.store.close()
 
     asyncio.run(run())
+
+
+class OwnCardEngine(BustingEngine):
+    """Each seat's own view holds its down card As; the spectator's holds none."""
+
+    def _update(self, seq: int, players: int, over: bool) -> pb.HandUpdate:
+        update = super()._update(seq, players, over)
+        for i in range(players):
+            update.seats[i].seats[i].cards.append("As")
+        update.spectator.CopyFrom(pb.View(seats=[pb.SeatInfo(seat=j) for j in range(players)]))
+        return update
+
+
+def test_a_seats_new_occupant_never_sees_the_last_hand_of_the_one_before(tmp_path: Path) -> None:
+    async def run() -> None:
+        tables = tables_on(tmp_path / "t.db", OwnCardEngine([take(0, 1, amount=10)] * 3))
+        await tables.store.create_schema()
+        await tables.create_table(TableSettings("t", "T", VARIANTS["seven"], bots=("station",)))
+        ann = await tables.join("t", "Ann")
+        await play_hand(tables, "t")
+        page = await tables.page("t", ann["seat"])
+        assert page["hand"]["over"]
+        assert "As" in str(page["seats"][ann["seat"]]["cards"]), "Ann sees her own card"
+        await tables.leave("t", ann["token"])
+        cy = await tables.join("t", "Cy")
+        assert cy["seat"] == ann["seat"]
+        page = await tables.page("t", cy["seat"])
+        assert page["hand"]["id"] and "As" not in str(page["seats"]), "Cy saw Ann's hand"
+        await tables.store.close()
+
+    asyncio.run(run())

@@ -484,7 +484,7 @@ class Tables:
         )
         if dealt:
             await self.away.dealt(table, [s.seat_no for s in seated])
-            metrics.HANDS_DEALT.labels(views.game_name(table.variant)).inc()
+            metrics.HANDS_DEALT.labels(views.game_name(plan.variant)).inc()
             self.on_change(table.id)
         else:
             metrics.CAS_CONFLICTS.labels("deal").inc()
@@ -502,6 +502,15 @@ class Tables:
         narration: list[str] = []
         if hand is not None:
             engine_seat = hand.seat_map.index(seat) if seat in hand.seat_map else None
+            viewer = seated.get(seat) if seat is not None else None
+            # the seat's new occupant sees the last hand of the one before as a spectator
+            if (
+                engine_seat is not None
+                and viewer is not None
+                and viewer.player is not None
+                and not await self.store.played(viewer.player, hand.hand_id)
+            ):
+                engine_seat = None
             update = parse_update(hand.update)
             hand_part, per_seat = views.hand_view(update, hand, engine_seat, hand.names)
             hand_part["voided"] = False

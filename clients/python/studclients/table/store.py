@@ -254,10 +254,6 @@ class Store:
             query = sa.select(history).where(history.c.hand_id == hand_id).order_by(history.c.seq)
             return (await conn.execute(query)).all()
 
-    async def open_hands(self) -> Sequence[sa.Row[Any]]:
-        async with self.engine.connect() as conn:
-            return (await conn.execute(sa.select(hands).where(~hands.c.over))).all()
-
     async def tournament(self, table_id: str) -> sa.Row[Any] | None:
         async with self.engine.connect() as conn:
             query = sa.select(tournaments).where(tournaments.c.table_id == table_id)
@@ -278,6 +274,14 @@ class Store:
             )
             return (await conn.execute(query)).all()
 
+    async def played(self, player: str, hand_id: str) -> bool:
+        """Whether the sitting ``player`` was dealt into the hand."""
+        async with self.engine.connect() as conn:
+            query = sa.select(plays.c.seat_no).where(
+                plays.c.player == player, plays.c.hand_id == hand_id
+            )
+            return (await conn.execute(query)).first() is not None
+
     async def finished_hands(self, table_id: str) -> Sequence[sa.Row[Any]]:
         async with self.engine.connect() as conn:
             query = (
@@ -286,6 +290,10 @@ class Store:
                 .order_by(hands.c.number)
             )
             return (await conn.execute(query)).all()
+
+    async def open_hands(self) -> Sequence[sa.Row[Any]]:
+        async with self.engine.connect() as conn:
+            return (await conn.execute(sa.select(hands).where(~hands.c.over))).all()
 
     async def due_hands(self, now: float) -> Sequence[sa.Row[Any]]:
         """Hands in progress whose clock (or bot's thinking time) has run out."""
