@@ -102,7 +102,10 @@ CASES = {
     "the page's info": (colour(prop(".info", "color")), PAGE),
     "info on a panel": (colour(prop(".info", "color")), WHITE),
     "an error": (colour(prop(".error", "color")), WHITE),
-    "the live badge": (colour(prop(".connection.live", "color")), colour(prop(".bar", "background"))),
+    "the live badge": (
+        colour(prop(".connection.live", "color")),
+        colour(prop(".bar", "background")),
+    ),
     "the notice": (colour(prop(".notice", "color")), colour(prop(".notice", "background"))),
     "a card": (colour(prop(":root", "--ink")), colour(prop(":root", "--paper"))),
     "a red card": (colour(prop(":root", "--red")), colour(prop(":root", "--paper"))),

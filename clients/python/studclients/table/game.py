@@ -112,6 +112,9 @@ class Tables:
         self.on_change = on_change or (lambda table_id: None)
         self.rng = random.Random()
         self.health = recovery.EngineHealth()
+        #: decks for the next hands this replica deals, in order (``--test-decks``: for
+        #: tests, with an engine that allows test decks); then the engine shuffles
+        self.test_decks: list[list[str]] = []
         #: open hands whose state this replica has opened since the engine was last down
         self.checked: set[str] = set()
 
@@ -474,6 +477,7 @@ class Tables:
             ),
             players=[pb.Player(id=f"seat{s.seat_no}", stack=s.stack) for s in seated],
             button=button,
+            test_deck=self.test_decks.pop(0) if self.test_decks else [],
         )
         update = await self.health.call(lambda: self.engine.start_hand(request))
         bots = [s.bot for s in seated]
