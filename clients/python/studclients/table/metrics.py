@@ -5,6 +5,7 @@ voided hands, refused requests) and its pushes (open WebSockets, dropped subscri
 
 from __future__ import annotations
 
+import grpc
 from aiohttp import web
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
@@ -13,6 +14,8 @@ from prometheus_client import (
     Gauge,
     generate_latest,
 )
+
+from studclients.client import VARIANT_NAMES
 
 REGISTRY = CollectorRegistry(auto_describe=True)
 
@@ -87,3 +90,24 @@ def metrics_app() -> web.Application:
     app = web.Application()
     app.router.add_get("/metrics", scrape)
     return app
+
+
+def _known_labels() -> None:
+    """Every label value a counter can take, at zero from the start: a dashboard's rate()
+    reads 0, not "no data", until the first one happens."""
+    for game in VARIANT_NAMES.values():
+        HANDS_DEALT.labels(game)
+    for source in ("player", "clock", "bot"):
+        MOVES.labels(source)
+    for step in ("deal", "move", "bank"):
+        CAS_CONFLICTS.labels(step)
+    for code in grpc.StatusCode:
+        if code is not grpc.StatusCode.OK:
+            ENGINE_ERRORS.labels(code.name)
+    for route in ("join", "act", "bots", "resume"):
+        RATE_LIMITED.labels(route)
+    for reason in ("queue_full", "send_timeout"):
+        SUBSCRIBERS_DROPPED.labels(reason)
+
+
+_known_labels()
