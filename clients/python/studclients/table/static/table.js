@@ -67,6 +67,15 @@ async function loadLobby() {
   renderLobbyTables(tables);
 }
 setupOperator(loadLobby);
+// the lobby's list follows the tables (seats taken, state) while it is on screen
+setInterval(async () => {
+  if ($("lobby").hidden) return;
+  try {
+    renderLobbyTables((await api("/api/tables", undefined, "GET")).tables);
+  } catch {
+    // offline for a moment: the next round tries again
+  }
+}, 5000);
 
 $("join-form").addEventListener("submit", async (event) => {
   event.preventDefault();
