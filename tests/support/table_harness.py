@@ -39,6 +39,7 @@ class TableServer:
         self.engine, self.db, self.extra = engine, db, list(args)
         self.lines: list[str] = []
         self.port = 0
+        self.metrics_port = 0
         self._start(port)
 
     def _start(self, port: int) -> None:
@@ -56,6 +57,8 @@ class TableServer:
             assert self.proc.stdout is not None
             for line in self.proc.stdout:
                 self.lines.append(line.rstrip("\n"))
+                if line.startswith("stud-table metrics on "):
+                    self.metrics_port = int(line.rsplit(":", 1)[1].split("/")[0])
                 if line.startswith("stud-table serving "):
                     self.port = int(line.rsplit(":", 1)[1].strip().rstrip("/"))
                     ready.set()
@@ -69,6 +72,18 @@ class TableServer:
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
+
+    def metric(self, name: str, labels: str = "") -> float:
+        """A sample of the ``--metrics-port`` scrape (0 when absent): ``name{labels}``."""
+        url = f"http://127.0.0.1:{self.metrics_port}/metrics"
+        with urllib.request.urlopen(url, timeout=10) as response:
+            text = response.read().decode()
+        wanted = f"{name}{{{labels}}}" if labels else name
+        for line in text.splitlines():
+            key, _, value = line.rpartition(" ")
+            if key == wanted:
+                return float(value)
+        return 0.0
 
     def output(self) -> str:
         return "\n".join(self.lines)

@@ -19,7 +19,8 @@ from collections.abc import Sequence
 from aiohttp import web
 
 from studclients.client import VARIANTS as CLIENT_VARIANTS
-from studclients.table import botseat, tournament
+from studclients.table import botseat, metrics, ratelimit, tournament
+from studclients.table.away import AwayPolicy
 from studclients.table.engine import Engine
 from studclients.table.game import Tables, TableSettings, Timing
 from studclients.table.store import Store
@@ -54,6 +55,35 @@ def build_parser() -> argparse.ArgumentParser:
     add("--bots", default="", help=f"bots to seat at a new table: {','.join(botseat.BOT_KINDS)}")
     add("--pause", type=float, default=4.0, help="seconds between hands")
     add("--bot-delay", type=float, default=0.8, help="a bot's thinking time (seconds)")
+    away = parser.add_argument_group("time banks and players away")
+    away.add_argument(
+        "--time-bank", type=float, default=30.0, help="seconds of each player's time bank"
+    )
+    away.add_argument(
+        "--bank-every", type=int, default=10, help="the bank is refilled every N hands played"
+    )
+    away.add_argument(
+        "--away-after", type=int, default=2, help="timeouts in a row that mark a player away"
+    )
+    away.add_argument(
+        "--away-limit",
+        type=float,
+        default=600.0,
+        help="seconds away after which the seat is given up (0: never)",
+    )
+    add(
+        "--rate-limits",
+        default="",
+        help="ROUTE=REQUESTS/SECONDS,... for join, act, bots, resume (0 requests: no limit); "
+        f"default {','.join(f'{r}={n}/{p:g}' for r, (n, p) in ratelimit.DEFAULTS.items())}",
+    )
+    add(
+        "--metrics-port",
+        type=int,
+        default=None,
+        help="serve Prometheus /metrics on this port (0: any free port; default: off)",
+    )
+    add("--metrics-host", default="127.0.0.1", help="the metrics port's address")
     mixed = parser.add_argument_group("a mixed table (the games in turn)")
     mixed.add_argument("--games", default="", help="e.g. razz,seven,hilo (H.O.R.S.E.'s stud)")
     mixed.add_argument("--rotate-every", type=int, default=8, help="hands of each game")
@@ -75,6 +105,15 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"file holding the operator token (else ${OPERATOR_ENV}; neither: no operator API)",
     )
     return parser
+
+
+async def serve_metrics(host: str, port: int) -> web.AppRunner:
+    runner = web.AppRunner(metrics.metrics_app(), handle_signals=False, access_log=None)
+    await runner.setup()
+    await web.TCPSite(runner, host, port).start()
+    bound_host, bound_port = runner.addresses[0][:2]
+    print(f"stud-table metrics on http://{bound_host}:{bound_port}/metrics", flush=True)
+    return runner
 
 
 def table_settings(args: argparse.Namespace) -> TableSettings:
@@ -103,6 +142,8 @@ def table_settings(args: argparse.Namespace) -> TableSettings:
         start_stack=args.stack,
         max_seats=args.seats,
         clock_seconds=args.clock,
+        bank_seconds=args.time_bank,
+        bank_every=args.bank_every,
         bots=tuple(b.strip() for b in args.bots.split(",") if b.strip()),
         games=games,
         rotate_every=args.rotate_every,
@@ -130,16 +171,21 @@ async def serve(args: argparse.Namespace) -> None:
         engine,
         Timing(pause=args.pause, bot_delay=args.bot_delay),
         on_change=lambda table_id: hub_box[0].changed(table_id) if hub_box else None,
+        away=AwayPolicy(away_after=args.away_after, away_limit=args.away_limit),
     )
     hub = Hub(tables)
     hub_box.append(hub)
     await tables.create_table(table_settings(args))
     operator = operator_token(args.operator_token_file)
-    runner = web.AppRunner(build_app(tables, hub, operator), handle_signals=False)
+    limits = ratelimit.RateLimits.parse(args.rate_limits)
+    runner = web.AppRunner(build_app(tables, hub, operator, limits), handle_signals=False)
     await runner.setup()
     site = web.TCPSite(runner, args.host, args.port)
     await site.start()
     host, port = runner.addresses[0][:2]
+    runners = [runner]
+    if args.metrics_port is not None:
+        runners.append(await serve_metrics(args.metrics_host, args.metrics_port))
     print(f"stud-table serving http://{host}:{port}/", flush=True)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -152,7 +198,8 @@ async def serve(args: argparse.Namespace) -> None:
     for task in workers:
         with contextlib.suppress(asyncio.CancelledError):
             await task
-    await runner.cleanup()
+    for each in runners:
+        await each.cleanup()
     await engine.close()
     await store.close()
     print("stud-table stopped", flush=True)

@@ -5,6 +5,7 @@ a restarted one simply carries on from it: nothing lives only in memory."""
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import random
 import re
@@ -17,6 +18,7 @@ import sqlalchemy as sa
 
 from studclients.client import MAX_PLAYERS as CLIENT_MAX_PLAYERS
 from studclients.table import botseat, metrics, recovery, schedule, tokens, views
+from studclients.table.away import Away, AwayPolicy
 from studclients.table.engine import Engine, EngineError, pb
 from studclients.table.mixed import Rotation
 from studclients.table.store import Step, Store
@@ -57,6 +59,9 @@ class TableSettings:
     max_seats: int = 6
     clock_seconds: float = 30.0
     bots: tuple[str, ...] = ()
+    #: each player's time bank (seconds), refilled every ``bank_every`` hands they play
+    bank_seconds: float = 30.0
+    bank_every: int = 10
     #: a mixed table: these games in turn, ``rotate_every`` hands each (mixed.py)
     games: tuple[int, ...] = ()
     rotate_every: int = 0
@@ -98,8 +103,10 @@ class Tables:
         engine: Engine,
         timing: Timing | None = None,
         on_change: Callable[[str], None] | None = None,
+        away: AwayPolicy | None = None,
     ) -> None:
         self.store = store
+        self.away = Away(store, away)
         self.engine = engine
         self.timing = timing or Timing()
         self.on_change = on_change or (lambda table_id: None)
@@ -120,6 +127,8 @@ class Tables:
             games, every = list(rotation.games), rotation.every
         if not 2 <= settings.max_seats <= limit:
             raise ValueError(f"max_seats must be 2 to {limit} for this game")
+        if settings.bank_seconds < 0 or settings.bank_every < 1:
+            raise ValueError("the time bank must be 0 seconds or more, refilled every 1+ hands")
         stakes = Level(settings.ante, settings.bring_in, settings.small_bet, 2 * settings.small_bet)
         event = None
         if settings.tournament is not None:
@@ -134,6 +143,8 @@ class Tables:
             start_stack=settings.start_stack,
             max_seats=settings.max_seats,
             clock_seconds=settings.clock_seconds,
+            bank_seconds=settings.bank_seconds,
+            bank_every=settings.bank_every,
             games=games,
             rotate_every=every,
             **stakes.as_dict(),
@@ -166,14 +177,29 @@ class Tables:
             raise ApiError(400, "bad_name", "name: 1 to 32 letters, digits, spaces or .'-")
         table = await self._table(table_id)
         await self._registering(table_id)
-        token = tokens.new_token()
+        token, resume = tokens.new_token(), tokens.new_token()
         seat = await self.store.take_seat(
-            table_id, name.strip(), tokens.token_hash(token), None, table.start_stack
+            table_id,
+            name.strip(),
+            tokens.token_hash(token),
+            None,
+            table.start_stack,
+            time_bank=table.bank_seconds,
+            resume_hash=tokens.token_hash(resume),
         )
         if seat is None:
             raise ApiError(409, "table_full", "every seat is taken")
         self.on_change(table_id)
-        return {"table": table_id, "seat": seat, "token": token}
+        # "resume" goes into an HttpOnly cookie (web.py), never into the JSON answer
+        return {"table": table_id, "seat": seat, "token": token, "resume": resume}
+
+    async def back(self, table_id: str, token: str | None) -> dict[str, Any]:
+        """The player is back from being away: dealt in again from the next hand."""
+        seat = await self.authenticate(table_id, token)
+        was_away = await self.away.back(table_id, seat)
+        if was_away:
+            self.on_change(table_id)
+        return {"back": True, "was_away": was_away}
 
     async def _registering(self, table_id: str) -> None:
         """409 ``tournament_started`` once a sit-and-go has begun: nobody sits down then."""
@@ -209,6 +235,18 @@ class Tables:
         await self.store.leave(table_id, seat, in_hand)
         self.on_change(table_id)
         return {"left": not in_hand, "after_hand": in_hand}
+
+    async def _stand_up(self, seat: sa.Row[Any]) -> None:
+        """A player away for longer than the away limit gives up the seat (at the end of
+        the hand in progress if dealt in; never at a tournament that is running)."""
+        event = await self.store.tournament(seat.table_id)
+        if seat.leaving or (event is not None and event.status == "running"):
+            return
+        hand = await self._open_hand(await self._table(seat.table_id))
+        in_hand = hand is not None and seat.seat_no in hand.seat_map
+        await self.store.leave(seat.table_id, seat.seat_no, in_hand)
+        log.info("table %s: seat %d stood up after being away", seat.table_id, seat.seat_no)
+        self.on_change(seat.table_id)
 
     async def add_bot(self, table_id: str, token: str | None, kind: Any) -> dict[str, Any]:
         await self.authenticate(table_id, token)
@@ -249,6 +287,7 @@ class Tables:
         applied = await self._apply(hand, "player", action, to)
         if not applied:
             raise ApiError(409, "stale", "the hand moved on before this move (clock or retry)")
+        await self.away.moved(hand, seat)
         return {"ok": True, "seq": seq + 1}
 
     async def _apply(self, hand: sa.Row[Any], source: str, action: int, to: int | None) -> bool:
@@ -267,7 +306,10 @@ class Tables:
         except EngineError as error:
             raise await self._refusal(hand, error) from None
         table = await self._table(hand.table_id)
+        away = await self.away.away_seats(hand.table_id)
         step = self._step(update, hand.bots, table.clock_seconds, source, hand.to_act, action, to)
+        if step.to_act is not None and hand.seat_map[step.to_act] in away:
+            step = dataclasses.replace(step, deadline=time.time())  # away: the clock acts now
         final = list(update.result.stacks) if update.over else None
         won = await self.store.advance(hand, step, final, self.timing.pause)
         if won:
@@ -362,6 +404,8 @@ class Tables:
         await self.health.probe(self.engine)
         await self.check_open_hands()
         now = time.time()
+        for seat in await self.away.idle_too_long(now):
+            await self._stand_up(seat)
         for table in await self.store.tables_ready(now):
             try:
                 await self.deal(table)
@@ -376,7 +420,12 @@ class Tables:
     async def _due(self, hand: sa.Row[Any]) -> None:
         kind = hand.bots[hand.to_act]
         if kind is None:
-            await self._apply(hand, "clock", pb.ACTION_TYPE_TIMEOUT, None)
+            if await self.away.start_bank(hand):
+                self.on_change(hand.table_id)
+                return
+            seat_no = hand.seat_map[hand.to_act]
+            if await self._apply(hand, "clock", pb.ACTION_TYPE_TIMEOUT, None):
+                await self.away.timed_out(hand, seat_no)
             return
         update = parse_update(hand.update)
         decision = await botseat.decide(
@@ -395,6 +444,8 @@ class Tables:
         another replica dealt first."""
         seated = [s for s in await self.store.seats_of(table.id) if s.stack > 0 and not s.leaving]
         event = await self.store.tournament(table.id)
+        if event is None:  # away players sit out (a tournament deals them in: away.py)
+            seated = [s for s in seated if s.away_since is None]
         plan = schedule.plan_hand(table, event, seated, time.time())
         if plan is None:
             return False
@@ -432,6 +483,7 @@ class Tables:
             plan.tournament_values,
         )
         if dealt:
+            await self.away.dealt(table, [s.seat_no for s in seated])
             metrics.HANDS_DEALT.labels(views.game_name(plan.variant)).inc()
             self.on_change(table.id)
         else:
@@ -462,6 +514,7 @@ class Tables:
             update = parse_update(hand.update)
             hand_part, per_seat = views.hand_view(update, hand, engine_seat, hand.names)
             hand_part["voided"] = False
+            hand_part["on_time_bank"] = hand.bank_from is not None and not hand.over
             if engine_seat is not None:
                 legal = views.legal_moves(update, engine_seat)
             for step in await self.store.history_of(hand.hand_id):
@@ -485,6 +538,8 @@ class Tables:
                 "bot": row.bot if row else None,
                 "stack": row.stack if row else 0,
                 "leaving": bool(row.leaving) if row else False,
+                "away": row is not None and row.away_since is not None,
+                "time_bank": round(row.time_bank) if row and row.bot is None else None,
                 "you": number == seat,
                 "in_hand": False,
             }
@@ -515,7 +570,14 @@ class Tables:
             "tournament": None
             if event is None
             else schedule.tournament_part(table, event, seated, time.time()),
-            "you": None if you is None else {"seat": you.seat_no, "name": you.name},
+            "you": None
+            if you is None
+            else {
+                "seat": you.seat_no,
+                "name": you.name,
+                "away": you.away_since is not None,
+                "time_bank": round(you.time_bank),
+            },
             "engine": {
                 "up": not self.health.down,
                 "message": recovery.DOWN_MESSAGE if self.health.down else None,

@@ -343,10 +343,17 @@ class Store:
         )
 
     async def take_seat(
-        self, table_id: str, name: str, token_hash: bytes | None, bot: str | None, stack: int
+        self,
+        table_id: str,
+        name: str,
+        token_hash: bytes | None,
+        bot: str | None,
+        stack: int,
+        **extra: Any,
     ) -> int | None:
         """Sits a player (or bot) in the lowest free seat; the seat, or None when full. Two
-        joins racing for one seat: the primary key lets one in, the other tries the next."""
+        joins racing for one seat: the primary key lets one in, the other tries the next.
+        ``extra``: more of the seat's columns (its time bank, its resume token's hash)."""
         for _ in range(20):
             async with self.engine.begin() as conn:
                 table = (
@@ -374,6 +381,7 @@ class Store:
                             stack=stack,
                             leaving=False,
                             player=secrets.token_hex(16),
+                            **extra,
                         )
                     )
                 except sa.exc.IntegrityError:
