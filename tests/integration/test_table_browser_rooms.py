@@ -146,9 +146,14 @@ def test_a_sit_and_go_in_chromium_plays_to_a_winner_with_a_level_change_and_a_ta
     assert {"1", "2"} <= levels_seen, levels_seen
     assert set(tabled_seen) == {"Ann", "Bob"}, f"a tabled hand was not seen on {tabled_seen}"
     for name, pushes in frames.items():  # the pushed pages say the same
-        tabled = [s for m in pushes if m.get("type") == "table" for s in m["seats"]
-                  if s.get("tabled") and not s["you"]]  # fmt: skip
+        pages_pushed = [m for m in pushes if m.get("type") == "table"]
+        tabled = [s for m in pages_pushed for s in m["seats"] if s.get("tabled") and not s["you"]]
         assert tabled and all(c["card"] for s in tabled for c in s["cards"]), name
+        for message in pages_pushed:  # another seat's down card: only tabled or shown
+            for other in message["seats"]:
+                down = [c["card"] for c in other.get("cards", []) if c["card"] and not c["up"]]
+                if down and not other["you"]:
+                    assert other.get("tabled") or other.get("revealed"), (name, other)
 
 
 def test_a_mixed_table_changes_game_and_a_player_replays_their_history(
