@@ -63,6 +63,8 @@ def test_levels_by_minutes_follow_the_elapsed_time_passed_in() -> None:
         ({"payouts": [3000, 7000]}, "tournament.payouts"),
         ({"payouts": [4000, 3000, 2000, 1000]}, "tournament.payouts"),  # 4 paid of 4
         ({"buy_in": -1}, "tournament.buy_in"),
+        ({"evry": 3}, "tournament.evry"),
+        ({"levels": [{"bring_in": 5, "small_bet": 10, "bigbet": 20}]}, f"{FIRST}.bigbet"),
     ],
 )
 def test_a_schedule_that_cannot_be_played_is_refused_naming_the_field(
