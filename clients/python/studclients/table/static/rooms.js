@@ -61,6 +61,9 @@ function nextLevelText(next, now) {
 export function renderTournament(data) {
   const t = data.tournament;
   $("tournament").hidden = !t;
+  // a sit-and-go seats nobody once begun, and its players stay until they bust
+  $("add-bot").hidden = !!t && t.status !== "registering";
+  $("leave").hidden = !!t && t.status === "running";
   if (!t) return;
   $("table").dataset.tournament = t.status;
   $("table").dataset.level = t.level;

@@ -205,7 +205,7 @@ function renderSeats(data) {
     if (s.tabled) notes.push("hand tabled");
     if (places[s.seat]) notes.push(`finished ${ordinal(places[s.seat])}`);
     if (s.leaving) notes.push("leaving after this hand");
-    if (hand && !s.in_hand) notes.push("sitting out this hand");
+    if (hand && !s.in_hand && !places[s.seat]) notes.push("sitting out this hand");
     status.textContent = notes.join(", ");
     const cards = document.createElement("div");
     cards.className = "cards";
