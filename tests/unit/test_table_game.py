@@ -8,9 +8,10 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
+import pytest
 import sqlalchemy as sa
 from studclients.table.engine import pb
-from studclients.table.game import Tables, TableSettings, Timing
+from studclients.table.game import ApiError, Tables, TableSettings, Timing
 from studclients.table.store import Step, Store, history
 
 
@@ -100,7 +101,9 @@ def test_a_due_clock_sends_timeout_once_even_with_two_replicas_racing(tmp_path: 
         one, two = tables_on(tmp_path / "t.db", engine), tables_on(tmp_path / "t.db", engine)
         await one.store.create_schema()
         await one.create_table(
-            TableSettings("main", "Main", pb.VARIANT_SEVEN_CARD_STUD, clock_seconds=60)
+            TableSettings(
+                "main", "Main", pb.VARIANT_SEVEN_CARD_STUD, clock_seconds=60, bank_seconds=0
+            )
         )
         await one.join("main", "Ann")
         await one.join("main", "Bob")
@@ -142,5 +145,63 @@ def test_bots_play_the_button_moves_and_stacks_carry_over(tmp_path: Path) -> Non
         moves = [r for r in engine.requests if isinstance(r, pb.ActRequest)]
         assert moves and all(r.action == pb.ACTION_TYPE_CHECK for r in moves)
         await tables.store.close()
+
+    asyncio.run(run())
+
+
+def test_each_bot_and_player_has_a_name_of_their_own(tmp_path: Path) -> None:
+    """Bots of one kind are told apart by number; a name taken at the table is refused."""
+
+    async def run() -> None:
+        tables = tables_on(tmp_path / "t.db", ScriptedEngine())
+        await tables.store.create_schema()
+        await tables.create_table(
+            TableSettings("main", "Main", pb.VARIANT_SEVEN_CARD_STUD, bots=("station", "station"))
+        )
+        answer = await tables.join("main", "Ann")
+        await tables.add_bot("main", answer["token"], "station")
+        await tables.add_bot("main", answer["token"], "equity")
+        names = [s.name for s in await tables.store.seats_of("main")]
+        assert names == ["Station bot", "Station bot 2", "Ann", "Station bot 3", "Equity bot"]
+        with pytest.raises(ApiError) as refused:
+            await tables.join("main", " ann ")
+        assert (refused.value.status, refused.value.reason) == (409, "name_taken")
+        await tables.store.close()
+
+    asyncio.run(run())
+
+
+def test_a_due_clock_goes_onto_the_time_bank_once_with_two_replicas_racing(
+    tmp_path: Path,
+) -> None:
+    """The clock runs out onto the bank: one replica moves the deadline, the other does
+    nothing (no TIMEOUT); when the bank runs out too, TIMEOUT goes in and the bank is spent."""
+
+    async def run() -> None:
+        engine = ScriptedEngine()
+        one, two = tables_on(tmp_path / "t.db", engine), tables_on(tmp_path / "t.db", engine)
+        await one.store.create_schema()
+        await one.create_table(
+            TableSettings(
+                "main", "Main", pb.VARIANT_SEVEN_CARD_STUD, clock_seconds=60, bank_seconds=45
+            )
+        )
+        await one.join("main", "Ann")
+        await one.join("main", "Bob")
+        await one.tick()
+        await expire_clock(one.store)
+        await asyncio.gather(one.tick(), two.tick())
+        assert [type(r).__name__ for r in engine.requests] == ["StartHandRequest"]
+        (hand,) = await one.store.open_hands()
+        assert hand.bank_from is not None and hand.deadline >= hand.bank_from + 45
+        await expire_clock(one.store)
+        await asyncio.gather(one.tick(), two.tick())
+        applied = await steps(one.store)
+        assert [(s.seq, s.source) for s in applied] == [(0, "start"), (1, "clock")]
+        banks = {s.name: (s.time_bank, s.timeouts) for s in await one.store.seats_of("main")}
+        to_act = hand.seat_map[hand.to_act]
+        assert banks[["Ann", "Bob"][to_act]] == (0.0, 1)
+        await one.store.close()
+        await two.store.close()
 
     asyncio.run(run())

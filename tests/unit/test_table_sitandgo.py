@@ -127,7 +127,7 @@ def test_a_sit_and_go_plays_its_levels_to_a_winner(tmp_path: Path) -> None:
         part = page["tournament"]
         assert part["status"] == "finished" and part["prize_pool"] == 150
         assert [(r["place"], r["name"], r["prize"]) for r in part["standings"]] == [
-            (1, "Ann", 105), (2, "station bot", 45), (3, "station bot", 0),
+            (1, "Ann", 105), (2, "Station bot", 45), (3, "Station bot 2", 0),
         ]  # fmt: skip
         await tables.store.close()
 

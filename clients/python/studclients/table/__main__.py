@@ -11,10 +11,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import json
 import logging
 import signal
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from aiohttp import web
 
@@ -84,6 +86,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="serve Prometheus /metrics on this port (0: any free port; default: off)",
     )
     add("--metrics-host", default="127.0.0.1", help="the metrics port's address")
+    add(
+        "--test-decks",
+        help="JSON file: a list of decks (lists of cards) for the first hands dealt, for "
+        "tests; the engine must allow test decks",
+    )
     mixed = parser.add_argument_group("a mixed table (the games in turn)")
     mixed.add_argument("--games", default="", help="e.g. razz,seven,hilo (H.O.R.S.E.'s stud)")
     mixed.add_argument("--rotate-every", type=int, default=8, help="hands of each game")
@@ -173,6 +180,8 @@ async def serve(args: argparse.Namespace) -> None:
         on_change=lambda table_id: hub_box[0].changed(table_id) if hub_box else None,
         away=AwayPolicy(away_after=args.away_after, away_limit=args.away_limit),
     )
+    if args.test_decks:
+        tables.test_decks = [list(deck) for deck in json.loads(Path(args.test_decks).read_text())]
     hub = Hub(tables)
     hub_box.append(hub)
     await tables.create_table(table_settings(args))

@@ -43,15 +43,16 @@ class Away:
         async with self.store.engine.connect() as conn:
             return (await conn.execute(sa.select(seats).where(_seat(table_id, seat_no)))).first()
 
-    async def start_bank(self, hand: sa.Row[Any]) -> bool:
+    async def start_bank(self, hand: sa.Row[Any]) -> str:
         """The clock of the seat to act ran out: puts it on its time bank (the deadline
-        moves by the bank's seconds). False when it has none left, is already on it, is
-        away, or another writer moved the hand first."""
+        moves by the bank's seconds): ``"bank"``. ``"timeout"`` when the clock should act
+        (no bank left, already on it, or away); ``"moved"`` when another writer moved the
+        hand or started the bank first (nothing to do)."""
         if hand.bank_from is not None or hand.to_act is None:
-            return False
+            return "timeout"
         row = await self._seat_row(hand.table_id, hand.seat_map[hand.to_act])
         if row is None or row.time_bank <= 0 or row.away_since is not None:
-            return False
+            return "timeout"
         now = time.time()
         async with self.store.engine.begin() as conn:
             moved = await conn.execute(
@@ -66,10 +67,10 @@ class Away:
             if moved.rowcount != 1:
                 await conn.rollback()
                 metrics.CAS_CONFLICTS.labels("bank").inc()
-                return False
+                return "moved"
             await Store._bump(conn, hand.table_id)
         metrics.TIME_BANKS_USED.inc()
-        return True
+        return "bank"
 
     async def timed_out(self, hand: sa.Row[Any], seat_no: int) -> None:
         """The engine's TIMEOUT went in for ``seat_no``: its bank is spent if it was on it,

@@ -112,6 +112,9 @@ class Tables:
         self.on_change = on_change or (lambda table_id: None)
         self.rng = random.Random()
         self.health = recovery.EngineHealth()
+        #: decks for the next hands this replica deals, in order (``--test-decks``: for
+        #: tests, with an engine that allows test decks); then the engine shuffles
+        self.test_decks: list[list[str]] = []
         #: open hands whose state this replica has opened since the engine was last down
         self.checked: set[str] = set()
 
@@ -165,7 +168,13 @@ class Tables:
             raise ApiError(400, "bad_bot", f"bot must be one of {', '.join(botseat.BOT_KINDS)}")
         table = await self._table(table_id)
         await self._registering(table_id)
-        seat = await self.store.take_seat(table_id, f"{kind} bot", None, kind, table.start_stack)
+        taken = {s.name.casefold() for s in await self.store.seats_of(table_id)}
+        name = next(
+            label
+            for n in range(1, table.max_seats + 2)
+            if (label := f"{kind.title()} bot" + (f" {n}" if n > 1 else "")).casefold() not in taken
+        )  # each bot a name of its own: "Station bot", "Station bot 2", ...
+        seat = await self.store.take_seat(table_id, name, None, kind, table.start_stack)
         if seat is None:
             raise ApiError(409, "table_full", "every seat is taken")
         self.on_change(table_id)
@@ -177,6 +186,11 @@ class Tables:
             raise ApiError(400, "bad_name", "name: 1 to 32 letters, digits, spaces or .'-")
         table = await self._table(table_id)
         await self._registering(table_id)
+        if any(
+            s.name.casefold() == name.strip().casefold()
+            for s in await self.store.seats_of(table_id)
+        ):
+            raise ApiError(409, "name_taken", "someone at this table has that name already")
         token, resume = tokens.new_token(), tokens.new_token()
         seat = await self.store.take_seat(
             table_id,
@@ -420,8 +434,10 @@ class Tables:
     async def _due(self, hand: sa.Row[Any]) -> None:
         kind = hand.bots[hand.to_act]
         if kind is None:
-            if await self.away.start_bank(hand):
+            banked = await self.away.start_bank(hand)
+            if banked == "bank":
                 self.on_change(hand.table_id)
+            if banked != "timeout":
                 return
             seat_no = hand.seat_map[hand.to_act]
             if await self._apply(hand, "clock", pb.ACTION_TYPE_TIMEOUT, None):
@@ -461,6 +477,7 @@ class Tables:
             ),
             players=[pb.Player(id=f"seat{s.seat_no}", stack=s.stack) for s in seated],
             button=button,
+            test_deck=self.test_decks.pop(0) if self.test_decks else [],
         )
         update = await self.health.call(lambda: self.engine.start_hand(request))
         bots = [s.bot for s in seated]

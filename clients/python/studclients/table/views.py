@@ -206,6 +206,7 @@ def hand_view(
                         "cards": list(shown.cards),
                         "best_five": list(shown.best_five),
                         "description": shown.description,
+                        "low_best_five": list(shown.low_best_five),
                         "low_description": shown.low_description,
                     }
                 )
