@@ -37,6 +37,17 @@ def operator_file(tmp_path: Path) -> Path:
     return path
 
 
+def browser_tools() -> tuple[str, Any]:
+    """Debian's chromium and Playwright's sync API (the test skips, under CI fails, without)."""
+    chromium = require_tool("chromium", "make table-deps (apt-get install chromium)")
+    return chromium, pytest.importorskip("playwright.sync_api", reason="pip install playwright")
+
+
+def serve(live_server: Callable[..., Any], tmp_path: Path, args: list[str]) -> TableServer:
+    """A stud-table on a SQLite file against a new engine."""
+    return TableServer(live_server().target, f"sqlite:///{tmp_path / 'table.db'}", args)
+
+
 def launch(sync_api: Any, chromium: str) -> Any:
     playwright = sync_api.sync_playwright().start()
     return playwright, playwright.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
@@ -74,14 +85,9 @@ def act(page: Any, order: tuple[str, ...]) -> bool:
 def test_a_sit_and_go_in_chromium_plays_to_a_winner_with_a_level_change_and_a_tabled_hand(
     live_server: Callable[..., Any], tmp_path: Path
 ) -> None:
-    chromium = require_tool("chromium", "make table-deps (apt-get install chromium)")
-    sync_api = pytest.importorskip("playwright.sync_api", reason="pip install playwright")
-    engine = live_server()
-    server = TableServer(
-        engine.target, f"sqlite:///{tmp_path / 'table.db'}",
-        ["--operator-token-file", str(operator_file(tmp_path)), "--pause", "1.5",
-         "--bot-delay", "0.1"],
-    )  # fmt: skip
+    chromium, sync_api = browser_tools()
+    server = serve(live_server, tmp_path, ["--operator-token-file", str(operator_file(tmp_path)),
+                                           "--pause", "1.5", "--bot-delay", "0.1"])  # fmt: skip
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     frames: dict[str, list[dict[str, Any]]] = {"Ann": [], "Bob": []}
     playwright, browser = launch(sync_api, chromium)
@@ -146,22 +152,23 @@ def test_a_sit_and_go_in_chromium_plays_to_a_winner_with_a_level_change_and_a_ta
     assert {"1", "2"} <= levels_seen, levels_seen
     assert set(tabled_seen) == {"Ann", "Bob"}, f"a tabled hand was not seen on {tabled_seen}"
     for name, pushes in frames.items():  # the pushed pages say the same
-        tabled = [s for m in pushes if m.get("type") == "table" for s in m["seats"]
-                  if s.get("tabled") and not s["you"]]  # fmt: skip
+        pages_pushed = [m for m in pushes if m.get("type") == "table"]
+        tabled = [s for m in pages_pushed for s in m["seats"] if s.get("tabled") and not s["you"]]
         assert tabled and all(c["card"] for s in tabled for c in s["cards"]), name
+        for message in pages_pushed:  # another seat's down card: only tabled or shown
+            for other in message["seats"]:
+                down = [c["card"] for c in other.get("cards", []) if c["card"] and not c["up"]]
+                if down and not other["you"]:
+                    assert other.get("tabled") or other.get("revealed"), (name, other)
 
 
 def test_a_mixed_table_changes_game_and_a_player_replays_their_history(
     live_server: Callable[..., Any], tmp_path: Path
 ) -> None:
-    chromium = require_tool("chromium", "make table-deps (apt-get install chromium)")
-    sync_api = pytest.importorskip("playwright.sync_api", reason="pip install playwright")
-    engine = live_server()
-    server = TableServer(
-        engine.target, f"sqlite:///{tmp_path / 'table.db'}",
-        ["--games", "razz,seven", "--rotate-every", "2", "--seats", "3", "--bots", "station",
-         "--pause", "1", "--bot-delay", "0.1", "--name", "Mixed"],
-    )  # fmt: skip
+    chromium, sync_api = browser_tools()
+    server = serve(live_server, tmp_path, ["--games", "razz,seven", "--rotate-every", "2",
+                                           "--seats", "3", "--bots", "station", "--pause", "1",
+                                           "--bot-delay", "0.1", "--name", "Mixed"])  # fmt: skip
     playwright, browser = launch(sync_api, chromium)
     announced: list[str] = []
     games: list[tuple[str, str]] = []

@@ -12,9 +12,14 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-import pytest
-from support.paths import require_tool
-from support.table_harness import DoubleClicks, Postgres, TableServer, assert_replays, join, stored
+from support.table_harness import (
+    DoubleClicks,
+    TableServer,
+    assert_replays,
+    join,
+    start_postgres,
+    stored,
+)
 
 RUN_SECONDS = 20.0
 
@@ -22,12 +27,8 @@ RUN_SECONDS = 20.0
 def test_replicas_racing_clocks_and_clicks_apply_each_move_once(
     live_server: Callable[..., Any],
 ) -> None:
-    require_tool("pg_ctlcluster", "make table-deps (apt-get install postgresql)")
     engine = live_server()
-    try:
-        pg = Postgres()
-    except FileNotFoundError:
-        pytest.fail("postgresql is installed but initdb was not found")
+    pg = start_postgres()
     args = ["--clock", "0.6", "--pause", "0.3", "--seats", "2"]
     replicas: list[TableServer] = []
     try:

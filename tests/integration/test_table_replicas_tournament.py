@@ -14,18 +14,16 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-import pytest
 import sqlalchemy as sa
 from stud_api.stud.v1 import stud_engine_pb2 as pb
 from studclients.table.store import Store, tournaments
 from studclients.table.tournament import Schedule, parse_levels
-from support.paths import require_tool
 from support.table_harness import (
     DoubleClicks,
-    Postgres,
     TableServer,
     assert_replays,
     join,
+    start_postgres,
     stored,
     wait_for,
 )
@@ -50,12 +48,8 @@ def tournament_row(url: str) -> Any:
 def test_two_replicas_run_a_sit_and_go_with_no_double_move_and_no_lost_chip(
     live_server: Callable[..., Any],
 ) -> None:
-    require_tool("pg_ctlcluster", "make table-deps (apt-get install postgresql)")
     engine = live_server()
-    try:
-        pg = Postgres()
-    except FileNotFoundError:
-        pytest.fail("postgresql is installed but initdb was not found")
+    pg = start_postgres()
     args = ["--table", "sng", "--sit-and-go", "--seats", "3", "--stack", str(STACK),
             "--levels", LEVELS, "--level-every", str(EVERY), "--payouts", "7000,3000",
             "--bots", "station,random", "--clock", "0.6", "--pause", "0.2",

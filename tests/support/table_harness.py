@@ -23,10 +23,12 @@ from pathlib import Path
 from typing import Any
 
 import grpc
+import pytest
 from stud_api.stud.v1 import stud_engine_pb2 as pb
 from stud_api.stud.v1 import stud_engine_pb2_grpc as pb_grpc
 from studclients.table.store import Store, hands, history
 
+from support.paths import require_tool
 from support.server_harness import free_port
 
 STARTUP_SECONDS = 60.0
@@ -185,6 +187,15 @@ class Postgres:
             self._run(str(self.bin / "pg_ctl"), "-D", str(self.data), "-m", "immediate", "stop")
         finally:
             shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def start_postgres() -> Postgres:
+    """A throw-away cluster; the test skips (fails under CI) without Debian's postgresql."""
+    require_tool("pg_ctlcluster", "make table-deps (apt-get install postgresql)")
+    try:
+        return Postgres()
+    except FileNotFoundError:
+        pytest.fail("postgresql is installed but initdb was not found")
 
 
 def stored(url: str) -> tuple[list[Any], list[Any]]:

@@ -5,11 +5,13 @@ stacks tie), payouts that add up exactly to the prize pool, and the game of each
 from __future__ import annotations
 
 import random
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 from studclients.client import VARIANTS
 from studclients.table.mixed import HORSE_STUD, Rotation, RotationError
+from studclients.table.schedule import game_part, plan_hand, tournament_part
 from studclients.table.tournament import (
     Schedule,
     Standings,
@@ -61,6 +63,8 @@ def test_levels_by_minutes_follow_the_elapsed_time_passed_in() -> None:
         ({"payouts": [3000, 7000]}, "tournament.payouts"),
         ({"payouts": [4000, 3000, 2000, 1000]}, "tournament.payouts"),  # 4 paid of 4
         ({"buy_in": -1}, "tournament.buy_in"),
+        ({"evry": 3}, "tournament.evry"),
+        ({"levels": [{"bring_in": 5, "small_bet": 10, "bigbet": 20}]}, f"{FIRST}.bigbet"),
     ],
 )
 def test_a_schedule_that_cannot_be_played_is_refused_naming_the_field(
@@ -167,3 +171,66 @@ def test_a_bad_rotation_is_refused(games: list[int], every: int, field: str) -> 
     with pytest.raises(RotationError) as raised:
         Rotation.make(games, every)
     assert raised.value.field == field
+
+
+def row(**values: Any) -> SimpleNamespace:
+    return SimpleNamespace(**values)
+
+
+TABLE = {"variant": VARIANTS["seven"], "ante": 5, "bring_in": 10, "small_bet": 20, "big_bet": 40,
+         "games": None, "rotate_every": None}  # fmt: skip
+
+
+PAID = [7000, 3000]
+
+
+def event(**values: Any) -> SimpleNamespace:
+    base = {"schedule": schedule(3, unit="minutes", every=5, payouts=PAID).as_dict(), "entrants": 3,
+            "status": "registering", "started_at": None, "first_hand": None, "level": 0,
+            "places": {}, "names": {}}  # fmt: skip
+    return row(**{**base, **values})
+
+
+def test_a_hand_plan_waits_for_every_seat_then_starts_the_clock_it_is_given() -> None:
+    seats = [row(seat_no=n, name=f"P{n}", stack=500) for n in range(3)]
+    table = row(hand_no=4, **TABLE)
+    assert plan_hand(table, event(), seats[:2], now=100.0) is None
+    plan = plan_hand(table, event(), seats, now=100.0)
+    assert plan is not None and plan.tournament
+    names = {"0": "P0", "1": "P1", "2": "P2"}
+    assert plan.tournament_values == {"status": "running", "started_at": 100.0, "first_hand": 4,
+                                      "names": names, "level": 0}  # fmt: skip
+    assert plan.stakes.as_dict() == LEVELS[0] | {"big_bet": 20}
+    running = event(status="running", started_at=100.0, first_hand=4)
+    later = plan_hand(row(hand_no=9, **TABLE), running, seats, now=100.0 + 5 * 60)
+    assert later is not None and later.tournament_values["level"] == 1
+    assert later.table_values == {"variant": VARIANTS["seven"], **schedule().levels[1].as_dict()}
+    assert plan_hand(table, event(status="finished"), seats, now=0.0) is None
+    cash = plan_hand(table, None, seats[:2], now=0.0)
+    assert cash is not None and not cash.tournament and cash.stakes.small_bet == 20
+
+
+def test_the_page_says_when_the_next_level_starts() -> None:
+    seats = {n: row(seat_no=n, name=f"P{n}", stack=500) for n in range(3)}
+    running = event(status="running", started_at=1000.0, first_hand=0, level=0)
+    part = tournament_part(row(hand_no=3, **TABLE), running, seats, now=1060.0)
+    assert part["next_level"] == {"level": 2, "stakes": LEVELS[1] | {"big_bet": 40},
+                                  "at": (1000 + 300) * 1000}  # fmt: skip
+    due = tournament_part(row(hand_no=3, **TABLE), running, seats, now=1301.0)
+    assert due["next_level"]["after_hands"] == 0  # from the next hand
+    by_hands = event(schedule=schedule(3, payouts=PAID).as_dict(), status="running", started_at=0.0,
+                     first_hand=0, level=0)  # fmt: skip
+    assert (
+        tournament_part(row(hand_no=1, **TABLE), by_hands, seats, 0.0)["next_level"]["after_hands"]
+        == 3
+    )
+    assert [r["name"] for r in part["standings"]] == ["P0", "P1", "P2"]
+    assert part["prize_pool"] == 300 and part["prizes"] == [210, 90]
+
+
+def test_the_page_names_a_mixed_tables_game_and_the_next_change() -> None:
+    table = row(hand_no=2, **{**TABLE, "games": list(HORSE_STUD), "rotate_every": 3})
+    part = game_part(table, 2)
+    assert part["name"] == "Razz" and part["every"] == 3
+    assert part["next"] == {"name": "Seven Card Stud", "hand": 4, "after_hands": 1}
+    assert game_part(row(hand_no=0, **TABLE), None) == {"name": "Seven Card Stud", "next": None}

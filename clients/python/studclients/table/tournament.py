@@ -45,6 +45,16 @@ class Level:
         }
 
 
+LEVEL_FIELDS = frozenset({"ante", "bring_in", "small_bet", "big_bet"})
+SCHEDULE_FIELDS = frozenset({"levels", "every", "unit", "payouts", "buy_in"})
+
+
+def _known(raw: Mapping[str, Any], fields: frozenset[str], field: str) -> None:
+    unknown = sorted(str(key) for key in raw if key not in fields)
+    if unknown:
+        raise TournamentError(f"{field}.{unknown[0]}", "is not a field of it")
+
+
 def _int(value: Any, field: str, low: int = 0) -> int:
     if type(value) is not int or value < low or value > 10**15:
         raise TournamentError(field, f"must be an integer from {low} to 10^15")
@@ -55,6 +65,7 @@ def make_level(raw: Any, field: str) -> Level:
     """A level from ``{"ante", "bring_in", "small_bet"[, "big_bet"]}``."""
     if not isinstance(raw, Mapping):
         raise TournamentError(field, "must be an object with ante, bring_in and small_bet")
+    _known(raw, LEVEL_FIELDS, field)
     ante = _int(raw.get("ante", 0), f"{field}.ante")
     bring_in = _int(raw.get("bring_in"), f"{field}.bring_in", 1)
     small = _int(raw.get("small_bet"), f"{field}.small_bet", 1)
@@ -94,6 +105,7 @@ class Schedule:
     def from_dict(cls, raw: Any, entrants: int) -> Schedule:
         if not isinstance(raw, Mapping):
             raise TournamentError("tournament", "must be an object")
+        _known(raw, SCHEDULE_FIELDS, "tournament")
         levels = raw.get("levels")
         if not isinstance(levels, Sequence) or isinstance(levels, str) or not levels:
             raise TournamentError("tournament.levels", "must be a non-empty list of levels")

@@ -7,7 +7,7 @@
 const $ = (id) => document.getElementById(id);
 
 function stakesText(s) {
-  return `${s.ante}/${s.bring_in}/${s.small_bet}/${s.big_bet}`;
+  return `ante ${s.ante}, bring-in ${s.bring_in}, bets ${s.small_bet}/${s.big_bet}`;
 }
 
 function cell(row, text) {
@@ -24,7 +24,7 @@ export function renderLobbyTables(tables) {
     cell(row, t.name);
     const game = t.rotation && t.rotation.games ? `${t.game} (mixed: ${t.rotation.games.join(", ")})` : t.game;
     cell(row, game);
-    cell(row, `ante ${t.stakes.ante}, bring-in ${t.stakes.bring_in}, bets ${t.stakes.small_bet}/${t.stakes.big_bet}`);
+    cell(row, stakesText(t.stakes));
     cell(row, `${t.seated}/${t.max_seats}`);
     const level = t.tournament ? `, level ${t.tournament.level} of ${t.tournament.levels}` : "";
     cell(row, `${t.kind === "sit-and-go" ? "sit-and-go, " : ""}${t.state}${level}`);
@@ -50,7 +50,7 @@ export function renderGame(table, hand) {
 
 function nextLevelText(next, now) {
   if (!next) return "This is the last level.";
-  const what = `Level ${next.level}: ${stakesText(next.stakes)} (ante/bring-in/bets)`;
+  const what = `Level ${next.level}: ${stakesText(next.stakes)}`;
   if (next.after_hands !== undefined) {
     return next.after_hands === 0 ? `${what} from the next hand.` : `${what} after ${next.after_hands} more hand${next.after_hands === 1 ? "" : "s"}.`;
   }
@@ -61,12 +61,15 @@ function nextLevelText(next, now) {
 export function renderTournament(data) {
   const t = data.tournament;
   $("tournament").hidden = !t;
+  // a sit-and-go seats nobody once begun, and its players stay until they bust
+  $("add-bot").hidden = !!t && t.status !== "registering";
+  $("leave").hidden = !!t && t.status === "running";
   if (!t) return;
   $("table").dataset.tournament = t.status;
   $("table").dataset.level = t.level;
   const status = { registering: `waiting for players (${t.registered}/${t.entrants})`, running: "running", finished: "finished" }[t.status];
   $("tournament-heading").textContent = `Sit-and-go: ${status}`;
-  $("level").textContent = `Level ${t.level} of ${t.levels}: ante ${t.stakes.ante}, bring-in ${t.stakes.bring_in}, bets ${t.stakes.small_bet}/${t.stakes.big_bet}`;
+  $("level").textContent = `Level ${t.level} of ${t.levels}: ${stakesText(t.stakes)}`;
   $("next-level").textContent = t.status === "running" ? nextLevelText(t.next_level, data.now) : "";
   $("prizes").textContent = `Prize pool ${t.prize_pool}: ` + t.prizes.map((p, i) => `${ordinal(i + 1)} ${p}`).join(", ") + ". Tournament chips: no rake.";
   $("standings-caption").textContent = t.status === "finished" ? "Final standings" : "Standings";

@@ -79,6 +79,15 @@ async function loadLobby() {
   renderLobbyTables(tables);
 }
 setupOperator(loadLobby);
+// the lobby's list follows the tables (seats taken, state) while it is on screen
+setInterval(async () => {
+  if ($("lobby").hidden) return;
+  try {
+    renderLobbyTables((await api("/api/tables", undefined, "GET")).tables);
+  } catch {
+    // offline for a moment: the next round tries again
+  }
+}, 5000);
 
 $("join-form").addEventListener("submit", async (event) => {
   event.preventDefault();
@@ -213,7 +222,7 @@ function renderSeats(data) {
     if (places[s.seat]) notes.push(`finished ${ordinal(places[s.seat])}`);
     if (s.leaving) notes.push("leaving after this hand");
     if (s.away) notes.push("away");
-    if (hand && !s.in_hand) notes.push("sitting out this hand");
+    if (hand && !s.in_hand && !places[s.seat]) notes.push("sitting out this hand");
     status.textContent = notes.join(", ");
     const cards = document.createElement("div");
     cards.className = "cards";
