@@ -16,9 +16,9 @@ GEN    := proto/python/stud_api/__init__.py service/studengine/state/_gen/__init
 PROTOS := $(shell find proto -name '*.proto' -not -path '*/node_modules/*')
 BUF    := proto/node_modules/.bin/buf
 # the three distributions, editable; the server with its dev, deploy and test extras (the
-# PokerKit differential test), the clients with their test extra (stud-table's browser and
-# Compose checks)
-EDITABLES := -e ./proto/python -e '.[dev,deploy,test]' -e './clients/python[test]'
+# PokerKit differential test), the clients with their table extra (stud-table) and test
+# extra (stud-table's browser and Compose checks)
+EDITABLES := -e ./proto/python -e '.[dev,deploy,test]' -e './clients/python[table,test]'
 # CI installs the exact versions of requirements/ci.txt (pip-compile --generate-hashes)
 LOCK   := requirements/ci.txt
 PY_SRC := service tests clients/python benchmarks deploy proto/generate.py proto/python/setup.py
@@ -58,7 +58,7 @@ $(TABLE_DEPS):
 table-deps: $(TABLE_DEPS)
 
 # generated protobuf / gRPC code (gitignored): proto/generate.py is the one generator
-$(GEN) &: $(STAMP) $(PROTOS) proto/generate.py
+$(GEN) &: $(STAMP) $(PROTOS) proto/generate.py proto/service_config.json
 	$(PY) proto/generate.py
 
 gen: $(GEN)
@@ -215,7 +215,7 @@ table: $(STAMP) $(GEN)
 	  >/dev/null 2>&1 & engine=$$!; trap 'kill $$engine 2>/dev/null' EXIT INT TERM; \
 	echo "stud-server --dev on 127.0.0.1:$(TABLE_ENGINE_PORT) (pid $$engine)"; \
 	echo "Open http://127.0.0.1:$(TABLE_PORT)/ in a browser (Ctrl-C stops both)"; \
-	$(BIN)/stud-table --engine 127.0.0.1:$(TABLE_ENGINE_PORT) --port $(TABLE_PORT) \
+	$(BIN)/stud-table --target 127.0.0.1:$(TABLE_ENGINE_PORT) --port $(TABLE_PORT) \
 	  --db sqlite:///$(TABLE_DB) --bots $(TABLE_BOTS) $(TABLE_ARGS)
 
 # generated code, build output, caches and the venvs (node_modules stay: npm ci is slow)

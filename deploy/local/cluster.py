@@ -2,7 +2,7 @@
 a real Prometheus scraping them, and load across all three; prints the load report and
 where Prometheus answers, keeps it up for CLUSTER_SECONDS, then stops and cleans up.
 
-The load is `stud-load --targets ... --duration ... --json` when installed (clients);
+The load is `stud-load --target ... --duration ... --json` when installed (clients);
 otherwise deploy/local/driver.py plays the hands (said so in the output).
 Environment: CLUSTER_REPLICAS (3), CLUSTER_WORKERS (1 per replica), LOAD_SECONDS (20),
 CLUSTER_SECONDS (60: how long Prometheus stays up after the load).
@@ -30,7 +30,7 @@ def _load(targets: list[str], seconds: float) -> dict[str, object]:
     if stud_load and subprocess.run([stud_load, "--help"], capture_output=True).returncode != 0:
         stud_load = None  # installed as a script but not (yet) working
     if stud_load:
-        cmd = [stud_load, "--targets", ",".join(targets), "--duration", str(seconds), "--json"]
+        cmd = [stud_load, "--target", ",".join(targets), "--duration", str(seconds), "--json"]
         print("load: " + " ".join(cmd), flush=True)
         out = subprocess.run(cmd, capture_output=True, text=True, timeout=seconds + 120)
         if out.returncode != 0:

@@ -1,9 +1,10 @@
 """A small closed-loop game driver for `make cluster`, `make soak` and the failure tests.
 
-Plays real hands against several replicas through one gRPC channel with client-side
-round robin (as clients do against the headless Service), retries UNAVAILABLE on the
-next replica, optionally paces hands at a fixed rate, and checks that every finished
-hand conserves chips.
+Plays real hands against several replicas through the clients' one engine client
+(``studclients.engine``) on one gRPC channel with client-side round robin (as clients do
+against the headless Service): the channel's service config retries UNAVAILABLE, each
+attempt on the next replica; nothing retries CANCELLED. Optionally paces hands at a fixed
+rate, and checks that every finished hand conserves chips (final stacks + rake).
 """
 
 from __future__ import annotations
@@ -17,8 +18,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-RETRIES = 8
-
 
 @dataclass
 class LoadReport:
@@ -26,9 +25,7 @@ class LoadReport:
     hands_started: int = 0
     hands_finished: int = 0
     calls: int = 0
-    retries: int = 0
     errors: collections.Counter[str] = field(default_factory=collections.Counter)
-    retried_codes: collections.Counter[str] = field(default_factory=collections.Counter)
     chip_violations: int = 0
     latencies: list[float] = field(default_factory=list)
 
@@ -50,31 +47,24 @@ class LoadReport:
                 "p99": pct(0.99),
                 "mean": round(statistics.fmean(lat) * 1000, 3) if lat else 0.0,
             },
-            "retries": self.retries,
-            "retried_codes": dict(self.retried_codes),
             "errors": dict(self.errors),
             "chip_violations": self.chip_violations,
         }
 
 
-class _Stop(Exception):
-    pass
+class _Observer:
+    """Counts each answered call and its latency into the report (the engine's observer)."""
 
+    def __init__(self, report: LoadReport, lock: threading.Lock) -> None:
+        self.report, self.lock = report, lock
 
-def _channel(targets: Sequence[str]) -> Any:
-    import grpc
+    def answered(self, method: str, seconds: float) -> None:
+        with self.lock:
+            self.report.calls += 1
+            self.report.latencies.append(seconds)
 
-    addresses = ",".join(targets)
-    return grpc.insecure_channel(
-        f"ipv4:{addresses}",
-        options=[
-            ("grpc.lb_policy_name", "round_robin"),
-            ("grpc.enable_retries", 1),
-            # Own connections per channel (not the process-wide subchannel pool), so each
-            # thread opens its own and SO_REUSEPORT spreads them over a replica's workers.
-            ("grpc.use_local_subchannel_pool", 1),
-        ],
-    )
+    def failed_over(self, method: str, code: str) -> None:  # one channel: never
+        return None
 
 
 def run_load(
@@ -85,32 +75,29 @@ def run_load(
     rate: float | None = None,
     threads: int = 4,
     seed: int = 7,
-    retry_cancelled: bool = False,
     stop: threading.Event | None = None,
 ) -> LoadReport:
     """Play hands on ``threads`` threads until ``seconds`` pass or ``hands`` have started;
     with ``rate``, start at most that many hands per second (fixed-rate pacing).
 
-    UNAVAILABLE is always retried (every call is idempotent: the server keeps nothing).
-    With ``retry_cancelled``, so is CANCELLED: this client never cancels a call, and a
-    gRPC Python server cancels calls it had received but not yet started when it shuts
-    down (grpc/grpc#41785). Retried codes are counted in the report either way.
-    Setting ``stop`` ends the run after the hands in play."""
-    import grpc
+    UNAVAILABLE is retried by the channel (every call is safe to repeat: the server keeps
+    nothing); any call that still fails is counted under ``errors`` by code, and its hand
+    is dropped. Setting ``stop`` ends the run after the hands in play."""
     from stud_api.stud.v1 import stud_engine_pb2 as pb
-    from stud_api.stud.v1 import stud_engine_pb2_grpc as pb_grpc
+    from studclients.client import chips_conserved, default_table
+    from studclients.engine import Dial, EngineError, SyncEngine, act_request
 
     if seconds is None and hands is None:
         raise ValueError("give seconds or hands")
-    retryable = {grpc.StatusCode.UNAVAILABLE}
-    if retry_cancelled:
-        retryable.add(grpc.StatusCode.CANCELLED)
     report = LoadReport()
     lock = threading.Lock()
     started_at = time.monotonic()
     end = started_at + seconds if seconds is not None else float("inf")
     schedule = [started_at]
-    table = pb.Table(ante=5, bring_in=10, small_bet=20, big_bet=40)
+    table = default_table()
+    # one channel over every replica, round robin (as against a headless Service)
+    dial = Dial((f"ipv4:{','.join(targets)}",))
+    balanced = [("grpc.lb_policy_name", "round_robin")]
     aggressive = {pb.ACTION_TYPE_BET, pb.ACTION_TYPE_RAISE, pb.ACTION_TYPE_COMPLETE}
     passive = {pb.ACTION_TYPE_CHECK, pb.ACTION_TYPE_CALL, pb.ACTION_TYPE_BRING_IN}
 
@@ -129,33 +116,10 @@ def run_load(
             time.sleep(pause)
         return True
 
-    def call(method: Any, request: Any) -> Any:
-        for attempt in range(RETRIES):
-            t0 = time.monotonic()
-            try:
-                reply = method(request, timeout=10)
-            except grpc.RpcError as exc:
-                code = exc.code().name
-                if exc.code() in retryable and attempt + 1 < RETRIES:
-                    with lock:
-                        report.retries += 1
-                        report.retried_codes[code] += 1
-                    time.sleep(0.05 * (attempt + 1))
-                    continue
-                with lock:
-                    report.calls += 1
-                    report.errors[code] += 1
-                raise _Stop from exc
-            with lock:
-                report.calls += 1
-                report.latencies.append(time.monotonic() - t0)
-            return reply
-        raise AssertionError("unreachable")
-
     def worker(index: int) -> None:
         rng = random.Random(seed * 1000 + index)
-        with _channel(targets) as channel:
-            stub = pb_grpc.StudEngineServiceStub(channel)
+        observer = _Observer(report, lock)
+        with SyncEngine(dial, observer=observer, extra_options=balanced) as engine:
             while next_hand():
                 seats = rng.randint(2, 7)
                 stacks = [rng.choice((200, 500, 1000)) for _ in range(seats)]
@@ -167,7 +131,7 @@ def run_load(
                     button=rng.randrange(seats),
                 )
                 try:
-                    update = call(stub.StartHand, request).hand
+                    update = engine.start_hand(request)
                     for _ in range(500):
                         if update.over:
                             break
@@ -177,19 +141,16 @@ def run_load(
                         if not pool and roll < 0.3 and pb.ACTION_TYPE_FOLD in legal:
                             pool = [pb.ACTION_TYPE_FOLD]
                         pool = pool or [a for a in legal if a in passive] or legal
-                        act = pb.ActRequest(
-                            state=update.state,
-                            seat=update.to_act,
-                            action=rng.choice(pool),
-                            expected_seq=update.seq,
-                        )
-                        update = call(stub.Act, act).hand
-                except _Stop:
+                        act = act_request(update.state, update.seq, update.to_act, rng.choice(pool))
+                        update = engine.act(act)
+                except EngineError as error:
+                    with lock:
+                        report.errors[error.code] += 1
                     continue
                 with lock:
                     if update.over:
                         report.hands_finished += 1
-                        if sum(update.result.stacks) != sum(stacks):
+                        if not chips_conserved(stacks, update):
                             report.chip_violations += 1
 
     pool = [threading.Thread(target=worker, args=(i,), daemon=True) for i in range(threads)]

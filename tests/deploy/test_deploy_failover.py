@@ -1,16 +1,16 @@
 """Failure drills on a local cluster of three replicas under load.
 
-- SIGKILL under `stud-load`: the calls in flight on the killed replica are lost and
-  retried (UNAVAILABLE) on the others; every hand completes and conserves chips.
+- SIGKILL under `stud-load`: the calls in flight on the killed replica are lost, retried
+  (UNAVAILABLE: the channel's service config, then failover) on the others; every hand
+  completes and conserves chips.
 - SIGTERM under `stud-load`: the replica drains (every call it had started finishes OK,
   it exits 0); no call fails.
 - SIGTERM under client-side round robin (one channel over all replicas, as against the
   headless Service): GOAWAY moves traffic away without a single UNAVAILABLE.
 
-The race: a gRPC Python server cancels calls it had received but not yet handed to a
-handler when it begins to stop (grpc/grpc#41785); the client sees CANCELLED. It hits
-0 to 3 calls per drain here. This client never cancels a call, so `stud-load` and the
-round-robin driver retry them on another replica (counted as retries, not errors).
+No client retries CANCELLED (AIP-194): a draining server must answer the calls it has
+not started with UNAVAILABLE (which the service config retries), so a CANCELLED here
+counts as an error and fails the drill.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ def _stud_load_drill(sig: int) -> tuple[dict[str, Any], Any]:
     stud_load = venv_tool("stud-load", "pip install -e . (the clients' load generator)")
     lc = localcluster()
     with lc.replicas(3, lc.new_key_spec(), workers=1) as replicas:
-        cmd = [stud_load, "--targets", ",".join(r.target for r in replicas)]
+        cmd = [stud_load, "--target", ",".join(r.target for r in replicas)]
         cmd += ["--duration", str(LOAD_SECONDS), "--tables", "8", "--json", "--quiet"]
         load = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         time.sleep(STRIKE_AFTER)
@@ -73,8 +73,9 @@ def test_sigterm_under_stud_load_drains() -> None:
     assert victim.proc.returncode == 0
     assert any(e.get("event") == "stopped" for e in victim.events())
     codes = _victim_codes(victim)
-    assert codes["OK"] > 0 and set(codes) == {"OK"}, codes  # nothing cut short
-    # stud-load retries the CANCELLED of grpc/grpc#41785 on another replica: no call fails.
+    # nothing cut short: calls it had started end OK; ones it had not are refused UNAVAILABLE
+    assert codes["OK"] > 0 and set(codes) <= {"OK", "UNAVAILABLE"}, codes
+    # no call fails, and none is CANCELLED (stud-load would count it under errors)
     assert report["errors"] == {}, report["errors"]
     assert report["hands"] > 20
     assert report["hands_checked"] == report["hands_conserved"] == report["hands"]
@@ -93,7 +94,6 @@ def test_sigterm_under_round_robin_fails_no_call() -> None:
                 [r.target for r in replicas],
                 seconds=LOAD_SECONDS,
                 threads=4,
-                retry_cancelled=True,
             )
 
         thread = threading.Thread(target=load)
@@ -108,10 +108,8 @@ def test_sigterm_under_round_robin_fails_no_call() -> None:
         print(json.dumps({"signal": "SIGTERM", **report.as_dict()}))
     assert victim.proc.returncode == 0
     codes = _victim_codes(victim)
-    assert codes["OK"] > 0 and set(codes) == {"OK"}, codes
+    assert codes["OK"] > 0 and set(codes) <= {"OK", "UNAVAILABLE"}, codes
     assert report.hands_started > 20
-    assert report.errors == {}
-    assert "UNAVAILABLE" not in report.retried_codes, report.retried_codes
-    assert set(report.retried_codes) <= {"CANCELLED"}  # grpc/grpc#41785, retried
+    assert report.errors == {}  # no CANCELLED, nor anything the channel could not retry
     assert report.hands_finished == report.hands_started
     assert report.chip_violations == 0

@@ -18,6 +18,7 @@ from google.protobuf.message import Message
 from grpc_status import rpc_status
 from stud_api.stud.v1 import stud_engine_pb2 as pb
 from stud_api.stud.v1 import stud_engine_pb2_grpc as pb_grpc
+from studclients.engine import Dial
 from studengine.api.errors import field_violations
 from studengine.conformance import play_vector
 from studengine.conformance.remote import RemoteDriver
@@ -69,7 +70,7 @@ def test_vectors_are_there() -> None:
 
 @pytest.mark.parametrize("path", vector_params(VECTORS))
 def test_conformance_vector_through_the_live_server(test_deck_target: str, path: Path) -> None:
-    driver = RemoteDriver(test_deck_target)
+    driver = RemoteDriver(Dial((test_deck_target,)))
     try:
         assert play_vector(json.loads(path.read_text()), driver) is None
     finally:
@@ -90,7 +91,7 @@ def test_remote_driver_keeps_the_old_state_after_a_refusal(test_deck_target: str
     from studengine.conformance import ActionRefused
 
     vector = json.loads((CONFORMANCE_DIR / "7s-rejected-actions.json").read_text())
-    driver = RemoteDriver(test_deck_target)
+    driver = RemoteDriver(Dial((test_deck_target,)))
     first = driver.start(vector)
     with pytest.raises(ActionRefused):
         driver.act(0, "CALL", None)

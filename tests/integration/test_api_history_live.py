@@ -17,6 +17,7 @@ import grpc
 import pytest
 from stud_api.stud.v1 import stud_engine_pb2 as pb
 from stud_api.stud.v1 import stud_engine_pb2_grpc as pb_grpc
+from studclients.engine import Dial, SyncEngine
 from support.api_helpers import random_act, random_start
 from support.paths import REPO
 from support.server_harness import LiveServer
@@ -64,7 +65,7 @@ def test_stud_load_writes_a_history_per_hand(
     server = live_server()
     out = tmp_path / "histories"
     done = subprocess.run(
-        [str(BIN / "stud-load"), "--targets", server.target, "--hands", "12", "--tables", "3",
+        [str(BIN / "stud-load"), "--target", server.target, "--hands", "12", "--tables", "3",
          "--variant", "mixed", "--quiet", "--json", "--history-dir", str(out)],
         cwd=REPO, capture_output=True, text=True, timeout=120,
     )  # fmt: skip
@@ -94,8 +95,8 @@ def test_stud_play_writes_a_history_per_hand(
                 return key
         return ""
 
-    with grpc.insecure_channel(server.target) as channel:
-        game = Game(pb_grpc.StudEngineServiceStub(channel), args, read=read, write=said.append)
+    with SyncEngine(Dial((server.target,))) as engine:
+        game = Game(engine, args, read=read, write=said.append)
         assert game.run() == 0
     written = [line for line in said if line.startswith("History written to ")]
     assert len(written) == game.hands == len(list(out.glob("*.phh")))

@@ -1,25 +1,28 @@
 """The sample bots against a real server: every move they pick is legal, the calling
 station never folds or raises, the equity bot decides from Equity or falls back to
-Evaluate; and stud-play's one-key choices for the legal actions."""
+Evaluate (the one ``think`` every client uses; after UNIMPLEMENTED it asks no more); and
+stud-play's one-key choices for the legal actions."""
 
 from __future__ import annotations
 
+import asyncio
 import random
 from collections.abc import Callable
+from typing import Any
 
-import grpc
 from stud_api.stud.v1 import stud_engine_pb2 as pb
 from stud_api.stud.v1 import stud_engine_pb2_grpc as pb_grpc
 from studclients.bots import (
     Bot,
     EquityBot,
-    act_request,
     local_low_strength,
     local_strength,
     make_bot,
-    strength_sync,
+    think,
+    think_sync,
 )
 from studclients.client import chips_conserved, default_table
+from studclients.engine import Dial, EngineError, SyncEngine, act_request
 from studclients.play import action_options
 from support.server_harness import LiveServer
 
@@ -33,31 +36,51 @@ GAMES = (
 )
 
 
+class Asked:
+    """The engine observer that lists the methods answered."""
+
+    def __init__(self) -> None:
+        self.methods: list[str] = []
+
+    def answered(self, method: str, seconds: float) -> None:
+        self.methods.append(method)
+
+    def failed_over(self, method: str, code: str) -> None:
+        raise AssertionError(f"one target: no failover ({method} {code})")
+
+
+def seven_card_stud(players: int) -> pb.StartHandRequest:
+    return pb.StartHandRequest(
+        variant=pb.VARIANT_SEVEN_CARD_STUD,
+        table=default_table(),
+        players=[pb.Player(id=f"p{i}", stack=1000) for i in range(players)],
+        button=0,
+    )
+
+
+def move(update: pb.HandUpdate, decision: Any) -> pb.ActRequest:
+    return act_request(update.state, update.seq, update.to_act, decision.action, decision.to)
+
+
 def play(
-    stub: pb_grpc.StudEngineServiceStub, bots: list[Bot], variant: int, rng: random.Random
+    engine: SyncEngine, bots: list[Bot], variant: int, rng: random.Random
 ) -> tuple[pb.HandUpdate, list[pb.ActionTaken]]:
     stacks = [rng.choice([1000, 1000, rng.randint(5, 120)]) for _ in bots]
-    update = stub.StartHand(
+    update = engine.start_hand(
         pb.StartHandRequest(
             variant=variant,  # type: ignore[arg-type]
             table=default_table(),
             players=[pb.Player(id=f"p{i}", stack=s) for i, s in enumerate(stacks)],
             button=rng.randrange(len(bots)),
-        ),
-        timeout=10,
-    ).hand
+        )
+    )
     taken: list[pb.ActionTaken] = []
     while not update.over:
         seat = update.to_act
-        view = update.seats[seat]
-        bot = bots[seat]
-        strength = strength_sync(
-            bot, view, seat, lambda q: stub.Equity(q, timeout=10), lambda q: stub.Evaluate(q)
-        )
-        decision = bot.decide(view, seat, update.legal_actions, strength)
+        decision = think_sync(bots[seat], update.seats[seat], seat, update.legal_actions, engine)
         legal = {(a.type, a.to if a.HasField("to") else None) for a in update.legal_actions}
         assert (decision.action, decision.to) in legal
-        update = stub.Act(act_request(update, decision), timeout=10).hand
+        update = engine.act(move(update, decision))
         taken += [e.action_taken for e in update.spectator.events if e.HasField("action_taken")]
     assert chips_conserved(stacks, update)
     return update, taken
@@ -65,15 +88,14 @@ def play(
 
 def test_bots_play_only_legal_moves(live_server: Callable[..., LiveServer]) -> None:
     server = live_server()
-    with server.channel() as channel:
-        stub = pb_grpc.StudEngineServiceStub(channel)
+    with SyncEngine(Dial((server.target,))) as engine:
         for kind in ("random", "station", "equity"):
             rng = random.Random(kind)
             for index in range(10):
                 variant = GAMES[index % len(GAMES)]
                 seats = rng.randint(2, 6)
                 bots = [make_bot(kind, random.Random(rng.random())) for _ in range(seats)]
-                _, taken = play(stub, bots, variant, rng)
+                _, taken = play(engine, bots, variant, rng)
                 if kind == "station":
                     assert not [t for t in taken if t.type == pb.ACTION_TYPE_FOLD]
                     assert not [t for t in taken if t.type in AGGRESSIVE]
@@ -81,57 +103,44 @@ def test_bots_play_only_legal_moves(live_server: Callable[..., LiveServer]) -> N
 
 def test_equity_bot_asks_the_server(live_server: Callable[..., LiveServer]) -> None:
     server = live_server()
-    asked: list[str] = []
-    with server.channel() as channel:
-        stub = pb_grpc.StudEngineServiceStub(channel)
-
-        def equity(q: pb.EquityRequest) -> pb.EquityResponse:
-            asked.append("Equity")
-            assert q.players[0].down_cards  # its own down cards, the others' up cards only
-            assert all(not p.down_cards for p in q.players[1:])
-            return stub.Equity(q, timeout=10)
-
-        def evaluate(q: pb.EvaluateRequest) -> pb.EvaluateResponse:
-            asked.append("Evaluate")
-            return stub.Evaluate(q, timeout=10)
-
-        bot = EquityBot(random.Random(5))
-        update = stub.StartHand(
-            pb.StartHandRequest(
-                variant=pb.VARIANT_SEVEN_CARD_STUD,
-                table=default_table(),
-                players=[pb.Player(id=f"p{i}", stack=1000) for i in range(2)],
-                button=0,
-            )
-        ).hand
+    asked = Asked()
+    bot = EquityBot(random.Random(5))
+    with SyncEngine(Dial((server.target,)), observer=asked) as engine:
+        update = engine.start_hand(seven_card_stud(2))
         while not update.over:
             seat = update.to_act
-            strength = strength_sync(bot, update.seats[seat], seat, equity, evaluate)
-            assert strength is not None and 0.0 <= strength <= 1.0
-            decision = bot.decide(update.seats[seat], seat, update.legal_actions, strength)
-            update = stub.Act(act_request(update, decision)).hand
-    assert asked and asked[0] == "Equity"
-    if not bot.equity_available:  # the server has no Equity: later decisions used Evaluate
-        assert "Equity" not in asked[1:]
-        assert "Evaluate" in asked
-    else:
-        assert set(asked) == {"Equity"}
+            view, legal = update.seats[seat], update.legal_actions
+            request = bot.equity_request(view, seat)
+            assert request is not None and request.players[0].down_cards
+            assert all(not p.down_cards for p in request.players[1:])  # the others' up cards
+            decision = think_sync(bot, view, seat, legal, engine)
+            update = engine.act(move(update, decision))
+    assert asked.methods[:2] == ["StartHand", "Equity"]
+    assert "Evaluate" not in asked.methods  # the dev server has Equity: no fallback
+    assert asked.methods.count("Equity") == asked.methods.count("Act")
 
 
-def test_equity_bot_falls_back_when_the_call_fails() -> None:
-    class Unimplemented(grpc.RpcError):
-        def code(self) -> grpc.StatusCode:
-            return grpc.StatusCode.UNIMPLEMENTED
+class NoEquity:
+    """An engine whose Equity is UNIMPLEMENTED (reported once, then remembered, as
+    ``studclients.engine`` does: test_clients_engine), with an Evaluate that answers a full
+    house."""
 
-    def equity(_q: pb.EquityRequest) -> pb.EquityResponse:
-        raise Unimplemented()
+    def __init__(self) -> None:
+        self.calls: list[str] = []
+        self.unimplemented: set[str] = set()
 
-    evaluated: list[list[str]] = []
-
-    def evaluate(q: pb.EvaluateRequest) -> pb.EvaluateResponse:
-        evaluated.append(list(q.hands[0].cards))
+    def call(self, method: str, request: Any) -> Any:
+        if method in self.unimplemented:
+            raise EngineError(method, "UNIMPLEMENTED", "remembered")
+        self.calls.append(method)
+        if method == "Equity":
+            self.unimplemented.add(method)
+            raise EngineError(method, "UNIMPLEMENTED", "no Equity here")
+        assert list(request.hands[0].cards) == ["Ah", "Ad", "As", "Kd", "Kc"]
         return pb.EvaluateResponse(values=[pb.HandValue(rank=1, category="Full House")])
 
+
+def test_equity_bot_falls_back_when_the_call_fails_and_stops_asking() -> None:
     view = pb.View(
         variant=pb.VARIANT_SEVEN_CARD_STUD,
         pot=100,
@@ -141,19 +150,31 @@ def test_equity_bot_falls_back_when_the_call_fails() -> None:
             pb.SeatInfo(seat=1, cards=["", "", "2c", "7d", "9h"], up_cards=["2c", "7d", "9h"]),
         ],
     )  # fmt: skip
-    bot = EquityBot(random.Random(1))
-    strength = strength_sync(bot, view, 0, equity, evaluate)
-    assert not bot.equity_available
-    assert evaluated == [["Ah", "Ad", "As", "Kd", "Kc"]]
-    assert strength is not None and strength > 0.9
     legal = [
         pb.LegalAction(type=pb.ACTION_TYPE_CHECK),
         pb.LegalAction(type=pb.ACTION_TYPE_BET, to=40),
     ]
-    assert bot.decide(view, 0, legal, strength).action == pb.ACTION_TYPE_BET
+    engine = NoEquity()
+    for _ in range(3):  # a new bot each time, as stud-table makes them: the engine remembers
+        bot = EquityBot(random.Random(1))
+        decision = think_sync(bot, view, 0, legal, engine)  # type: ignore[arg-type]
+        assert decision.action == pb.ACTION_TYPE_BET  # a full house bets
+    assert engine.calls == ["Equity", "Evaluate", "Evaluate", "Evaluate"]
+
+    class AsyncNoEquity(NoEquity):
+        async def call(self, method: str, request: Any) -> Any:  # type: ignore[override]
+            return NoEquity.call(self, method, request)
+
+    async_engine, fallbacks = AsyncNoEquity(), list[str]()
+    for _ in range(2):
+        bot = EquityBot(random.Random(1))
+        thinking = think(bot, view, 0, legal, async_engine, fallbacks.append)  # type: ignore[arg-type]
+        assert asyncio.run(thinking).action == pb.ACTION_TYPE_BET
+    assert async_engine.calls == ["Equity", "Evaluate", "Evaluate"]
+    assert fallbacks == ["UNIMPLEMENTED"] * 2  # stud-load counts each fallback
     # before five cards are known it decides from a local rule, without a call
     early = pb.View(seats=[pb.SeatInfo(seat=0, cards=["2c", "7d", "9h"]), view.seats[1]])
-    assert bot.evaluate_request(early, 0) is None
+    assert EquityBot(random.Random(1)).evaluate_request(early, 0) is None
 
 
 def test_local_strength_orders_hands() -> None:
@@ -197,14 +218,7 @@ def test_equity_request_with_the_community_card(live_server: Callable[..., LiveS
     answered = []
     with server.channel() as channel:
         stub = pb_grpc.StudEngineServiceStub(channel)
-        update = stub.StartHand(
-            pb.StartHandRequest(
-                variant=pb.VARIANT_SEVEN_CARD_STUD,
-                table=default_table(),
-                players=[pb.Player(id=f"p{i}", stack=1000) for i in range(8)],
-                button=0,
-            )
-        ).hand
+        update = stub.StartHand(seven_card_stud(8)).hand
         while not update.over:
             seat = update.to_act
             view = update.seats[seat]
@@ -218,7 +232,7 @@ def test_equity_request_with_the_community_card(live_server: Callable[..., LiveS
                 answer = stub.Equity(request, timeout=30)
                 answered.append(answer)
             decision = bots[seat].decide(view, seat, update.legal_actions)
-            update = stub.Act(act_request(update, decision)).hand
+            update = stub.Act(move(update, decision)).hand
     assert answered  # every station reached seventh street
     for answer in answered:
         assert len(answer.players) == 8

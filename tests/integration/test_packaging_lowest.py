@@ -3,7 +3,9 @@ fresh clone builds them: the generated code comes from the pinned grpcio-tools o
 build requirements), installed into a fresh venv with every dependency at the LOWEST
 version each distribution declares (a constraints file of the ``>=`` floors; what those
 floors pull in comes at its newest), then the server starts from that venv and plays a
-hand with the clients' package from that venv.
+hand with the clients' package from that venv, and stud-load (the clients without their
+``[table]`` extra: the engine client and the service config the API package ships) plays
+hands against it; stud-table there says how to install the extra it lacks.
 
 Needs the package index (uv fetches the floors and the build requirements): outside CI
 it skips when the index cannot be reached; bounded by timeouts on every step.
@@ -158,7 +160,16 @@ def test_wheels_install_and_serve_with_the_lowest_declared_versions(tmp_path: Pa
             port = serving_port(line)
         out = run(python, "-c", PLAY, f"127.0.0.1:{port}", cwd=tmp_path)
         assert out.startswith("played"), out
+        load = [str(venv / "bin" / "stud-load"), "--target", f"127.0.0.1:{port}"]
+        out = run(*load, "--hands", "4", "--tables", "2", "--quiet", cwd=tmp_path)
+        assert "chips conserved 4" in out, out
     finally:
         server.terminate()
         server.communicate(timeout=60)
     assert server.returncode == 0, "".join(lines)
+    table = subprocess.run(
+        [str(venv / "bin" / "stud-table"), "--target", "127.0.0.1:1"],
+        capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert table.returncode == 2, table.stderr
+    assert "pip install 'studengine-clients[table]'" in table.stderr

@@ -45,7 +45,7 @@ class TableServer:
         self._start(port)
 
     def _start(self, port: int) -> None:
-        cmd = [sys.executable, "-m", "studclients.table", "--engine", self.engine,
+        cmd = [sys.executable, "-m", "studclients.table", "--target", self.engine,
                "--db", self.db, "--port", str(port), *self.extra]  # fmt: skip
         env = {k: v for k, v in os.environ.items() if not k.startswith("STUD_")}
         env["PYTHONUNBUFFERED"] = "1"

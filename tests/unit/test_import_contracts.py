@@ -63,6 +63,9 @@ def test_the_packages_as_they_are_keep_every_contract(tmp_path: Path) -> None:
         ("studengine/api/views.py", "from studengine.server import config", "Layers:"),
         ("studengine/server/supervisor.py", "import grpc", "The supervisor imports no gRPC"),
         ("studclients/bots.py", "import studengine.cards", "The clients use the public API"),
+        ("studclients/engine.py", "import aiohttp", "stud-play, stud-load and their parts"),
+        ("studclients/play.py", "import studclients.table.store", "stud-play, stud-load"),
+        ("studengine/api/calls.py", "import studclients.engine", "The server never imports"),
     ],
 )
 def test_a_forbidden_import_fails_lint(tmp_path: Path, module: str, line: str, broken: str) -> None:

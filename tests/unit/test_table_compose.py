@@ -82,7 +82,7 @@ def test_prometheus_scrapes_the_engine_and_grafana_gets_the_dashboard(
     }
     assert mounts["/var/lib/grafana/dashboards"] == dashboards
     table = compose["services"]["table"]
-    assert "--engine=engine:50051" in table["command"]
+    assert "--target=engine:50051" in table["command"]
     assert "--metrics-port=9465" in table["command"]  # the stud-table job's target
 
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 import sqlalchemy as sa
-from studclients.table.engine import pb
+from stud_api.stud.v1 import stud_engine_pb2 as pb
 from studclients.table.game import ApiError, Tables, TableSettings, Timing
 from studclients.table.store import Step, Store, history
 

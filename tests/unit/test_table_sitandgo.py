@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from stud_api.stud.v1 import stud_engine_pb2 as pb
 from studclients.client import VARIANTS
 from studclients.table import lobby
-from studclients.table.engine import pb
 from studclients.table.game import ApiError, Tables, TableSettings, Timing
 from studclients.table.mixed import HORSE_STUD
 from studclients.table.store import Store

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
+from stud_api.stud.v1 import stud_engine_pb2 as pb
 from studclients.table import views
-from studclients.table.engine import pb
 
 BRING_IN = pb.ACTION_TYPE_BRING_IN
 
@@ -79,13 +79,16 @@ def test_narration_groups_the_deal_and_names_the_viewer() -> None:
         pb.Event(pot_awarded=pb.PotAwarded(pot=0, amount=30, winners=[0], description="Pair")),
     ]  # fmt: skip
     assert views.narrate(events, ["Ann", "Bob"], 0) == [
-        "Ann (you) antes 5",
-        "Dealt: Ann (you) As (down); Bob 1 face down, 9c",
+        "Antes: you 5",
+        "Dealt: you As (down); Bob 1 face down, 9c",
         "Third street: Bob to act",
         "Bob brings in for 10 (clock ran out)",
         "Bob mucks",
-        "Ann (you) wins 30 from the main pot with Pair",
+        "You win 30 from the main pot with Pair",
     ]
+    assert views.narrate(events, ["Ann", "Bob"], None)[-1] == (
+        "Ann wins 30 from the main pot with Pair"  # a spectator reads every seat by name
+    )
 
 
 def test_narration_tells_a_hi_lo_pot_half_by_half() -> None:
@@ -99,8 +102,9 @@ def test_narration_tells_a_hi_lo_pot_half_by_half() -> None:
         [pb.Event(hand_shown=shown), pb.Event(pot_awarded=awarded)], ["Ann", "Bob"], 0
     )
     assert lines == [
+        "Showdown",
         "Bob shows As 2d: One Pair, Aces and 8-5-4-2-A low",
-        "Ann (you) wins the high half of the main pot, 23, with Flush; "
+        "You win the high half of the main pot, 23, with Flush; "
         "Bob wins the low half, 22, with 8-5-4-2-A low",
     ]
     assert views.game_name(pb.VARIANT_RAZZ) == "Razz"

@@ -3,19 +3,23 @@
 back to hand strength from ``Evaluate`` (or a local rule before five cards are known) when
 the server has no Equity.
 
-A bot is pure: ``needs_strength``, then ``equity_request`` / ``evaluate_request`` say what it
-wants to know, the caller makes the call (sync for ``stud-play``, ``grpc.aio`` for
-``stud-load``) and hands the answer to ``decide``. ``strength_sync`` is the sync driver."""
+A bot is pure: ``equity_request`` / ``evaluate_request`` say what it wants to know and
+``decide`` chooses from the answer. ``think`` (``grpc.aio``: stud-load, stud-table) and
+``think_sync`` (stud-play) are the one way every client asks: Equity, else Evaluate (on
+the failures in ``EQUITY_FALLBACK_CODES``; the engine client asks no more after
+UNIMPLEMENTED), else the bot's local guess."""
 
 from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass
+from typing import Any
 
-import grpc
 from stud_api.stud.v1 import stud_engine_pb2 as pb
+
+from studclients.engine import Engine, EngineError, SyncEngine
 
 BOT_KINDS = ("random", "station", "equity")
 RANKS = "23456789TJQKA"
@@ -36,14 +40,9 @@ CATEGORY_STRENGTH: dict[str, float] = {
     "Four of a Kind": 0.98,
     "Straight Flush": 0.995,
 }
-#: Equity failures after which the bot decides from Evaluate instead (UNIMPLEMENTED: for good).
+#: Equity failures (code names) after which the bot decides from Evaluate instead.
 EQUITY_FALLBACK_CODES = frozenset(
-    {
-        grpc.StatusCode.UNIMPLEMENTED,
-        grpc.StatusCode.INVALID_ARGUMENT,
-        grpc.StatusCode.RESOURCE_EXHAUSTED,
-        grpc.StatusCode.DEADLINE_EXCEEDED,
-    }
+    {"UNIMPLEMENTED", "INVALID_ARGUMENT", "RESOURCE_EXHAUSTED", "DEADLINE_EXCEEDED"}
 )
 
 
@@ -57,16 +56,6 @@ PAIRED_LOW_STRENGTH = 0.15
 class Decision:
     action: pb.ActionType.ValueType
     to: int | None = None
-
-
-def act_request(update: pb.HandUpdate, decision: Decision) -> pb.ActRequest:
-    """The Act call for the seat to act, with ``expected_seq`` set."""
-    request = pb.ActRequest(
-        state=update.state, seat=update.to_act, action=decision.action, expected_seq=update.seq
-    )
-    if decision.to is not None:
-        request.to = decision.to
-    return request
 
 
 def _find(legal: Sequence[pb.LegalAction], *types: int) -> list[pb.LegalAction]:
@@ -93,7 +82,6 @@ class Bot:
     """Base: never asks for strength; subclasses choose."""
 
     kind = "bot"
-    needs_strength = False
 
     def __init__(self, rng: random.Random) -> None:
         self.rng = rng
@@ -181,11 +169,6 @@ class EquityBot(Bot):
     """Bets and raises with a big share of the pot, calls when the pot odds pay, else folds."""
 
     kind = "equity"
-    needs_strength = True
-
-    def __init__(self, rng: random.Random) -> None:
-        super().__init__(rng)
-        self.equity_available = True
 
     @staticmethod
     def _own_cards(view: pb.View, seat: int) -> list[str]:
@@ -193,8 +176,6 @@ class EquityBot(Bot):
         return [c for c in mine.cards if c]
 
     def equity_request(self, view: pb.View, seat: int) -> pb.EquityRequest | None:
-        if not self.equity_available:
-            return None
         mine = view.seats[seat]
         players = [pb.EquityPlayer(up_cards=mine.up_cards, down_cards=mine.down_cards)]
         opponents = _live_opponents(view, seat)
@@ -286,44 +267,105 @@ def make_bot(kind: str, rng: random.Random) -> Bot:
         raise ValueError(f"unknown bot {kind!r} (choose from {', '.join(BOT_KINDS)})") from None
 
 
-def strength_sync(
-    bot: Bot,
-    view: pb.View,
-    seat: int,
-    equity: Callable[[pb.EquityRequest], pb.EquityResponse],
-    evaluate: Callable[[pb.EvaluateRequest], pb.EvaluateResponse],
-) -> float | None:
-    """What ``bot`` wants to know before deciding, asked with blocking calls."""
+#: A question to the engine (method name, request); its answer, or the call's EngineError.
+Question = tuple[str, Any]
+Thinking = Generator[Question, Any, float | None]
+
+
+def _thinking(bot: Bot, view: pb.View, seat: int, on_fallback: Callable[[str], None]) -> Thinking:
+    """The one way a bot finds its strength: Equity, else Evaluate, else its own guess.
+    Yields each question; the driver sends back the answer or the call's EngineError."""
     if not isinstance(bot, EquityBot):
         return None
     request = bot.equity_request(view, seat)
     if request is not None:
-        try:
-            return bot.strength_from_equity(equity(request))
-        except grpc.RpcError as error:
-            code = error.code()
-            if code not in EQUITY_FALLBACK_CODES:
-                raise
-            if code == grpc.StatusCode.UNIMPLEMENTED:
-                bot.equity_available = False
+        answer = yield "Equity", request
+        if not isinstance(answer, EngineError):
+            return bot.strength_from_equity(answer)
+        if answer.code not in EQUITY_FALLBACK_CODES:
+            raise answer
+        on_fallback(answer.code)
     question = bot.evaluate_request(view, seat)
     if question is None:
         return bot.strength_locally(view, seat)
-    return bot.strength_from_evaluate(evaluate(question), view, seat)
+    answer = yield "Evaluate", question
+    if isinstance(answer, EngineError):
+        raise answer
+    return bot.strength_from_evaluate(answer, view, seat)
+
+
+def _ignore(code: str) -> None:
+    return None
+
+
+class _Thought:
+    """Steps ``_thinking``: ``question`` is what to ask next (None: ready to decide)."""
+
+    def __init__(
+        self, bot: Bot, view: pb.View, seat: int, on_fallback: Callable[[str], None]
+    ) -> None:
+        self.bot, self.view, self.seat = bot, view, seat
+        self.steps = _thinking(bot, view, seat, on_fallback)
+        self.question: Question | None = None
+        self.strength: float | None = None
+        self.told(None)
+
+    def told(self, answer: Any) -> None:
+        try:
+            self.question = self.steps.send(answer)
+        except StopIteration as done:
+            self.question, self.strength = None, done.value
+
+    def decision(self, legal: Sequence[pb.LegalAction]) -> Decision:
+        return self.bot.decide(self.view, self.seat, legal, self.strength)
+
+
+async def think(
+    bot: Bot,
+    view: pb.View,
+    seat: int,
+    legal: Sequence[pb.LegalAction],
+    engine: Engine,
+    on_fallback: Callable[[str], None] = _ignore,
+) -> Decision:
+    """``bot``'s move for ``seat`` from that seat's view, asking ``engine`` (grpc.aio)."""
+    thought = _Thought(bot, view, seat, on_fallback)
+    while thought.question is not None:
+        method, request = thought.question
+        try:
+            thought.told(await engine.call(method, request))
+        except EngineError as error:
+            thought.told(error)
+    return thought.decision(legal)
+
+
+def think_sync(
+    bot: Bot, view: pb.View, seat: int, legal: Sequence[pb.LegalAction], engine: SyncEngine
+) -> Decision:
+    """``think`` with blocking calls (stud-play: no fallback counted)."""
+    thought = _Thought(bot, view, seat, _ignore)
+    while (question := thought.question) is not None:
+        try:
+            answer = engine.call(*question)
+        except EngineError as error:
+            answer = error
+        thought.told(answer)
+    return thought.decision(legal)
 
 
 __all__ = [
     "BOTS",
     "BOT_KINDS",
+    "EQUITY_FALLBACK_CODES",
     "Bot",
     "CallingStation",
     "Decision",
     "EquityBot",
     "RandomBot",
-    "act_request",
     "local_low_strength",
     "local_strength",
     "make_bot",
     "passive_choice",
-    "strength_sync",
+    "think",
+    "think_sync",
 ]

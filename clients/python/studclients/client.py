@@ -1,5 +1,6 @@
-"""Helpers shared by the sample clients: variants and default stakes, action names,
-target parsing and the chip check (``devserver`` starts a server for a session)."""
+"""Helpers shared by the sample clients: variants and default stakes, action names, the
+chip check and hand histories (``engine`` dials the server, ``narration`` tells a hand,
+``devserver`` starts a server for a session)."""
 
 from __future__ import annotations
 
@@ -40,40 +41,10 @@ ACTION_WORDS: dict[int, str] = {
     pb.ACTION_TYPE_TIMEOUT: "timeout",
 }
 
-#: Calls that carry a whole hand update get this deadline (seconds).
-CALL_TIMEOUT = 10.0
-
 
 def default_table(ante: int = 5, bring_in: int = 10, small_bet: int = 20) -> pb.Table:
     """Fixed-limit stakes: the big bet is twice the small bet."""
     return pb.Table(ante=ante, bring_in=bring_in, small_bet=small_bet, big_bet=2 * small_bet)
-
-
-def describe_action(taken: pb.ActionTaken, name: str, you: bool = False) -> str:
-    """``"Bix raises to 40"``, ``"Ada checks"``, ``"you call 20 (all in)"``."""
-    s = "" if you else "s"
-    kind = taken.type
-    if kind == pb.ACTION_TYPE_FOLD:
-        text = f"{name} fold{s}"
-    elif kind == pb.ACTION_TYPE_CHECK:
-        text = f"{name} check{s}"
-    elif kind == pb.ACTION_TYPE_CALL:
-        text = f"{name} call{s} {taken.amount}"
-    elif kind == pb.ACTION_TYPE_BRING_IN:
-        text = f"{name} bring{s} in for {taken.to}"
-    elif kind == pb.ACTION_TYPE_COMPLETE:
-        text = f"{name} complete{s} to {taken.to}"
-    elif kind == pb.ACTION_TYPE_BET:
-        text = f"{name} bet{s} {taken.to}"
-    elif kind == pb.ACTION_TYPE_RAISE:
-        text = f"{name} raise{s} to {taken.to}"
-    else:
-        text = f"{name} act{s} ({ACTION_WORDS.get(kind, kind)})"
-    if taken.all_in:
-        text += " (all in)"
-    if taken.timeout:
-        text += " [clock ran out]"
-    return text
 
 
 def chips_conserved(start_stacks: Sequence[int], update: pb.HandUpdate) -> bool:
@@ -119,27 +90,8 @@ def save_history(directory: Path, history: pb.GetHandHistoryResponse) -> Path:
     return path
 
 
-def parse_targets(text: str) -> list[str]:
-    """``"h1:1,h2:2"`` -> ``["h1:1", "h2:2"]``; each must be ``host:port``."""
-    targets = [part.strip() for part in text.split(",") if part.strip()]
-    if not targets:
-        raise ValueError("no target given (expected host:port[,host:port...])")
-    for target in targets:
-        host, sep, port = target.rpartition(":")
-        if not sep or not host or not port.isdigit():
-            raise ValueError(f"not a host:port target: {target!r}")
-    return targets
-
-
-#: Each channel its own connection, so several channels to one multi-worker server spread
-#: over the workers (SO_REUSEPORT balances connections, not calls).
-CHANNEL_OPTIONS: list[tuple[str, int]] = [("grpc.use_local_subchannel_pool", 1)]
-
-
 __all__ = [
     "ACTION_WORDS",
-    "CALL_TIMEOUT",
-    "CHANNEL_OPTIONS",
     "HISTORY_AUDIENCES",
     "MAX_PLAYERS",
     "VARIANTS",
@@ -147,8 +99,6 @@ __all__ = [
     "add_history_options",
     "chips_conserved",
     "default_table",
-    "describe_action",
     "history_request",
-    "parse_targets",
     "save_history",
 ]

@@ -2,20 +2,21 @@
 Stud Engine servers, with a report of throughput, latency per method, errors and a chip
 check of every finished hand.
 
-Calls go round-robin over every target (and over several connections per target, so a
-multi-worker server spreads them over its workers). A call that fails with UNAVAILABLE (or
-with a server's CANCELLED, see ``RETRYABLE``) is tried again on another target and counted
-as a retry, and the failed target is passed over for a second. That is safe because the server is
-stateless and Act is a pure function of (sealed state, action): sending the same request
-again yields the same next hand (same ``hand_id``, ``seq`` + 1, same cards; only the
-ciphertext differs), whether or not the first attempt landed on a replica whose reply was
-lost. ``expected_seq`` is always sent; with a stateless server a retry of the same request
-cannot make it fail, so an ABORTED answer means this client's own bookkeeping went wrong:
-it is counted (under errors) and the table re-reads the state it holds with GetView and goes
-on from what the server says. A retried StartHand deals a second hand and the first is
-simply never used (nothing is kept anywhere).
+Calls go through the one engine client (``studclients.engine``): round-robin over every
+target (and over several connections per target, so a multi-worker server spreads them
+over its workers); each channel's service config retries UNAVAILABLE, and a call still
+UNAVAILABLE moves on to another target (counted as a retry) while the failed target is
+passed over for a second. That is safe because the server is stateless and Act is a pure
+function of (sealed state, action): sending the same request again yields the same next
+hand (same ``hand_id``, ``seq`` + 1, same cards; only the ciphertext differs), whether or
+not the first attempt landed on a replica whose reply was lost. ``expected_seq`` is always
+sent; with a stateless server a retry of the same request cannot make it fail, so an
+ABORTED answer means this client's own bookkeeping went wrong: it is counted (under
+errors) and the table re-reads the state it holds with GetView and goes on from what the
+server says. A retried StartHand deals a second hand and the first is simply never used
+(nothing is kept anywhere). CANCELLED is never retried.
 
-Without ``--targets`` it starts ``stud-server --dev --workers 2`` on a free loopback port
+Without ``--target`` it starts ``stud-server --dev --workers 2`` on a free loopback port
 and stops it at the end. It always stops by itself: after ``--duration`` seconds (default
 10), after ``--hands`` hands, and in any case after a hard cap (``MAX_SECONDS``)."""
 
@@ -36,40 +37,31 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import grpc
-import grpc.aio
 from stud_api.stud.v1 import stud_engine_pb2 as pb
-from stud_api.stud.v1 import stud_engine_pb2_grpc as pb_grpc
 
-from studclients.bots import (
-    BOT_KINDS,
-    EQUITY_FALLBACK_CODES,
-    Bot,
-    EquityBot,
-    make_bot,
-)
+from studclients.bots import BOT_KINDS, make_bot, think
 from studclients.client import (
-    CALL_TIMEOUT,
-    CHANNEL_OPTIONS,
     MAX_PLAYERS,
     VARIANTS,
     add_history_options,
+    chips_conserved,
     default_table,
     history_request,
-    parse_targets,
     save_history,
 )
 from studclients.devserver import ServerProcess, start_dev_server
+from studclients.engine import (
+    METHODS,
+    Dial,
+    Engine,
+    EngineError,
+    act_request,
+    add_dial_options,
+    dial_from_args,
+)
 
 MAX_SECONDS = 3600.0  # the hard cap on any run
 GRACE_SECONDS = 15.0  # after the deadline, hands in flight may take this long to finish
-MAX_ATTEMPTS = 4  # tries of one call (the first and up to three retries)
-# Retried on another target. CANCELLED too: this client never cancels a call (its own
-# cancellation raises asyncio.CancelledError), and a gRPC Python server that begins to
-# stop cancels the calls it had received but not yet started (grpc/grpc#41785).
-RETRYABLE = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED})
-COOLDOWN_SECONDS = 1.0  # a target that failed is skipped this long while others are up
-METHODS = ("StartHand", "Act", "GetView", "Evaluate", "Equity", "GetHandHistory")
 
 
 @dataclass
@@ -87,9 +79,17 @@ class Stats:
     histories: int = 0  # PHH histories written (--history-dir)
     client_cpu_s: float = 0.0
 
-    def record(self, method: str, seconds: float) -> None:
+    def answered(self, method: str, seconds: float) -> None:
+        """A call's answer (the engine client's CallObserver)."""
         self.calls += 1
         self.latency.setdefault(method, array("d")).append(seconds * 1000.0)
+
+    def failed_over(self, method: str, code: str) -> None:
+        """A call moved on to another target."""
+        self.retries += 1
+
+    def equity_fell_back(self, code: str) -> None:
+        self.equity_fallbacks += 1
 
 
 def percentile(values: Sequence[float], q: float) -> float:
@@ -99,66 +99,6 @@ def percentile(values: Sequence[float], q: float) -> float:
     ordered = sorted(values)
     rank = max(1, min(len(ordered), int(-(-q * len(ordered) // 100))))
     return float(ordered[rank - 1])
-
-
-class Pool:
-    """Channels to every target, used round-robin, with retries on UNAVAILABLE (and a
-    server's CANCELLED); a target that failed is passed over for a second."""
-
-    def __init__(self, targets: Sequence[str], connections: int) -> None:
-        self.targets: list[str] = []
-        self.stubs: list[pb_grpc.StudEngineServiceStub] = []
-        self.channels: list[grpc.aio.Channel] = []
-        for _ in range(connections):
-            for target in targets:
-                channel = grpc.aio.insecure_channel(target, options=CHANNEL_OPTIONS)
-                self.channels.append(channel)
-                self.stubs.append(pb_grpc.StudEngineServiceStub(channel))
-                self.targets.append(target)
-        self.turn = 0
-        self.resting_until: dict[str, float] = {}
-
-    def _next(self) -> int:
-        """The next channel round-robin, passing over targets that failed just now."""
-        size = len(self.stubs)
-        now = time.monotonic()
-        for _ in range(size):
-            index = self.turn % size
-            self.turn += 1
-            if self.resting_until.get(self.targets[index], 0.0) <= now:
-                return index
-        return self.turn % size  # every target failed lately: try them anyway
-
-    def _other(self, index: int) -> int:
-        """The next channel to a different target than ``index``'s (if there is one)."""
-        size = len(self.stubs)
-        for step in range(1, size + 1):
-            candidate = (index + step) % size
-            if self.targets[candidate] != self.targets[index]:
-                return candidate
-        return (index + 1) % size
-
-    async def call(self, method: str, request: Any, stats: Stats) -> Any:
-        index = self._next()
-        for attempt in range(1, MAX_ATTEMPTS + 1):
-            began = time.perf_counter()
-            try:
-                response = await getattr(self.stubs[index], method)(request, timeout=CALL_TIMEOUT)
-            except grpc.aio.AioRpcError as error:
-                if error.code() not in RETRYABLE or attempt == MAX_ATTEMPTS:
-                    raise
-                stats.retries += 1
-                self.resting_until[self.targets[index]] = time.monotonic() + COOLDOWN_SECONDS
-                index = self._other(index)
-                await asyncio.sleep(0.005 * attempt)
-                continue
-            stats.record(method, time.perf_counter() - began)
-            return response
-        raise AssertionError("unreachable: the last attempt returns or raises")
-
-    async def close(self) -> None:
-        for channel in self.channels:
-            await channel.close(None)
 
 
 @dataclass
@@ -190,29 +130,7 @@ class Config:
     history_audience: str = "audit"
 
 
-async def strength_async(
-    bot: Bot, view: pb.View, seat: int, pool: Pool, stats: Stats
-) -> float | None:
-    """What the bot wants to know before deciding (Equity, else Evaluate, else local)."""
-    if not isinstance(bot, EquityBot):
-        return None
-    request = bot.equity_request(view, seat)
-    if request is not None:
-        try:
-            return bot.strength_from_equity(await pool.call("Equity", request, stats))
-        except grpc.aio.AioRpcError as error:
-            if error.code() not in EQUITY_FALLBACK_CODES:
-                raise
-            stats.equity_fallbacks += 1
-            if error.code() == grpc.StatusCode.UNIMPLEMENTED:
-                bot.equity_available = False
-    question = bot.evaluate_request(view, seat)
-    if question is None:
-        return bot.strength_locally(view, seat)
-    return bot.strength_from_evaluate(await pool.call("Evaluate", question, stats), view, seat)
-
-
-async def play_hand(rng: random.Random, cfg: Config, pool: Pool, stats: Stats) -> None:
+async def play_hand(rng: random.Random, cfg: Config, engine: Engine, stats: Stats) -> None:
     variant = (
         VARIANTS[rng.choice(list(VARIANTS))]  # the four games, Razz and Hi-Lo included
         if cfg.variant == "mixed"
@@ -231,61 +149,52 @@ async def play_hand(rng: random.Random, cfg: Config, pool: Pool, stats: Stats) -
         button=rng.randrange(players),
     )
     stats.started += 1
-    update: pb.HandUpdate = (await pool.call("StartHand", request, stats)).hand
+    update = await engine.start_hand(request)
     position = None if update.over else Position.of(update)
     while position is not None:
-        bot = bots[position.to_act]
-        strength = await strength_async(bot, position.view, position.to_act, pool, stats)
-        decision = bot.decide(position.view, position.to_act, position.legal, strength)
-        act = pb.ActRequest(
-            state=position.state,
-            seat=position.to_act,
-            action=decision.action,
-            expected_seq=position.seq,
+        seat = position.to_act
+        decision = await think(
+            bots[seat], position.view, seat, position.legal, engine, stats.equity_fell_back
         )
-        if decision.to is not None:
-            act.to = decision.to
+        act = act_request(position.state, position.seq, seat, decision.action, decision.to)
         try:
-            update = (await pool.call("Act", act, stats)).hand
-        except grpc.aio.AioRpcError as error:
-            if error.code() != grpc.StatusCode.ABORTED:
+            update = await engine.act(act)
+        except EngineError as error:
+            if error.code != "ABORTED":
                 raise
-            stats.errors[error.code().name] += 1
+            stats.errors[error.code] += 1
             stats.resyncs += 1
-            position = await resync(position, pool, stats)
+            position = await resync(position, engine)
             continue
         position = None if update.over else Position.of(update)
     stats.hands += 1
     stats.checked += 1
-    if sum(update.result.stacks) == sum(stacks):
+    if chips_conserved(stacks, update):  # final stacks + the rake (R-RAKE)
         stats.conserved += 1
     if cfg.history_dir is not None:
         asked = history_request(update, cfg.history_audience)
-        save_history(cfg.history_dir, await pool.call("GetHandHistory", asked, stats))
+        save_history(cfg.history_dir, await engine.get_hand_history(asked))
         stats.histories += 1
 
 
-async def resync(position: Position, pool: Pool, stats: Stats) -> Position:
+async def resync(position: Position, engine: Engine) -> Position:
     """Re-read the state we hold and go on from what the server says it is."""
-    view: pb.GetViewResponse = await pool.call(
-        "GetView", pb.GetViewRequest(state=position.state, seat=position.to_act), stats
-    )
+    view = await engine.get_view(pb.GetViewRequest(state=position.state, seat=position.to_act))
     if view.over:
         raise RuntimeError("GetView says a hand we were playing is over")
     seat = view.to_act
     if seat != position.to_act:
-        again = pb.GetViewRequest(state=position.state, seat=seat)
-        view = await pool.call("GetView", again, stats)
+        view = await engine.get_view(pb.GetViewRequest(state=position.state, seat=seat))
     return Position(position.state, view.seq, seat, view.legal_actions, view.view)
 
 
-async def table_loop(index: int, cfg: Config, pool: Pool, stats: Stats) -> None:
+async def table_loop(index: int, cfg: Config, engine: Engine, stats: Stats) -> None:
     rng = random.Random(cfg.seed * 1_000_003 + index)
     while time.monotonic() < cfg.deadline and (cfg.hands == 0 or stats.started < cfg.hands):
         try:
-            await play_hand(rng, cfg, pool, stats)
-        except grpc.aio.AioRpcError as error:
-            stats.errors[error.code().name] += 1
+            await play_hand(rng, cfg, engine, stats)
+        except EngineError as error:
+            stats.errors[error.code] += 1
             await asyncio.sleep(0.05)  # a dead target: do not spin
 
 
@@ -302,7 +211,7 @@ async def progress(stats: Stats, began: float, quiet: bool) -> None:
         sys.stderr.flush()
 
 
-async def run_load(args: argparse.Namespace, targets: Sequence[str]) -> dict[str, Any]:
+async def run_load(args: argparse.Namespace, dial: Dial) -> dict[str, Any]:
     stats = Stats()
     duration = min(args.duration if args.duration is not None else 10.0, MAX_SECONDS)
     if args.duration is None and args.hands:
@@ -320,9 +229,9 @@ async def run_load(args: argparse.Namespace, targets: Sequence[str]) -> dict[str
         history_dir=args.history_dir,
         history_audience=args.history_audience,
     )
-    pool = Pool(targets, args.connections)
+    engine = Engine(dial, connections=args.connections, observer=stats)
     ticker = asyncio.create_task(progress(stats, began, args.quiet))
-    tables = [asyncio.create_task(table_loop(i, cfg, pool, stats)) for i in range(args.tables)]
+    tables = [asyncio.create_task(table_loop(i, cfg, engine, stats)) for i in range(args.tables)]
 
     def interrupt() -> None:
         """First Ctrl-C: finish the hands in flight and report; second: stop at once."""
@@ -345,11 +254,11 @@ async def run_load(args: argparse.Namespace, targets: Sequence[str]) -> dict[str
     await asyncio.gather(ticker, return_exceptions=True)
     if not args.quiet:
         sys.stderr.write("\n")
-    await pool.close()
+    await engine.close()
     for task in tables:
         if not task.cancelled() and task.exception() is not None:
             raise task.exception()  # type: ignore[misc]
-    return report(stats, elapsed, args, targets)
+    return report(stats, elapsed, args, dial.targets)
 
 
 def report(
@@ -438,11 +347,11 @@ def build_parser() -> argparse.ArgumentParser:
         description="Concurrent tables of bots against Stud Engine servers; reports "
         "throughput, latency and errors, and checks every hand's chips.",
     )
-    p.add_argument(
-        "--targets",
-        default=None,
-        help="host:port[,host:port...] used round-robin (default: start a 2-worker "
-        "stud-server --dev on loopback for the run)",
+    add_dial_options(
+        p,
+        aliases=("--targets",),
+        many=True,
+        default="start a 2-worker stud-server --dev on loopback for the run",
     )
     p.add_argument("--tables", type=int, default=16, help="concurrent tables (default 16)")
     p.add_argument(
@@ -486,19 +395,15 @@ def main(argv: Sequence[str] | None = None) -> None:
     for kind in args.bots.split(","):
         if kind.strip() not in BOT_KINDS:
             parser.error(f"--bots: unknown bot {kind!r} (choose from {', '.join(BOT_KINDS)})")
+    dial = dial_from_args(parser, args, many=True)
     server: ServerProcess | None = None
     try:
-        if args.targets:
-            try:
-                targets = parse_targets(args.targets)
-            except ValueError as error:
-                parser.error(str(error))
-        else:
+        if dial is None:
             server = start_dev_server(workers=args.server_workers)
-            targets = [server.target]
+            dial = Dial((server.target,))
             print(f"stud-load: started stud-server --dev on {server.target}", file=sys.stderr)
         server_cpu = server.cpu_seconds() if server is not None else None
-        data = asyncio.run(run_load(args, targets))
+        data = asyncio.run(run_load(args, dial))
         if server is not None and server_cpu is not None:
             # only known for a server this run started: its workers' CPU over the run
             used = (server.cpu_seconds() or 0.0) - server_cpu

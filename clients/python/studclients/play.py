@@ -14,32 +14,29 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-import grpc
 from stud_api.stud.v1 import stud_engine_pb2 as pb
-from stud_api.stud.v1 import stud_engine_pb2_grpc as pb_grpc
 
-from studclients.bots import (
-    BOT_KINDS,
-    Bot,
-    Decision,
-    act_request,
-    make_bot,
-    strength_sync,
-)
+from studclients.bots import BOT_KINDS, Bot, Decision, make_bot, think_sync
 from studclients.client import (
-    CALL_TIMEOUT,
-    CHANNEL_OPTIONS,
     MAX_PLAYERS,
     VARIANT_NAMES,
     VARIANTS,
     add_history_options,
     chips_conserved,
     default_table,
-    describe_action,
     history_request,
     save_history,
 )
 from studclients.devserver import ServerProcess, start_dev_server
+from studclients.engine import (
+    Dial,
+    EngineError,
+    SyncEngine,
+    act_request,
+    add_dial_options,
+    dial_from_args,
+)
+from studclients.narration import narrate
 
 BOT_NAMES = ("Ada", "Bix", "Cal", "Dot", "Eli", "Fay", "Gus", "Hal", "Ivy", "Jo")
 HERO = "you"
@@ -116,12 +113,12 @@ class Game:
 
     def __init__(
         self,
-        stub: pb_grpc.StudEngineServiceStub,
+        engine: SyncEngine,
         args: argparse.Namespace,
         read: Callable[[str], str] = input,
         write: Callable[[str], None] = print,
     ) -> None:
-        self.stub = stub
+        self.engine = engine
         self.args = args
         self.read = read
         self.write = write
@@ -200,7 +197,7 @@ class Game:
         name = VARIANT_NAMES[self.variant]
         self.write("")
         self.write(f"=== Hand {self.hands}: {name}, button {self.chairs[self.button].name} ===")
-        update = self.stub.StartHand(request, timeout=CALL_TIMEOUT).hand
+        update = self.engine.start_hand(request)
         self.narrate(update)
         while not update.over:
             seat = update.to_act
@@ -212,25 +209,19 @@ class Game:
                 if decision is None:
                     return False
             else:
-                strength = strength_sync(
-                    chair.bot,
-                    view,
-                    seat,
-                    lambda q: self.stub.Equity(q, timeout=CALL_TIMEOUT),
-                    lambda q: self.stub.Evaluate(q, timeout=CALL_TIMEOUT),
-                )
-                decision = chair.bot.decide(view, seat, update.legal_actions, strength)
-            update = self.stub.Act(act_request(update, decision), timeout=CALL_TIMEOUT).hand
+                decision = think_sync(chair.bot, view, seat, update.legal_actions, self.engine)
+            move = act_request(update.state, update.seq, seat, decision.action, decision.to)
+            update = self.engine.act(move)
             self.narrate(update)
         for chair, stack in zip(self.chairs, update.result.stacks, strict=True):
             chair.stack = stack
         if not chips_conserved(start, update):
-            out = sum(update.result.stacks)
-            self.write(f"WARNING: chips not conserved ({sum(start)} in, {out} out)")
+            out = sum(update.result.stacks) + update.result.rake
+            self.write(f"WARNING: chips not conserved ({sum(start)} in, {out} out with the rake)")
         self.write(f"Hand {self.hands} over. Stacks: {self._stacks()}")
         if self.args.history_dir is not None:
             asked = history_request(update, self.args.history_audience)
-            history = self.stub.GetHandHistory(asked, timeout=CALL_TIMEOUT)
+            history = self.engine.get_hand_history(asked)
             self.write(f"History written to {save_history(self.args.history_dir, history)}")
         return True
 
@@ -278,97 +269,8 @@ class Game:
 
     def narrate(self, update: pb.HandUpdate) -> None:
         """Tell what happened since the last state, as your seat saw it."""
-        view = update.seats[0]
-        names = [c.name for c in self.chairs]
-        antes = [e.ante_posted for e in view.events if e.HasField("ante_posted")]
-        if antes:
-            total = sum(a.amount for a in antes)
-            self.write(f"Antes: {total} from {len(antes)} players.")
-        dealt: list[str] = []
-        down: list[str] = []
-        shown_any = False
-        for event in view.events:
-            kind = event.WhichOneof("kind")
-            if kind == "card_dealt":
-                card = event.card_dealt
-                if card.face_up:
-                    who = names[card.seat] if card.HasField("seat") else "community card"
-                    dealt.append(f"{who} {card.card}")
-                elif card.HasField("seat") and card.seat == 0 and card.card:
-                    down.append(card.card)
-                continue
-            if dealt or down:
-                self._dealt(dealt, down)
-                dealt, down = [], []
-            if kind == "street_started":
-                started = event.street_started
-                first = ""
-                if started.HasField("first_to_act"):
-                    opener = started.first_to_act
-                    first = f" ({names[opener]} act{'' if opener == 0 else 's'} first)"
-                elif not started.betting:
-                    first = " (no betting: dealt out)"
-                self.write(f"*** {started.name.upper()} ***{first}")
-            elif kind == "action_taken":
-                taken = event.action_taken
-                self.write(describe_action(taken, names[taken.seat], you=taken.seat == 0))
-            elif kind == "uncalled_returned":
-                back = event.uncalled_returned
-                self.write(f"{back.amount} uncalled returned to {names[back.seat]}")
-            elif kind == "hand_shown":
-                if not shown_any:
-                    self.write("*** SHOWDOWN ***")
-                    shown_any = True
-                hand = event.hand_shown
-                verb = "show" if hand.seat == 0 else "shows"
-                low = ""
-                if hand.low_description:  # Hi-Lo: the qualifying low too
-                    low = f" and {hand.low_description} ({' '.join(hand.low_best_five)})"
-                self.write(
-                    f"{names[hand.seat]} {verb} {' '.join(hand.cards)}: {hand.description} "
-                    f"(best five {' '.join(hand.best_five)}){low}"
-                )
-            elif kind == "rake_taken":
-                self.write(f"The house takes {event.rake_taken.amount} rake")
-            elif kind == "hand_mucked":
-                mucked = event.hand_mucked.seat
-                self.write(f"{names[mucked]} muck{'' if mucked == 0 else 's'}")
-            elif kind == "pot_awarded":
-                self.write(self._award(event.pot_awarded, names))
-        if dealt or down:
-            self._dealt(dealt, down)
-
-    def _dealt(self, up: Sequence[str], down: Sequence[str]) -> None:
-        parts = []
-        if down:
-            parts.append(f"you get {' '.join(down)} face down")
-        if up:
-            parts.append("face up: " + ", ".join(up))
-        self.write("Dealt: " + "; ".join(parts))
-
-    @staticmethod
-    def _award(award: pb.PotAwarded, names: Sequence[str]) -> str:
-        pot = "the main pot" if award.pot == 0 else f"side pot {award.pot}"
-        why = f"with {award.description}" if award.description else "(everyone else folded)"
-        if award.low_winners:  # Hi-Lo: a high half and a low half (R-HILO-SPLIT)
-            high = _shares(award.winners, award.shares, names)
-            low = _shares(award.low_winners, award.low_shares, names)
-            return (
-                f"Split {pot} of {award.amount}: high half {high} {why}; "
-                f"low half {low} with {award.low_description}"
-            )
-        if len(award.winners) == 1:
-            winner = award.winners[0]
-            verb = "win" if winner == 0 else "wins"
-            return f"{names[winner]} {verb} {award.amount} from {pot} {why}"
-        return (
-            f"Split {pot} of {award.amount} ({_shares(award.winners, award.shares, names)}) {why}"
-        )
-
-
-def _shares(winners: Sequence[int], shares: Sequence[int], names: Sequence[str]) -> str:
-    """``"Ada 12, Bix 11"``."""
-    return ", ".join(f"{names[w]} {s}" for w, s in zip(winners, shares, strict=True))
+        for line in narrate(update.seats[0].events, [c.name for c in self.chairs], 0):
+            self.write(line)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -397,7 +299,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--seed", type=int, default=None, help="seed for the bots and the button")
     p.add_argument("--hands", type=int, default=0, help="stop after N hands (0: until you quit)")
-    p.add_argument("--target", default=None, help="HOST:PORT of a server (default: start one)")
+    add_dial_options(p, default="start a stud-server --dev for the session")
     add_history_options(p, default_audience="players")
     return p
 
@@ -412,26 +314,27 @@ def main(argv: Sequence[str] | None = None) -> None:
     for kind in args.bots.split(","):
         if kind.strip() and kind.strip() not in BOT_KINDS:
             parser.error(f"--bots: unknown bot {kind!r} (choose from {', '.join(BOT_KINDS)})")
-    sys.exit(run(args))
+    sys.exit(run(args, dial_from_args(parser, args)))
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, dial: Dial | None = None) -> int:
+    """Play the session against ``dial`` (None: a stud-server --dev started for it)."""
     server: ServerProcess | None = None
     code = 0
     try:
-        target = args.target
-        if target is None:
+        if dial is None:
             server = start_dev_server()
-            target = server.target
-            print(f"Started stud-server --dev (pid {server.pid}) on {target} for this session.")
-        with grpc.insecure_channel(target, options=CHANNEL_OPTIONS) as channel:
-            code = Game(pb_grpc.StudEngineServiceStub(channel), args).run()
+            dial = Dial((server.target,))
+            print(
+                f"Started stud-server --dev (pid {server.pid}) on {server.target} for this session."
+            )
+        with SyncEngine(dial) as engine:
+            code = Game(engine, args).run()
     except KeyboardInterrupt:
         print("\nInterrupted: you leave the table.")
         code = 130
-    except grpc.RpcError as error:
-        call: grpc.Call = error  # type: ignore[assignment]
-        print(f"stud-play: the server answered {call.code().name}: {call.details()}")
+    except EngineError as error:
+        print(f"stud-play: the server answered {error.code} to {error.method}: {error.message}")
         code = 1
     except RuntimeError as error:
         print(f"stud-play: {error}")

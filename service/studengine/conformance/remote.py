@@ -1,5 +1,6 @@
 """A conformance driver that plays vectors against a live server through the public API
-(``stud-conformance --target HOST:PORT``; the server must allow test decks).
+(``stud-conformance --target HOST:PORT``; the server must allow test decks), dialled by the
+clients' one engine client (``studclients.engine``: TLS, the service config's retries).
 
 Every call is a real gRPC call; the driver keeps only the newest sealed state and its
 seq (sent back as ``expected_seq``). A refused action leaves the old state in place.
@@ -9,16 +10,15 @@ from __future__ import annotations
 
 from typing import Any
 
-import grpc
 from stud_api.stud.v1 import stud_engine_pb2 as pb
-from stud_api.stud.v1 import stud_engine_pb2_grpc as pb_grpc
+from studclients.engine import Dial, EngineError, SyncEngine, act_request
 
 from studengine.api.conversions import ACTION_FROM_PB, ACTION_TO_PB, VARIANT_TO_PB, table_to_pb
 from studengine.conformance.local import table_from_vector
 from studengine.conformance.runner import ActionRefused, Snapshot
 from studengine.rules.types import ActionType, Variant
 
-REFUSALS = (grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.INVALID_ARGUMENT)
+REFUSALS = ("FAILED_PRECONDITION", "INVALID_ARGUMENT")
 
 
 def start_request(vector: dict[str, Any]) -> pb.StartHandRequest:
@@ -48,12 +48,10 @@ def snapshot_of(update: pb.HandUpdate) -> Snapshot:
 
 
 class RemoteDriver:
-    """Plays one vector at a time against ``target`` (HOST:PORT)."""
+    """Plays one vector at a time against the one server ``dial`` names."""
 
-    def __init__(self, target: str, timeout: float = 10.0) -> None:
-        self.channel = grpc.insecure_channel(target)
-        self.stub = pb_grpc.StudEngineServiceStub(self.channel)
-        self.timeout = timeout
+    def __init__(self, dial: Dial, timeout: float = 10.0) -> None:
+        self.engine = SyncEngine(dial, timeout=timeout)
         self.state = b""
         self.seq = 0
         self.last: pb.HandUpdate | None = None
@@ -65,27 +63,17 @@ class RemoteDriver:
         return snapshot_of(update)
 
     def start(self, vector: dict[str, Any]) -> Snapshot:
-        response = self.stub.StartHand(start_request(vector), timeout=self.timeout)
-        return self._take(response.hand)
+        return self._take(self.engine.start_hand(start_request(vector)))
 
     def act(self, seat: int, action: str, to: int | None) -> Snapshot:
-        request = pb.ActRequest(
-            state=self.state,
-            seat=seat,
-            action=ACTION_TO_PB[ActionType(action)],
-            expected_seq=self.seq,
-        )
-        if to is not None:
-            request.to = to
+        request = act_request(self.state, self.seq, seat, ACTION_TO_PB[ActionType(action)], to)
         try:
-            response = self.stub.Act(request, timeout=self.timeout)
-        except grpc.RpcError as error:
-            code = error.code() if isinstance(error, grpc.Call) else None
-            if code in REFUSALS:
-                details = error.details() if isinstance(error, grpc.Call) else ""
-                raise ActionRefused(f"{code}: {details}") from None
+            update = self.engine.act(request)
+        except EngineError as error:
+            if error.code in REFUSALS:
+                raise ActionRefused(f"{error.code}: {error.message}") from None
             raise
-        return self._take(response.hand)
+        return self._take(update)
 
     def close(self) -> None:
-        self.channel.close()
+        self.engine.close()

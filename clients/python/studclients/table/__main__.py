@@ -1,10 +1,11 @@
 """``stud-table``: serve the web table and run the tables' hands against a stud-server.
 
-    stud-table --engine 127.0.0.1:50051 [--db sqlite:///stud-table.db] [--port 8080]
+    stud-table --target 127.0.0.1:50051 [--db sqlite:///stud-table.db] [--port 8080]
 
 Creates the table ``--table`` if it does not exist yet (with its game, stakes, seats,
 clock and bots), resumes every hand in progress found in the database, and prints
-``stud-table serving http://HOST:PORT/`` once it listens."""
+``stud-table serving http://HOST:PORT/`` once it listens. Needs the ``[table]`` extra
+(``pip install 'studengine-clients[table]'``); without it, it says so and exits 2."""
 
 from __future__ import annotations
 
@@ -18,16 +19,35 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from aiohttp import web
-
+from studclients.bots import BOT_KINDS
 from studclients.client import VARIANTS as CLIENT_VARIANTS
-from studclients.table import botseat, metrics, ratelimit, tournament
-from studclients.table.away import AwayPolicy
-from studclients.table.engine import Engine
-from studclients.table.game import Tables, TableSettings, Timing
-from studclients.table.store import Store
-from studclients.table.tokens import OPERATOR_ENV, operator_token
-from studclients.table.web import Hub, build_app
+from studclients.engine import Dial, Engine, add_dial_options, dial_from_args
+
+#: What the [table] extra brings (imported by stud-table's modules or by SQLAlchemy).
+TABLE_EXTRA = frozenset(
+    {"aiohttp", "sqlalchemy", "aiosqlite", "asyncpg", "greenlet", "prometheus_client"}
+)
+INSTALL = "pip install 'studengine-clients[table]'"
+
+
+def _needs_extra(error: ModuleNotFoundError) -> str:
+    if (error.name or "").split(".")[0] not in TABLE_EXTRA:
+        raise error
+    return f"stud-table: {error.name} is missing: stud-table needs the [table] extra ({INSTALL})"
+
+
+try:
+    from aiohttp import web
+
+    from studclients.table import metrics, ratelimit, tournament
+    from studclients.table.away import AwayPolicy
+    from studclients.table.game import Tables, TableSettings, Timing
+    from studclients.table.store import Store
+    from studclients.table.tokens import OPERATOR_ENV, operator_token
+    from studclients.table.web import Hub, build_app
+except ModuleNotFoundError as missing:  # stud-play and stud-load need none of it
+    sys.stderr.write(_needs_extra(missing) + "\n")
+    sys.exit(2)
 
 log = logging.getLogger("stud-table")
 VARIANTS = CLIENT_VARIANTS  # five, seven, razz, hilo (Seven Card Stud Hi-Lo)
@@ -37,7 +57,7 @@ TICK_SECONDS = 0.2
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="stud-table", description=__doc__.split("\n\n")[0])
     add = parser.add_argument
-    add("--engine", required=True, help="stud-server target(s): host:port[,host:port...]")
+    add_dial_options(parser, aliases=("--engine",), many=True, required=True)
     add(
         "--db",
         default="sqlite:///stud-table.db",
@@ -54,7 +74,7 @@ def build_parser() -> argparse.ArgumentParser:
     add("--bring-in", type=int, default=10)
     add("--small-bet", type=int, default=20, help="the big bet is twice this")
     add("--clock", type=float, default=30.0, help="seconds a player has to act")
-    add("--bots", default="", help=f"bots to seat at a new table: {','.join(botseat.BOT_KINDS)}")
+    add("--bots", default="", help=f"bots to seat at a new table: {','.join(BOT_KINDS)}")
     add("--pause", type=float, default=4.0, help="seconds between hands")
     add("--bot-delay", type=float, default=0.8, help="a bot's thinking time (seconds)")
     away = parser.add_argument_group("time banks and players away")
@@ -168,10 +188,10 @@ async def drive(tables: Tables) -> None:
         await asyncio.sleep(TICK_SECONDS)
 
 
-async def serve(args: argparse.Namespace) -> None:
+async def serve(args: argparse.Namespace, dial: Dial) -> None:
     store = Store(args.db)
     await store.create_schema()
-    engine = Engine([t.strip() for t in args.engine.split(",") if t.strip()])
+    engine = Engine(dial)
     hub_box: list[Hub] = []
     tables = Tables(
         store,
@@ -215,14 +235,20 @@ async def serve(args: argparse.Namespace) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    dial = dial_from_args(parser, args, many=True)
+    assert dial is not None  # --target is required
     logging.basicConfig(
         level=logging.INFO,
         stream=sys.stderr,
         format="%(asctime)s %(name)s %(levelname)s %(message)s",
     )
     try:
-        asyncio.run(serve(args))
+        asyncio.run(serve(args, dial))
+    except ModuleNotFoundError as missing:  # a database driver: asyncpg for postgresql://
+        sys.stderr.write(_needs_extra(missing) + "\n")
+        sys.exit(2)
     except ValueError as error:
         sys.exit(f"stud-table: {error}")
 

@@ -15,11 +15,13 @@ from dataclasses import dataclass
 from typing import Any
 
 import sqlalchemy as sa
+from stud_api.stud.v1 import stud_engine_pb2 as pb
 
+from studclients.bots import BOT_KINDS, make_bot, think
 from studclients.client import MAX_PLAYERS as CLIENT_MAX_PLAYERS
-from studclients.table import botseat, metrics, recovery, schedule, tokens, views
+from studclients.engine import Engine, EngineError, act_request
+from studclients.table import metrics, recovery, schedule, tokens, views
 from studclients.table.away import Away, AwayPolicy
-from studclients.table.engine import Engine, EngineError, pb
 from studclients.table.mixed import Rotation
 from studclients.table.store import Step, Store
 from studclients.table.tournament import Level, Schedule
@@ -164,8 +166,8 @@ class Tables:
         return table
 
     async def _seat_bot(self, table_id: str, kind: str) -> int:
-        if kind not in botseat.BOT_KINDS:
-            raise ApiError(400, "bad_bot", f"bot must be one of {', '.join(botseat.BOT_KINDS)}")
+        if kind not in BOT_KINDS:
+            raise ApiError(400, "bad_bot", f"bot must be one of {', '.join(BOT_KINDS)}")
         table = await self._table(table_id)
         await self._registering(table_id)
         taken = {s.name.casefold() for s in await self.store.seats_of(table_id)}
@@ -307,14 +309,9 @@ class Tables:
     async def _apply(self, hand: sa.Row[Any], source: str, action: int, to: int | None) -> bool:
         """Act for the seat to act, from the stored state, and compare-and-set the result.
         False when another writer moved the hand first (the engine's answer is dropped)."""
-        request = pb.ActRequest(
-            state=hand.state,
-            seat=hand.to_act,
-            action=pb.ActionType.ValueType(action),
-            expected_seq=hand.seq,
+        request = act_request(
+            hand.state, hand.seq, hand.to_act, pb.ActionType.ValueType(action), to
         )
-        if to is not None:
-            request.to = to
         try:
             update = await self.health.call(lambda: self.engine.act(request))
         except EngineError as error:
@@ -444,14 +441,9 @@ class Tables:
                 await self.away.timed_out(hand, seat_no)
             return
         update = parse_update(hand.update)
-        decision = await botseat.decide(
-            kind,
-            update.seats[hand.to_act],
-            hand.to_act,
-            update.legal_actions,
-            self.engine,
-            self.rng,
-        )
+        bot = make_bot(kind, self.rng)
+        view = update.seats[hand.to_act]
+        decision = await think(bot, view, hand.to_act, update.legal_actions, self.engine)
         await self._apply(hand, "bot", decision.action, decision.to)
 
     async def deal(self, table: sa.Row[Any]) -> bool:

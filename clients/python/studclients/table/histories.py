@@ -11,7 +11,9 @@ import zipfile
 from collections.abc import Sequence
 from typing import Any
 
-from studclients.table.engine import EngineError, pb
+from stud_api.stud.v1 import stud_engine_pb2 as pb
+
+from studclients.engine import EngineError
 from studclients.table.game import ApiError, Tables
 
 #: The newest hands a download holds at most (the older ones stay in the database).

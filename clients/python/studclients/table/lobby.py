@@ -9,8 +9,9 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
+from studclients.bots import BOT_KINDS
 from studclients.client import VARIANTS
-from studclients.table import botseat, schedule
+from studclients.table import schedule
 from studclients.table.game import ApiError, Tables, TableSettings
 
 TABLE_ID = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
@@ -90,8 +91,8 @@ def settings_of(body: Any) -> TableSettings:
     if not isinstance(games, list) or len(games) > 12:
         raise ApiError(400, "bad_field", "games must be a list of at most 12 games")
     bots = body.get("bots", [])
-    if not isinstance(bots, list) or not all(b in botseat.BOT_KINDS for b in bots):
-        raise ApiError(400, "bad_field", f"bots: a list of {', '.join(botseat.BOT_KINDS)}")
+    if not isinstance(bots, list) or not all(b in BOT_KINDS for b in bots):
+        raise ApiError(400, "bad_field", f"bots: a list of {', '.join(BOT_KINDS)}")
     clock = body.get("clock", 30)
     if type(clock) not in (int, float) or not 1 <= clock <= 600:
         raise ApiError(400, "bad_field", "clock must be 1 to 600 seconds")

@@ -12,9 +12,10 @@ from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 import sqlalchemy as sa
+from stud_api.stud.v1 import stud_engine_pb2 as pb
 
+from studclients.engine import Engine, EngineError
 from studclients.table import metrics
-from studclients.table.engine import Engine, EngineError, pb
 from studclients.table.store import Step
 
 log = logging.getLogger("stud-table")

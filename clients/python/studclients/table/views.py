@@ -1,14 +1,18 @@
 """What one browser is sent: the table from its seat, built here from that seat's engine
-view only (never the spectator-plus-everything HandUpdate, never the deck reveal), plus a
-narration of the hand from that seat's own filtered events."""
+view only (never the spectator-plus-everything HandUpdate, never the deck reveal), plus the
+clients' one narration (``studclients.narration``) of that seat's own filtered events."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
+from stud_api.stud.v1 import stud_engine_pb2 as pb
+
 from studclients.client import VARIANT_NAMES
-from studclients.table.engine import pb
+from studclients.narration import narrate
+
+__all__ = ["ACTIONS", "GAMES", "action_label", "game_name", "hand_view", "legal_moves", "narrate"]
 
 GAMES: dict[int, str] = VARIANT_NAMES  # the four games, Razz and Hi-Lo included
 #: Action names on the wire (JSON) and their engine values.
@@ -44,110 +48,6 @@ def action_label(legal: pb.LegalAction, round_bet: int) -> str:
     if kind == pb.ACTION_TYPE_BET:
         return f"Bet {legal.to}"
     return f"Raise to {legal.to}"
-
-
-def describe_taken(taken: pb.ActionTaken, name: str) -> str:
-    kind = taken.type
-    words = {
-        pb.ACTION_TYPE_FOLD: f"{name} folds",
-        pb.ACTION_TYPE_CHECK: f"{name} checks",
-        pb.ACTION_TYPE_CALL: f"{name} calls {taken.amount}",
-        pb.ACTION_TYPE_BRING_IN: f"{name} brings in for {taken.to}",
-        pb.ACTION_TYPE_COMPLETE: f"{name} completes to {taken.to}",
-        pb.ACTION_TYPE_BET: f"{name} bets {taken.to}",
-        pb.ACTION_TYPE_RAISE: f"{name} raises to {taken.to}",
-    }
-    text = words.get(kind, f"{name} acts")
-    if taken.all_in:
-        text += " (all in)"
-    if taken.timeout:
-        text += " (clock ran out)"
-    return text
-
-
-def _cards_text(cards: Sequence[str]) -> str:
-    """``["1 face down", "1 face down", "Ks"]`` -> ``"2 face down, Ks"``."""
-    hidden = cards.count("1 face down")
-    shown = [c for c in cards if c != "1 face down"]
-    return ", ".join(([f"{hidden} face down"] if hidden else []) + shown)
-
-
-def narrate(events: Sequence[pb.Event], names: Sequence[str], viewer: int | None) -> list[str]:
-    """One line per event, cards dealt on one street grouped in one line."""
-
-    def who(seat: int) -> str:
-        return f"{names[seat]} (you)" if seat == viewer else names[seat]
-
-    lines: list[str] = []
-    dealt: dict[int, list[str]] = {}
-
-    def flush() -> None:
-        if dealt:
-            parts = [f"{who(s)} {_cards_text(cards)}" for s, cards in dealt.items()]
-            lines.append("Dealt: " + "; ".join(parts))
-            dealt.clear()
-
-    for event in events:
-        kind = event.WhichOneof("kind")
-        if kind == "card_dealt":
-            card = event.card_dealt
-            if not card.HasField("seat"):
-                flush()
-                lines.append(f"Community card: {card.card}")
-                continue
-            text = "1 face down" if card.hidden else card.card
-            if not card.hidden and not card.face_up:
-                text += " (down)"
-            dealt.setdefault(card.seat, []).append(text)
-            continue
-        flush()
-        if kind == "ante_posted":
-            lines.append(f"{who(event.ante_posted.seat)} antes {event.ante_posted.amount}")
-        elif kind == "street_started":
-            street = event.street_started
-            text = street.name[:1].upper() + street.name[1:]
-            if street.HasField("first_to_act"):
-                text += f": {who(street.first_to_act)} to act"
-            elif not street.betting:
-                text += ": no betting"
-            lines.append(text)
-        elif kind == "action_taken":
-            lines.append(describe_taken(event.action_taken, who(event.action_taken.seat)))
-        elif kind == "uncalled_returned":
-            back = event.uncalled_returned
-            lines.append(f"{back.amount} uncalled returned to {who(back.seat)}")
-        elif kind == "hand_shown":
-            shown = event.hand_shown
-            low = f" and {shown.low_description}" if shown.low_description else ""  # Hi-Lo
-            lines.append(
-                f"{who(shown.seat)} shows {' '.join(shown.cards)}: {shown.description}{low}"
-            )
-        elif kind == "hand_mucked":
-            lines.append(f"{who(event.hand_mucked.seat)} mucks")
-        elif kind == "pot_awarded":
-            pot = event.pot_awarded
-            label = "the main pot" if pot.pot == 0 else f"side pot {pot.pot}"
-            lines.append(award_text(pot, label, who))
-        elif kind == "hand_ended":
-            lines.append("Hand over")
-    flush()
-    return lines
-
-
-def award_text(pot: pb.PotAwarded, label: str, who: Callable[[int], str]) -> str:
-    """``"Ada wins 40 from the main pot with One Pair, Kings"``; a Hi-Lo pot half by half."""
-
-    def won(winners: Sequence[int], what: str) -> str:
-        return (
-            f"{' and '.join(who(w) for w in winners)} win{'s' if len(winners) == 1 else ''} {what}"
-        )
-
-    if not pot.low_winners:
-        text = won(pot.winners, f"{pot.amount} from {label}")
-        return text + (f" with {pot.description}" if pot.description else "")
-    high = won(pot.winners, f"the high half of {label}, {sum(pot.shares)}, with {pot.description}")
-    low = won(pot.low_winners, f"the low half, {sum(pot.low_shares)}, with {pot.low_description}")
-    return f"{high}; {low}"
 
 
 def seat_cards(info: pb.SeatInfo) -> list[dict[str, Any]]:
