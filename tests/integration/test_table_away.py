@@ -17,16 +17,15 @@ from typing import Any
 
 import aiohttp
 import pytest
-from support.table_harness import TableServer, call, join, view, wait_for
+from support.table_harness import call, join, table_on_new_engine, view, wait_for
 
 
 def test_a_player_who_never_acts_uses_the_bank_sits_out_and_comes_back(
     live_server: Callable[..., Any], tmp_path: Path
 ) -> None:
-    engine = live_server()
-    server = TableServer(
-        engine.target,
-        f"sqlite:///{tmp_path / 'table.db'}",
+    server = table_on_new_engine(
+        live_server,
+        tmp_path,
         ["--seats", "4", "--bots", "station,station", "--bot-delay", "0.05", "--pause", "0.3",
          "--clock", "1", "--time-bank", "2", "--bank-every", "1", "--metrics-port", "0"],
     )  # fmt: skip
@@ -70,10 +69,7 @@ def test_a_player_who_never_acts_uses_the_bank_sits_out_and_comes_back(
 def test_a_closed_tab_recovers_its_seat_with_the_resume_cookie(
     live_server: Callable[..., Any], tmp_path: Path
 ) -> None:
-    engine = live_server()
-    server = TableServer(
-        engine.target, f"sqlite:///{tmp_path / 'table.db'}", ["--seats", "4", "--clock", "60"]
-    )
+    server = table_on_new_engine(live_server, tmp_path, ["--seats", "4", "--clock", "60"])
 
     async def run() -> None:
         jar = aiohttp.CookieJar(unsafe=True)  # cookies for 127.0.0.1
@@ -118,11 +114,10 @@ def test_a_closed_tab_recovers_its_seat_with_the_resume_cookie(
 def test_rate_limits_answer_429_with_retry_after_and_change_nothing(
     live_server: Callable[..., Any], tmp_path: Path
 ) -> None:
-    engine = live_server()
     db = tmp_path / "table.db"
-    server = TableServer(
-        engine.target,
-        f"sqlite:///{db}",
+    server = table_on_new_engine(
+        live_server,
+        tmp_path,
         ["--seats", "6", "--clock", "60", "--rate-limits", "join=2/60,act=3/60,bots=1/60",
          "--metrics-port", "0"],
     )  # fmt: skip

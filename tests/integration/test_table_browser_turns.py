@@ -18,7 +18,7 @@ from studengine.cards import FULL_DECK, format_card
 from studengine.rules.hand import start_hand
 from studengine.rules.types import ActionType, Table, Variant
 from support.paths import require_tool
-from support.table_harness import TableServer, call, join, view, wait_for
+from support.table_harness import call, join, table_on_new_engine, view, wait_for
 
 CHROMIUM_ARGS = [
     "--headless",
@@ -89,12 +89,12 @@ def test_a_hi_lo_split_pot_shows_both_halves(
     deck, (high_seat, high_share), (low_seat, low_share) = split_deck()
     decks = tmp_path / "decks.json"
     decks.write_text(json.dumps([deck]))
-    engine = live_server(allow_test_decks=True)
-    server = TableServer(
-        engine.target,
-        f"sqlite:///{tmp_path / 'table.db'}",
+    server = table_on_new_engine(
+        live_server,
+        tmp_path,
         ["--variant", "hilo", "--seats", "2", "--clock", "120", "--pause", "60",
          "--test-decks", str(decks)],
+        allow_test_decks=True,
     )  # fmt: skip
     try:
         pages = [sit_down(browser.new_context(), server.url, name) for name in ("Ann", "Bob")]
@@ -126,10 +126,9 @@ def test_a_hi_lo_split_pot_shows_both_halves(
 def test_on_a_phone_the_moves_are_on_screen_keep_focus_and_are_announced(
     live_server: Callable[..., Any], tmp_path: Path, browser: Any
 ) -> None:
-    engine = live_server()
-    server = TableServer(
-        engine.target,
-        f"sqlite:///{tmp_path / 'table.db'}",
+    server = table_on_new_engine(
+        live_server,
+        tmp_path,
         ["--seats", "6", "--bots", "station,station,station", "--bot-delay", "0.3",
          "--clock", "120", "--pause", "1"],
     )  # fmt: skip
@@ -153,6 +152,13 @@ def test_on_a_phone_the_moves_are_on_screen_keep_focus_and_are_announced(
             ".some((el) => el.textContent.startsWith('Bob'))"
         )
         assert page.evaluate("document.activeElement.dataset.action") == focused
+        # two sizes of one kind: the larger on the capital key (as stud-play has it)
+        keys = page.evaluate(
+            "import('/static/turn.js').then((turn) => turn.moveKeys(["
+            "{action: 'fold'}, {action: 'bet', to: 10}, {action: 'bet', to: 20},"
+            "{action: 'raise', to: 40}, {action: 'raise', to: 80}]))"
+        )
+        assert keys == ["f", "b", "B", "r", "R"]
     finally:
         server.stop()
 
@@ -160,10 +166,9 @@ def test_on_a_phone_the_moves_are_on_screen_keep_focus_and_are_announced(
 def test_a_closed_tab_times_out_twice_sits_out_and_returns(
     live_server: Callable[..., Any], tmp_path: Path, browser: Any
 ) -> None:
-    engine = live_server()
-    server = TableServer(
-        engine.target,
-        f"sqlite:///{tmp_path / 'table.db'}",
+    server = table_on_new_engine(
+        live_server,
+        tmp_path,
         ["--seats", "4", "--bots", "station,station", "--bot-delay", "0.1", "--pause", "0.5",
          "--clock", "1", "--time-bank", "1", "--bank-every", "1"],
     )  # fmt: skip

@@ -18,7 +18,7 @@ from typing import Any
 
 import aiohttp
 import pytest
-from support.table_harness import TableServer, join, wait_for
+from support.table_harness import join, table_on_new_engine, wait_for
 
 BOTS = "station,station,station,station"
 
@@ -56,12 +56,11 @@ def keep_alive(sock: socket.socket) -> None:
 def test_a_stalled_reader_is_dropped_and_holds_up_nobody(
     live_server: Callable[..., Any], tmp_path: Path
 ) -> None:
-    engine = live_server()
-    server = TableServer(
-        engine.target,
-        f"sqlite:///{tmp_path / 'table.db'}",
+    server = table_on_new_engine(
+        live_server,
+        tmp_path,
         ["--seats", "6", "--bots", BOTS, "--bot-delay", "0", "--pause", "0", "--clock", "0.2",
-         "--metrics-port", "0"],
+         "--time-bank", "0", "--metrics-port", "0"],
     )  # fmt: skip
     try:
         _, stalled_token = join(server.url, "Sal")

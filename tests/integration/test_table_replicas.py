@@ -29,7 +29,9 @@ def test_replicas_racing_clocks_and_clicks_apply_each_move_once(
 ) -> None:
     engine = live_server()
     pg = start_postgres()
-    args = ["--clock", "0.6", "--pause", "0.3", "--seats", "2"]
+    # a short clock and a short time bank: both replicas race the bank and the TIMEOUT
+    args = ["--clock", "0.6", "--time-bank", "0.3", "--away-after", "1000", "--pause", "0.3",
+            "--seats", "2"]  # fmt: skip
     replicas: list[TableServer] = []
     try:
         replicas = [TableServer(engine.target, pg.url, args) for _ in range(2)]

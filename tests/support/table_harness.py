@@ -107,6 +107,15 @@ class TableServer:
         return self.proc.wait()
 
 
+def table_on_new_engine(
+    live_server: Any, tmp_path: Path, args: Sequence[str] = (), **engine_options: Any
+) -> TableServer:
+    """A stud-table on a SQLite file in ``tmp_path`` and a new live engine of its own
+    (``live_server``'s options: ``allow_test_decks=True``, ...)."""
+    engine = live_server(**engine_options)
+    return TableServer(engine.target, f"sqlite:///{tmp_path / 'table.db'}", args)
+
+
 def call(
     base: str,
     method: str,

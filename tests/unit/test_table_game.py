@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 import sqlalchemy as sa
 from stud_api.stud.v1 import stud_engine_pb2 as pb
+from studclients.table.away import AwayPolicy
 from studclients.table.game import ApiError, Tables, TableSettings, Timing
 from studclients.table.store import Step, Store, history
 
@@ -95,19 +96,25 @@ def test_compare_and_set_lets_one_writer_of_a_step_win(tmp_path: Path) -> None:
     asyncio.run(run())
 
 
+async def two_replicas(db: Path, bank_seconds: float) -> tuple[ScriptedEngine, Tables, Tables]:
+    """Two replicas on one SQLite file, a 60 s clock, Ann and Bob seated, a hand dealt."""
+    engine = ScriptedEngine()
+    one, two = tables_on(db, engine), tables_on(db, engine)
+    await one.store.create_schema()
+    await one.create_table(
+        TableSettings(
+            "main", "Main", pb.VARIANT_SEVEN_CARD_STUD, clock_seconds=60, bank_seconds=bank_seconds
+        )
+    )
+    await one.join("main", "Ann")
+    await one.join("main", "Bob")
+    await one.tick()
+    return engine, one, two
+
+
 def test_a_due_clock_sends_timeout_once_even_with_two_replicas_racing(tmp_path: Path) -> None:
     async def run() -> None:
-        engine = ScriptedEngine()
-        one, two = tables_on(tmp_path / "t.db", engine), tables_on(tmp_path / "t.db", engine)
-        await one.store.create_schema()
-        await one.create_table(
-            TableSettings(
-                "main", "Main", pb.VARIANT_SEVEN_CARD_STUD, clock_seconds=60, bank_seconds=0
-            )
-        )
-        await one.join("main", "Ann")
-        await one.join("main", "Bob")
-        await one.tick()
+        engine, one, two = await two_replicas(tmp_path / "t.db", bank_seconds=0)
         await two.tick()  # the table is dealt: nothing for the second replica to do
         assert [type(r).__name__ for r in engine.requests] == ["StartHandRequest"]
         await one.tick()  # the clock is not due yet
@@ -178,17 +185,7 @@ def test_a_due_clock_goes_onto_the_time_bank_once_with_two_replicas_racing(
     nothing (no TIMEOUT); when the bank runs out too, TIMEOUT goes in and the bank is spent."""
 
     async def run() -> None:
-        engine = ScriptedEngine()
-        one, two = tables_on(tmp_path / "t.db", engine), tables_on(tmp_path / "t.db", engine)
-        await one.store.create_schema()
-        await one.create_table(
-            TableSettings(
-                "main", "Main", pb.VARIANT_SEVEN_CARD_STUD, clock_seconds=60, bank_seconds=45
-            )
-        )
-        await one.join("main", "Ann")
-        await one.join("main", "Bob")
-        await one.tick()
+        engine, one, two = await two_replicas(tmp_path / "t.db", bank_seconds=45)
         await expire_clock(one.store)
         await asyncio.gather(one.tick(), two.tick())
         assert [type(r).__name__ for r in engine.requests] == ["StartHandRequest"]
@@ -203,5 +200,44 @@ def test_a_due_clock_goes_onto_the_time_bank_once_with_two_replicas_racing(
         assert banks[["Ann", "Bob"][to_act]] == (0.0, 1)
         await one.store.close()
         await two.store.close()
+
+    asyncio.run(run())
+
+
+def test_a_player_away_past_the_limit_gives_up_the_seat(tmp_path: Path) -> None:
+    """Ghost seats: two timeouts in a row mark a player away; not dealt in, and once away
+    longer than the away limit the seat is freed (the other players keep theirs)."""
+
+    async def run() -> None:
+        engine = ScriptedEngine(moves=1)
+        store = Store(f"sqlite:///{tmp_path / 't.db'}")
+        tables = Tables(
+            store, engine, Timing(pause=0.0, bot_delay=0.0), away=AwayPolicy(away_limit=60)
+        )  # type: ignore[arg-type]
+        await store.create_schema()
+        await tables.create_table(
+            TableSettings("main", "Main", pb.VARIANT_SEVEN_CARD_STUD, bank_seconds=0)
+        )
+        for name in ("Ann", "Bob", "Cy"):
+            await tables.join("main", name)
+        await tables.tick()
+        (hand,) = await store.open_hands()
+        ghost = hand.seat_map[hand.to_act]
+        for _ in range(2):
+            row = next(s for s in await store.seats_of("main") if s.seat_no == ghost)
+            await tables.away.timed_out(hand, ghost)
+        assert await tables.away.away_seats("main") == {ghost}
+        assert row.timeouts == 1
+        await expire_clock(store)
+        await tables.tick()  # the hand ends (one move); the next is dealt without the ghost
+        await tables.tick()
+        (hand,) = await store.open_hands()
+        assert ghost not in hand.seat_map and len(hand.seat_map) == 2
+        async with store.engine.begin() as conn:
+            await conn.execute(sa.text("UPDATE seats SET away_since = away_since - 61"))
+        await tables.tick()  # away past the limit: not in this hand, so freed at once
+        assert ghost not in {s.seat_no for s in await store.seats_of("main")}
+        assert len(await store.seats_of("main")) == 2
+        await store.close()
 
     asyncio.run(run())
