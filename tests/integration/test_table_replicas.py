@@ -29,7 +29,7 @@ def test_replicas_racing_clocks_and_clicks_apply_each_move_once(
 ) -> None:
     engine = live_server()
     pg = start_postgres()
-    args = ["--clock", "0.6", "--pause", "0.3", "--seats", "2"]
+    args = ["--clock", "0.6", "--time-bank", "0", "--pause", "0.3", "--seats", "2"]
     replicas: list[TableServer] = []
     try:
         replicas = [TableServer(engine.target, pg.url, args) for _ in range(2)]
