@@ -61,7 +61,7 @@ def test_a_stalled_reader_is_dropped_and_holds_up_nobody(
         engine.target,
         f"sqlite:///{tmp_path / 'table.db'}",
         ["--seats", "6", "--bots", BOTS, "--bot-delay", "0", "--pause", "0", "--clock", "0.2",
-         "--metrics-port", "0"],
+         "--time-bank", "0", "--metrics-port", "0"],
     )  # fmt: skip
     try:
         _, stalled_token = join(server.url, "Sal")
