@@ -52,8 +52,8 @@ def test_two_replicas_run_a_sit_and_go_with_no_double_move_and_no_lost_chip(
     pg = start_postgres()
     args = ["--table", "sng", "--sit-and-go", "--seats", "3", "--stack", str(STACK),
             "--levels", LEVELS, "--level-every", str(EVERY), "--payouts", "7000,3000",
-            "--bots", "station,random", "--clock", "0.6", "--pause", "0.2",
-            "--bot-delay", "0.05", "--time-bank", "0"]  # fmt: skip
+            "--bots", "station,random", "--clock", "0.6", "--time-bank", "0", "--pause", "0.2",
+            "--bot-delay", "0.05"]  # fmt: skip
     replicas: list[TableServer] = []
     try:
         replicas = [TableServer(engine.target, pg.url, args) for _ in range(2)]

@@ -130,7 +130,9 @@ class Schedule:
             raise TournamentError("tournament.payouts", "a place may not pay more than one above")
         if len(schedule.payouts) >= entrants:
             raise TournamentError(
-                "tournament.payouts", f"{entrants} entrants: pay at most {entrants - 1} places"
+                "tournament.payouts",
+                f"{entrants} entrants: pay at most {entrants - 1} place"
+                + ("s" if entrants != 2 else ""),
             )
         return schedule
 
