@@ -6,7 +6,8 @@
 - SIGTERM under `stud-load`: the replica drains (every call it had started finishes OK,
   it exits 0); no call fails.
 - SIGTERM under client-side round robin (one channel over all replicas, as against the
-  headless Service): GOAWAY moves traffic away without a single UNAVAILABLE.
+  headless Service): the draining replica's UNAVAILABLE refusals are retried on the
+  others (the service config), then GOAWAY moves traffic away; no call fails.
 
 No client retries CANCELLED (AIP-194): a draining server must answer the calls it has
 not started with UNAVAILABLE (which the service config retries), so a CANCELLED here

@@ -11,12 +11,16 @@ from collections.abc import Callable
 from pathlib import Path
 
 import grpc
+import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
+from grpc_status import rpc_status
 from stud_api.stud.v1 import stud_engine_pb2 as pb
 from stud_api.stud.v1 import stud_engine_pb2_grpc as pb_grpc
 from support.api_helpers import call_code, random_act, random_start
+from support.refusals import outcome_of
 from support.server_harness import LiveServer
+from test_api_http import connect_call, connect_outcome
 
 Launch = Callable[..., LiveServer]
 SERVICE = "stud.v1.StudEngineService"
@@ -67,14 +71,28 @@ def _evaluate(hands: int) -> pb.EvaluateRequest:
 
 
 def test_oversized_request_is_refused_and_the_server_stays_up(live_server: Launch) -> None:
-    server = live_server(args=["--max-message-bytes", "65536"])
+    server = live_server(args=["--max-message-bytes", "65536", "--http-port", "0"])
     big = _evaluate(4000)  # about 120 kB
     assert big.ByteSize() > 65536
     with server.channel() as channel:
         stub = pb_grpc.StudEngineServiceStub(channel)
-        assert call_code(lambda: stub.Evaluate(big, timeout=30)) in (
-            grpc.StatusCode.RESOURCE_EXHAUSTED,
-            grpc.StatusCode.INVALID_ARGUMENT,
+        with pytest.raises(grpc.RpcError) as caught:
+            stub.Evaluate(big, timeout=30)
+        error = caught.value
+        assert isinstance(error, grpc.Call)
+        got = outcome_of(error.code().name, rpc_status.from_call(error))
+        got.check_contract()  # typed: LIMIT_EXCEEDED, the field, the limit
+        assert (got.code, got.reason) == ("INVALID_ARGUMENT", "LIMIT_EXCEEDED")
+        assert got.metadata == {"limit": "65536", "method": "Evaluate"}
+        assert [f for f, _, _ in got.violations] == ["request"]
+        # the HTTP port refuses it the same way, typed
+        status, body = connect_call(
+            int(server.wait_for_log("serving")["http_port"]), "Evaluate", big
+        )
+        assert status == 400 and connect_outcome(body) == got
+        huge = _evaluate(9000)  # over twice the limit: gRPC itself cuts it off, untyped
+        assert call_code(lambda: stub.Evaluate(huge, timeout=30)) == (
+            grpc.StatusCode.RESOURCE_EXHAUSTED
         )
         assert len(stub.Evaluate(_evaluate(10), timeout=30).values) == 10
     assert server.health(SERVICE) == health_pb2.HealthCheckResponse.SERVING

@@ -6,8 +6,10 @@ and in time, while other calls and health go on."""
 
 from __future__ import annotations
 
+import socket
 import threading
 import time
+import urllib.request
 from collections.abc import Callable
 from concurrent import futures
 from typing import Any
@@ -107,13 +109,13 @@ def test_expensive_calls_are_bounded_per_worker(live_server: Launch) -> None:
     assert metric(server, "stud_rejections_total", reason="overloaded") == len(details)
 
 
-def test_both_ports_share_the_expensive_call_bound_and_refuse_with_limit_exceeded(
+def test_both_ports_share_the_expensive_call_bound_and_refuse_with_server_busy(
     live_server: Launch,
 ) -> None:
     """The HTTP port's calls count against the same per-worker bound as the gRPC port's:
     with its two places held by gRPC Equity calls, one more Equity is refused at once over
-    gRPC and over Connect alike: RESOURCE_EXHAUSTED with ErrorInfo reason LIMIT_EXCEEDED
-    (the limit and the method in its metadata), counted as overloaded."""
+    gRPC and over Connect alike: RESOURCE_EXHAUSTED with ErrorInfo reason SERVER_BUSY
+    (the limit and the method in its metadata) and RetryInfo, counted as overloaded."""
     server = live_server(
         args=["--threads", "1", "--max-expensive-calls", "2", "--http-port", "0",
               "--equity-cpu-seconds", "30"]
@@ -141,9 +143,10 @@ def test_both_ports_share_the_expensive_call_bound_and_refuse_with_limit_exceede
     assert connect_outcome(body) == over_grpc
     assert (over_grpc.code, over_grpc.reason, over_grpc.domain) == (
         "RESOURCE_EXHAUSTED",
-        "LIMIT_EXCEEDED",
+        "SERVER_BUSY",
         "stud.v1",
     )
+    over_grpc.check_contract()  # RetryInfo too
     assert over_grpc.metadata == {"limit": "2", "method": "Equity"}
     assert "busy with 2 expensive calls" in over_grpc.message and not over_grpc.violations
     assert metric(server, "stud_rejections_total", reason="overloaded") == 2
@@ -255,7 +258,12 @@ def test_calls_over_the_limit_are_refused_at_once_but_health_is_not(live_server:
             assert check_health(channel, PROMPT) == SERVING  # exempt from the limit
             with pytest.raises(grpc.RpcError) as caught:
                 pb_grpc.StudEngineServiceStub(channel).Evaluate(SMALL_EVALUATE, timeout=PROMPT)
-            assert caught.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED  # type: ignore[attr-defined]
+            error = caught.value
+            assert isinstance(error, grpc.Call)
+            busy = outcome_of(error.code().name, rpc_status.from_call(error))
+            busy.check_contract()  # typed, with RetryInfo, as the handlers' refusals
+            assert busy.reason == "SERVER_BUSY"
+            assert busy.metadata == {"limit": "4", "method": "Evaluate"}
     finally:
         client.close()
     with server.channel() as channel:  # the stalled calls gone, calls are served again
@@ -294,3 +302,84 @@ def test_many_callers_at_once_all_get_answers(live_server: Launch) -> None:
 
         with futures.ThreadPoolExecutor(8) as pool:
             assert sum(pool.map(caller, range(8))) == 80
+
+
+def _stalled_http(port: int, count: int) -> list[socket.socket]:
+    """``count`` Connect calls (HTTP/1.1, JSON) that announce a 1,000-byte body and send
+    10 bytes of it."""
+    head = (f"POST /stud.v1.StudEngineService/Evaluate HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+            "Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n")  # fmt: skip
+    opened = []
+    for _ in range(count):
+        sock = socket.create_connection(("127.0.0.1", port), timeout=60)
+        sock.sendall(head.encode() + b'{"hands": ')
+        opened.append(sock)
+    return opened
+
+
+def _http_answer(sock: socket.socket) -> tuple[int, bytes]:
+    """The status and body of one HTTP/1.1 response (chunked or with a length)."""
+    data = b""
+    while not _complete(data):
+        chunk = sock.recv(65536)
+        if not chunk:
+            break
+        data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    if b"transfer-encoding: chunked" in head.lower():
+        chunks, rest = [], body
+        while rest:
+            size, _, rest = rest.partition(b"\r\n")
+            chunks.append(rest[: int(size, 16)])
+            rest = rest[int(size, 16) + 2 :]
+        body = b"".join(chunks)
+    return int(head.split()[1]), body
+
+
+def _complete(data: bytes) -> bool:
+    head, found, body = data.partition(b"\r\n\r\n")
+    if not found:
+        return False
+    if b"transfer-encoding: chunked" in head.lower():
+        return body.endswith(b"0\r\n\r\n")
+    length = next((int(line.split(b":")[1]) for line in head.lower().split(b"\r\n")
+                   if line.startswith(b"content-length:")), 0)  # fmt: skip
+    return len(body) >= length
+
+
+def test_stalled_http_bodies_are_counted_and_answered_after_the_receive_timeout(
+    live_server: Launch,
+) -> None:
+    """The HTTP port bounds a stalled body in time, as the gRPC port does: the calls show
+    in grpc_server_in_flight as receiving, then each is answered DEADLINE_EXCEEDED with
+    ErrorInfo RECEIVE_TIMEOUT in its own protocol (Connect: 504 and the JSON error), and
+    counted; health answers meanwhile."""
+    server = live_server(args=["--http-port", "0", "--receive-timeout-seconds", "5"])
+    port = int(server.wait_for_log("serving")["http_port"])
+    stalled = _stalled_http(port, 8)
+    try:
+        wait_until(
+            lambda: (
+                metric(server, "grpc_server_in_flight", stage="receiving") == 8
+                or metric(server, "stud_rejections_total", reason="receive_timeout") > 0
+            ),
+            "the stalled bodies to show as receiving (or be answered)",
+        )
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=PROMPT) as ok:
+            assert ok.status == 200
+        answers = [_http_answer(sock) for sock in stalled]
+    finally:
+        for sock in stalled:
+            sock.close()
+    for status, body in answers:
+        assert status == 504, body  # Connect's HTTP status for deadline_exceeded
+        got = connect_outcome(body)
+        got.check_contract()
+        assert (got.code, got.reason) == ("DEADLINE_EXCEEDED", "RECEIVE_TIMEOUT")
+        assert got.metadata == {"limit": "5", "method": "Evaluate"}
+    assert metric(server, "stud_rejections_total", reason="receive_timeout") == 8
+    assert metric(server, "grpc_server_handled_total", grpc_code="DEADLINE_EXCEEDED") == 8
+    wait_until(
+        lambda: metric(server, "grpc_server_in_flight", stage="receiving") == 0,
+        "the timed-out calls to leave grpc_server_in_flight",
+    )

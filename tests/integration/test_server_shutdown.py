@@ -1,4 +1,6 @@
-"""Graceful shutdown of a real stud-server: SIGTERM with calls in flight, with workers, with
+"""Graceful shutdown of a real stud-server: SIGTERM with calls in flight and more coming
+(none of our clients sees CANCELLED: the calls the server had not started are refused
+UNAVAILABLE, typed, and retried as proto/service_config.json says), with workers, with
 an open health Watch, and with a stdout nobody reads."""
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ import signal
 import subprocess
 import threading
 import time
+import urllib.error
 import urllib.request
 from collections.abc import Callable
 from pathlib import Path
@@ -16,15 +19,21 @@ from pathlib import Path
 import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_status import rpc_status
 from stud_api.stud.v1 import stud_engine_pb2 as pb
 from stud_api.stud.v1 import stud_engine_pb2_grpc as pb_grpc
 from studclients.devserver import server_command, serving_port
 from support.api_helpers import call_code
+from support.paths import REPO
+from support.refusals import outcome_of
 from support.server_harness import LiveServer, free_port, new_key_spec, server_env
+from test_api_http import connect_call, connect_outcome
 
 Launch = Callable[..., LiveServer]
 IN_FLIGHT = 20
 BATCH = 10_000  # the handler's largest Evaluate batch: real, slow work
+LOADERS = 4  # threads calling on while the server drains
+SERVICE_CONFIG = (REPO / "proto" / "service_config.json").read_text()
 
 
 def _started(server: LiveServer, method: str) -> int:
@@ -71,21 +80,59 @@ def test_signal_lets_calls_in_flight_finish(live_server: Launch, sig: signal.Sig
         except grpc.RpcError as error:
             results.append((error.code(), 0))
 
+    # our clients' channel: the service config's retries of UNAVAILABLE
+    load_channel = server.channel(**{"grpc.service_config": SERVICE_CONFIG})
+    load_stub = pb_grpc.StudEngineServiceStub(load_channel)
+    small = pb.EvaluateRequest(hands=hands[:1])
+    load: list[grpc.StatusCode] = []
+    refusals = []
+
+    def keep_calling() -> None:
+        """Small calls back to back until the server refuses one: with no other server
+        to go to, a client then stops (as one that follows health would, sooner)."""
+        while True:
+            try:
+                load_stub.Evaluate(small, timeout=60)
+                load.append(grpc.StatusCode.OK)
+            except grpc.RpcError as error:
+                assert isinstance(error, grpc.Call)
+                load.append(error.code())
+                status = rpc_status.from_call(error)
+                if status is not None:
+                    refusals.append(outcome_of(error.code().name, status))
+                return
+
     follower = threading.Thread(target=follow_health)
     follower.start()
     callers = [threading.Thread(target=evaluate) for _ in range(IN_FLIGHT)]
+    loaders = [threading.Thread(target=keep_calling) for _ in range(LOADERS)]
     for caller in callers:
         caller.start()
-    # every call has reached its handler before the signal
+    # every call has reached its handler before the signal, and the load runs
     _wait_until(lambda: _started(server, "Evaluate") >= IN_FLIGHT, "the calls to start")
+    for loader in loaders:
+        loader.start()
+    _wait_until(lambda: len(load) >= LOADERS, "the load to be served")
     server.signal(sig)
-    for caller in callers:
-        caller.join(300)
+    for thread in (*callers, *loaders):
+        thread.join(300)
     follower.join(60)
     code = server.wait(120)
     channel.close()
     watch_channel.close()
+    load_channel.close()
 
+    # no client of ours saw CANCELLED: the calls the draining server had not started
+    # were refused UNAVAILABLE with ErrorInfo SERVER_DRAINING and RetryInfo (retried by
+    # the service config until it gave up), or found the server gone
+    assert set(load) == {grpc.StatusCode.OK, grpc.StatusCode.UNAVAILABLE}, load
+    assert load.count(grpc.StatusCode.UNAVAILABLE) == LOADERS  # one each: then it stopped
+    for refusal in refusals:  # a last attempt refused by the drain (else: the port closed)
+        refusal.check_contract()
+        assert refusal.reason == "SERVER_DRAINING" and refusal.metadata == {"method": "Evaluate"}
+    assert refusals  # the drain refused calls itself, typed, before the port closed
+    logged = [e for e in server.logs() if e.get("event") == "rpc"]
+    assert not any(e["code"] == "CANCELLED" for e in logged)  # the server cancelled none
     assert results == [(grpc.StatusCode.OK, BATCH)] * IN_FLIGHT
     assert code == 0
     assert statuses[0] == health_pb2.HealthCheckResponse.SERVING
@@ -217,3 +264,30 @@ def test_a_stalled_stdout_neither_grows_the_log_queue_nor_hangs_shutdown(
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def test_a_draining_http_port_refuses_new_calls_typed(live_server: Launch) -> None:
+    """The HTTP port drains as the gRPC port does: once shutdown starts, a Connect call is
+    refused 503 UNAVAILABLE with ErrorInfo SERVER_DRAINING and RetryInfo, never cut off."""
+    server = live_server(args=["--http-port", "0", "--grace-seconds", "30"])
+    port = int(server.wait_for_log("serving")["http_port"])
+    request = pb.EvaluateRequest(hands=[pb.CardSet(cards=["As", "Ks", "Qs", "Js", "Ts"])])
+    assert connect_call(port, "Evaluate", request)[0] == 200
+    server.signal(signal.SIGTERM)
+
+    def healthz() -> int:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=10) as ok:
+                return int(ok.status)
+        except urllib.error.HTTPError as error:
+            return int(error.code)
+
+    _wait_until(lambda: healthz() == 503, "/healthz to say NOT_SERVING")
+    status, body = connect_call(port, "Evaluate", request)
+    while status == 200:  # the gate closes just after /healthz turns
+        status, body = connect_call(port, "Evaluate", request)
+    assert status == 503, body  # Connect's HTTP status for unavailable
+    refusal = connect_outcome(body)
+    refusal.check_contract()
+    assert refusal.reason == "SERVER_DRAINING" and refusal.retry_delay == 0.1
+    assert server.wait(120) == 0

@@ -16,6 +16,7 @@ from typing import Any
 from google.protobuf.message import Message
 from google.rpc import error_details_pb2, status_pb2
 from stud_api.stud.v1 import stud_engine_pb2 as pb
+from studengine.api.errors import CODES, RETRY_DELAYS, Reason
 
 Caller = Callable[[str, Message], Any]
 
@@ -34,20 +35,40 @@ class Outcome:
     domain: str
     metadata: dict[str, str]
     violations: list[tuple[str, str, str]]  # field, description, reason
+    retry_delay: float | None = None  # RetryInfo's, in seconds (None: no RetryInfo)
+    infos: int = 1  # how many ErrorInfo details came
+
+    def check_contract(self) -> None:
+        """What every refusal of either port keeps (errors.proto): one ErrorInfo in domain
+        stud.v1 whose reason has this status code and no other; RetryInfo exactly when
+        the reason is worth retrying."""
+        assert self.infos == 1 and self.domain == "stud.v1", self
+        reason = Reason(self.reason)
+        assert self.code == CODES[reason].name, self
+        assert self.retry_delay == RETRY_DELAYS.get(reason), self
+        assert self.message, self
 
 
 def outcome_of(code: str, status: status_pb2.Status) -> Outcome:
     """An ``Outcome`` from the code name and the rich status (``google.rpc.Status``)."""
     info = error_details_pb2.ErrorInfo()
     violations: list[tuple[str, str, str]] = []
+    retry_delay, infos = None, 0
     for detail in status.details:
         if detail.Is(error_details_pb2.ErrorInfo.DESCRIPTOR):
             detail.Unpack(info)
+            infos += 1
         elif detail.Is(error_details_pb2.BadRequest.DESCRIPTOR):
             bad = error_details_pb2.BadRequest()
             detail.Unpack(bad)
             violations += [(v.field, v.description, v.reason) for v in bad.field_violations]
-    return Outcome(code, status.message, info.reason, info.domain, dict(info.metadata), violations)
+        elif detail.Is(error_details_pb2.RetryInfo.DESCRIPTOR):
+            retry = error_details_pb2.RetryInfo()
+            detail.Unpack(retry)
+            retry_delay = retry.retry_delay.ToTimedelta().total_seconds()
+    metadata = dict(info.metadata)
+    return Outcome(code, status.message, info.reason, info.domain, metadata, violations,
+                   retry_delay, infos)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -61,6 +82,7 @@ class Refusal:
     test_decks: bool = True  # played on a server that allows test decks
 
     def check(self, got: Outcome) -> None:
+        got.check_contract()
         assert got.code == self.code, (self.name, got)
         assert got.reason == self.reason, (self.name, got)
         assert got.domain == "stud.v1", (self.name, got)

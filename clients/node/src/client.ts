@@ -78,11 +78,13 @@ function makeTransport(options: StudClientOptions): {
 }
 
 /**
- * The service's five methods, each retried on UNAVAILABLE and on a draining server's
- * CANCELLED (bounded, with backoff). StartHand, GetView, Evaluate and Equity are always
- * safe to repeat; Act is repeated only when it carries expected_seq, which makes the
- * repeat of an already applied move fail with ABORTED instead of moving twice against a
- * back-end that stores states by (hand_id, seq). Call close() when done.
+ * The service's five methods, each retried on UNAVAILABLE (bounded, with backoff, as
+ * proto/service_config.json says; never on CANCELLED). Every one is safe to repeat:
+ * the server keeps nothing, and Act's state carries its own seq, so a repeated Act
+ * returns the same next state (seq + 1) whether or not the first attempt was applied.
+ * expected_seq is a self-check (the state brought is the one the caller meant), not an
+ * idempotency key; a back-end storing states does compare-and-set on seq itself. Call
+ * close() when done.
  */
 export class StudClient {
   readonly transport: Transport;
@@ -122,8 +124,7 @@ export class StudClient {
   }
 
   act(request: ActInit, options?: CallOptions): Promise<ActResponse> {
-    const retrySafe = request.expectedSeq !== undefined;
-    return this.call("Act", retrySafe, (o) => this.rpc.act(request, o), options);
+    return this.call("Act", true, (o) => this.rpc.act(request, o), options);
   }
 
   getView(request: GetViewInit, options?: CallOptions): Promise<GetViewResponse> {

@@ -1,11 +1,12 @@
 // Bounded retries with exponential backoff for calls that are safe to repeat.
 //
 // Every Stud Engine method is a pure function of its request (the server keeps nothing),
-// so a call that failed with UNAVAILABLE (no server answered), or with CANCELLED sent by
-// a server that is shutting down (a draining gRPC Python server cancels calls it had
-// received but not started), can be sent again: the same Act request gives the same next
-// hand. This client never cancels its own calls except through the caller's signal, so a
-// CANCELLED is the server's unless that signal fired.
+// so a call that failed with UNAVAILABLE (no server answered, or one that is shutting
+// down refused it: ErrorInfo SERVER_DRAINING) can be sent again: the same Act request
+// gives the same next hand, since the state it brings carries its own seq. The policy
+// is proto/service_config.json's retryPolicy (a test keeps DEFAULT_RETRY_POLICY equal to
+// it): UNAVAILABLE only. CANCELLED is never repeated (gRPC's guidance, AIP-194): the
+// server sends it only for work whose caller has gone.
 
 import { Code, ConnectError } from "@connectrpc/connect";
 
@@ -22,8 +23,22 @@ export interface RetryPolicy {
 export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = {
   maxAttempts: 4,
   initialDelayMs: 100,
-  maxDelayMs: 2000,
+  maxDelayMs: 1000,
 };
+
+/** The retryPolicy of a gRPC service config (proto/service_config.json) as a RetryPolicy. */
+export function retryPolicyOf(serviceConfig: {
+  methodConfig: { retryPolicy: { maxAttempts: number; initialBackoff: string; maxBackoff: string } }[];
+}): RetryPolicy {
+  const policy = serviceConfig.methodConfig[0]?.retryPolicy;
+  if (policy === undefined) throw new Error("the service config has no retryPolicy");
+  const ms = (duration: string): number => Math.round(Number.parseFloat(duration) * 1000);
+  return {
+    maxAttempts: policy.maxAttempts,
+    initialDelayMs: ms(policy.initialBackoff),
+    maxDelayMs: ms(policy.maxBackoff),
+  };
+}
 
 /** What the onRetry hook hears before each repeated attempt. */
 export interface RetryEvent {
@@ -35,10 +50,10 @@ export interface RetryEvent {
   delayMs: number;
 }
 
-/** True for a failure worth another attempt: UNAVAILABLE, or a server's CANCELLED. */
+/** True for a failure worth another attempt: UNAVAILABLE (the service config's only
+ * retryable code), unless the caller has given up. */
 export function isRetryable(error: ConnectError, signal?: AbortSignal): boolean {
-  if (error.code === Code.Unavailable) return true;
-  return error.code === Code.Canceled && !(signal?.aborted ?? false);
+  return error.code === Code.Unavailable && !(signal?.aborted ?? false);
 }
 
 /**

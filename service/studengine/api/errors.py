@@ -1,14 +1,18 @@
 """The API's refusals: one place that says what each refusal is on the wire.
 
-Handlers raise ``ApiError``; the servicer turns it into a gRPC status with ``to_status``
-and the HTTP (Connect) port into the same details with ``details``. Every refusal carries
-``google.rpc.ErrorInfo`` (domain ``stud.v1``, the ``reason`` one of ``Reason``, the names of
-``stud.v1.ErrorReason`` in ``proto/stud/v1/errors.proto``, and its metadata); INVALID_ARGUMENT
-also carries ``google.rpc.BadRequest`` with every field violation found, each with its own
-reason. RESOURCE_EXHAUSTED (reason LIMIT_EXCEEDED) is a server too busy for more
-expensive calls. ``ApiError.metric_label`` is the refusal's label on
-``stud_rejections_total`` (the labels dashboards and alerts already use; ``overloaded`` for
-that one).
+Handlers, the interceptor and the HTTP port raise ``ApiError``; the servicer turns it into
+a gRPC status with ``to_status`` and the HTTP (Connect) port into the same details with
+``details``. Every refusal carries ``google.rpc.ErrorInfo`` (domain ``stud.v1``, the
+``reason`` one of ``Reason``, the names of ``stud.v1.ErrorReason`` in
+``proto/stud/v1/errors.proto``, and its metadata); INVALID_ARGUMENT also carries
+``google.rpc.BadRequest`` with every field violation found, each with its own reason; a
+refusal worth retrying (a busy or draining server) carries ``google.rpc.RetryInfo``.
+
+Each reason has exactly one status code (``CODES``): an ``ApiError`` takes its code from
+its reason, so the two cannot disagree (a unit test keeps ``CODES`` equal to what
+errors.proto says). ``ApiError.metric_label`` is the refusal's label on
+``stud_rejections_total`` (the labels dashboards and alerts already use; a finer one such
+as ``overloaded`` where a reason has several causes).
 
 The rules engine's typed refusals (``IllegalAction.refusal``) map to a reason in one place,
 ``REFUSAL_REASONS``.
@@ -18,12 +22,13 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterable, Mapping, Sequence
+from datetime import timedelta
 from typing import NamedTuple, NoReturn
 
 import grpc
-from google.protobuf import any_pb2
+from google.protobuf import any_pb2, duration_pb2
 from google.protobuf.message import Message
-from google.rpc import code_pb2, error_details_pb2, status_pb2
+from google.rpc import error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
 from studengine.rules.types import IllegalAction, InvalidHand, LegalAction, Refusal
@@ -45,6 +50,35 @@ class Reason(enum.StrEnum):
     TEST_DECK_REFUSED = "TEST_DECK_REFUSED"
     LIMIT_EXCEEDED = "LIMIT_EXCEEDED"
     HAND_NOT_OVER = "HAND_NOT_OVER"
+    SERVER_BUSY = "SERVER_BUSY"
+    NO_TIME_LEFT = "NO_TIME_LEFT"
+    RECEIVE_TIMEOUT = "RECEIVE_TIMEOUT"
+    CALL_CANCELLED = "CALL_CANCELLED"
+    SERVER_DRAINING = "SERVER_DRAINING"
+
+
+_S = grpc.StatusCode
+#: The one status code of each reason (errors.proto says the same; a unit test checks).
+CODES: dict[Reason, grpc.StatusCode] = {
+    Reason.INVALID_REQUEST: _S.INVALID_ARGUMENT,
+    Reason.STATE_INVALID: _S.INVALID_ARGUMENT,
+    Reason.OUT_OF_TURN: _S.FAILED_PRECONDITION,
+    Reason.HAND_OVER: _S.FAILED_PRECONDITION,
+    Reason.ILLEGAL_ACTION: _S.FAILED_PRECONDITION,
+    Reason.STALE_SEQ: _S.ABORTED,
+    Reason.TEST_DECK_REFUSED: _S.INVALID_ARGUMENT,
+    Reason.LIMIT_EXCEEDED: _S.INVALID_ARGUMENT,
+    Reason.HAND_NOT_OVER: _S.FAILED_PRECONDITION,
+    Reason.SERVER_BUSY: _S.RESOURCE_EXHAUSTED,
+    Reason.NO_TIME_LEFT: _S.DEADLINE_EXCEEDED,
+    Reason.RECEIVE_TIMEOUT: _S.DEADLINE_EXCEEDED,
+    Reason.CALL_CANCELLED: _S.CANCELLED,
+    Reason.SERVER_DRAINING: _S.UNAVAILABLE,
+}
+
+#: The reasons whose refusals carry RetryInfo, with its delay in seconds: the server is
+#: busy (try again after a pause) or draining (try again now, on another connection).
+RETRY_DELAYS: dict[Reason, float] = {Reason.SERVER_BUSY: 1.0, Reason.SERVER_DRAINING: 0.1}
 
 
 #: ``stud_rejections_total{reason}``: the labels of the alerts and the dashboard.
@@ -58,6 +92,11 @@ METRIC_LABELS = {
     Reason.TEST_DECK_REFUSED: "test_deck_refused",
     Reason.LIMIT_EXCEEDED: "limit",
     Reason.HAND_NOT_OVER: "hand_not_over",
+    Reason.SERVER_BUSY: "overloaded",
+    Reason.NO_TIME_LEFT: "no_time_left",
+    Reason.RECEIVE_TIMEOUT: "receive_timeout",
+    Reason.CALL_CANCELLED: "cancelled",
+    Reason.SERVER_DRAINING: "draining",
 }
 
 #: Of several violations' reasons, the one ErrorInfo carries: the first in this order.
@@ -78,11 +117,11 @@ class Violation(NamedTuple):
 
 
 class ApiError(Exception):
-    """A refusal: status code, message, ErrorInfo reason and metadata, field violations."""
+    """A refusal: message, ErrorInfo reason (which decides the status code) and metadata,
+    field violations."""
 
     def __init__(
         self,
-        code: grpc.StatusCode,
         message: str,
         reason: Reason,
         violations: Sequence[Violation] = (),
@@ -90,7 +129,7 @@ class ApiError(Exception):
         label: str | None = None,
     ) -> None:
         super().__init__(message)
-        self.code = code
+        self.code = CODES[reason]
         self.message = message
         self.reason = reason
         self.violations = tuple(violations)
@@ -144,7 +183,7 @@ def invalid(violations: Sequence[Violation]) -> ApiError:
         message += f"; and {more} more"
     if reason is Reason.STATE_INVALID:
         message = INVALID_MESSAGE  # the one answer to every state that does not open
-    return ApiError(grpc.StatusCode.INVALID_ARGUMENT, message, reason, violations)
+    return ApiError(message, reason, violations)
 
 
 def bad_request(field: str, description: str, reason: Reason = Reason.INVALID_REQUEST) -> ApiError:
@@ -164,9 +203,9 @@ def bad_state() -> ApiError:
     return invalid([state_violation()])
 
 
-def no_time_left(message: str) -> ApiError:
-    """Equity with no time left within the call's deadline."""
-    return ApiError(grpc.StatusCode.DEADLINE_EXCEEDED, message, Reason.LIMIT_EXCEEDED)
+def no_time_left(message: str, method: str) -> ApiError:
+    """Expensive work with no time left within the call's deadline."""
+    return ApiError(message, Reason.NO_TIME_LEFT, metadata={"method": method})
 
 
 def legal_text(legal: Iterable[LegalAction]) -> str:
@@ -189,12 +228,11 @@ def illegal_action(error: IllegalAction, seq: int) -> ApiError:
     if reason is not Reason.HAND_OVER and error.to_act is not None:
         metadata["to_act"] = str(error.to_act)
         metadata["legal"] = legal_text(error.legal)
-    return ApiError(grpc.StatusCode.FAILED_PRECONDITION, str(error), reason, metadata=metadata)
+    return ApiError(str(error), reason, metadata=metadata)
 
 
 def stale_seq(expected: int, actual: int) -> ApiError:
     return ApiError(
-        grpc.StatusCode.ABORTED,
         f"expected_seq is {expected} but the state's seq is {actual}: the state is stale "
         "or the caller's copy is",
         Reason.STALE_SEQ,
@@ -206,10 +244,16 @@ def stale_seq(expected: int, actual: int) -> ApiError:
 
 
 def details(error: ApiError) -> list[Message]:
-    """The status details of a refusal: ErrorInfo, then BadRequest when fields are bad."""
+    """The status details of a refusal: ErrorInfo, then BadRequest when fields are bad,
+    RetryInfo when a retry may succeed."""
     found: list[Message] = [
         error_details_pb2.ErrorInfo(reason=error.reason, domain=DOMAIN, metadata=error.metadata)
     ]
+    delay = RETRY_DELAYS.get(error.reason)
+    if delay is not None:
+        retry_delay = duration_pb2.Duration()
+        retry_delay.FromTimedelta(timedelta(seconds=delay))
+        found.append(error_details_pb2.RetryInfo(retry_delay=retry_delay))
     if error.violations:
         found.append(
             error_details_pb2.BadRequest(
@@ -226,7 +270,7 @@ def details(error: ApiError) -> list[Message]:
 
 def rich_status(error: ApiError) -> status_pb2.Status:
     """The ``google.rpc.Status`` of a refusal: code, message and details."""
-    status = status_pb2.Status(code=_CODES[error.code], message=error.message)
+    status = status_pb2.Status(code=error.code.value[0], message=error.message)
     for detail in details(error):
         packed = any_pb2.Any()
         packed.Pack(detail)
@@ -237,7 +281,6 @@ def rich_status(error: ApiError) -> status_pb2.Status:
 def hand_not_over(seq: int) -> ApiError:
     """FAILED_PRECONDITION: what needs a finished hand (its history) asked of one in play."""
     return ApiError(
-        grpc.StatusCode.FAILED_PRECONDITION,
         f"the hand is not over (seq {seq}): its history is written once it ends",
         Reason.HAND_NOT_OVER,
         metadata={"seq": str(seq)},
@@ -246,20 +289,52 @@ def hand_not_over(seq: int) -> ApiError:
 
 def overloaded(method: str, limit: int) -> ApiError:
     """This worker already holds its limit of expensive calls: retry later or elsewhere."""
+    message = f"{method}: this server is busy with {limit} expensive calls (its limit)"
+    return _busy(message, method, limit, "overloaded")
+
+
+def too_many_calls(method: str, limit: int) -> ApiError:
+    """This server already holds its limit of calls at once (either port's interceptor)."""
+    return _busy(f"this server holds {limit} calls at once (its limit)", method, limit,
+                 "too_many_calls")  # fmt: skip
+
+
+def _busy(message: str, method: str, limit: int, label: str) -> ApiError:
+    return ApiError(message + "; retry with backoff", Reason.SERVER_BUSY,
+                    metadata={"limit": str(limit), "method": method}, label=label)  # fmt: skip
+
+
+def receive_timeout(method: str, seconds: float) -> ApiError:
+    """The request did not arrive in full within the server's bound (a stalled body)."""
     return ApiError(
-        grpc.StatusCode.RESOURCE_EXHAUSTED,
-        f"{method}: this server is busy with {limit} expensive calls (its limit); "
-        "retry with backoff",
-        Reason.LIMIT_EXCEEDED,
-        metadata={"limit": str(limit), "method": method},
-        label="overloaded",
+        f"the request did not arrive in full within {seconds:g} s",
+        Reason.RECEIVE_TIMEOUT,
+        metadata={"limit": f"{seconds:g}", "method": method},
     )
 
 
-def work_cancelled(message: str) -> ApiError:
+def too_large(method: str, size: int, limit: int) -> ApiError:
+    """A request message over ``--max-message-bytes``."""
+    error = bad_request(
+        "request", f"{size} bytes, over this server's limit of {limit}", Reason.LIMIT_EXCEEDED
+    )
+    error.metadata.update(limit=str(limit), method=method)
+    return error
+
+
+def draining(method: str) -> ApiError:
+    """The server is shutting down: a call it has not started is refused, to retry now."""
+    return ApiError(
+        "this server is shutting down and starts no new calls; retry (another server)",
+        Reason.SERVER_DRAINING,
+        metadata={"method": method},
+    )
+
+
+def work_cancelled(message: str, method: str) -> ApiError:
     """Expensive work stopped because its caller cancelled or its deadline passed (the
     caller has gone: the status is only reported, as ``cancelled``)."""
-    return ApiError(grpc.StatusCode.CANCELLED, message, Reason.LIMIT_EXCEEDED, label="cancelled")
+    return ApiError(message, Reason.CALL_CANCELLED, metadata={"method": method})
 
 
 def to_status(error: ApiError) -> grpc.Status:
@@ -287,14 +362,3 @@ def error_info(status: status_pb2.Status) -> error_details_pb2.ErrorInfo | None:
             detail.Unpack(info)
             return info
     return None
-
-
-_CODES = {
-    grpc.StatusCode.INVALID_ARGUMENT: code_pb2.INVALID_ARGUMENT,
-    grpc.StatusCode.FAILED_PRECONDITION: code_pb2.FAILED_PRECONDITION,
-    grpc.StatusCode.ABORTED: code_pb2.ABORTED,
-    grpc.StatusCode.UNIMPLEMENTED: code_pb2.UNIMPLEMENTED,
-    grpc.StatusCode.DEADLINE_EXCEEDED: code_pb2.DEADLINE_EXCEEDED,
-    grpc.StatusCode.RESOURCE_EXHAUSTED: code_pb2.RESOURCE_EXHAUSTED,
-    grpc.StatusCode.CANCELLED: code_pb2.CANCELLED,
-}

@@ -464,7 +464,7 @@ class Handlers:
         if time_remaining is not None:
             budget = min(budget, time_remaining - EQUITY_MARGIN_SECONDS)
             if budget <= 0:
-                raise no_time_left("no time left for Equity")
+                raise no_time_left("no time left for Equity", "Equity")
         try:
             result = eq.stud_equity(
                 known,
@@ -482,12 +482,12 @@ class Handlers:
         except eq.Cancelled as stopped:
             self.observer.work_cancelled("Equity")
             _log.info("work cancelled", work="Equity", deals=stopped.deals, planned=stopped.planned)
-            raise work_cancelled(str(stopped)) from None
+            raise work_cancelled(str(stopped), "Equity") from None
         except ValueError as error:
             found.add("equity", str(error))
             found.refuse()
         except TimeoutError as error:
-            raise no_time_left(str(error)) from None
+            raise no_time_left(str(error), "Equity") from None
         halves = zip(result.high, result.low, strict=True) if result.high else None
         shares: list[pb.PlayerEquity] = []
         for w, t, e, s in zip(result.win, result.tie, result.equity, result.stderr, strict=True):

@@ -9,7 +9,9 @@ Equity and large Evaluate batches run in a bounded pool of their own
 (``calls.ApiCalls``, ``expensive.ExpensiveCalls``), so that they hold up neither health
 checks nor the cheap calls. ``add_servicer`` registers the methods with request parsers that never
 raise: a request body that is not the method's message (bad wire format, invalid UTF-8
-in a string) gets INVALID_ARGUMENT, where gRPC's own parser failure would answer INTERNAL.
+in a string) gets INVALID_ARGUMENT, where gRPC's own parser failure would answer INTERNAL;
+one over ``max_message_bytes`` gets LIMIT_EXCEEDED (gRPC core is set to let through up to
+twice that, so that such a refusal carries its details: ``config.READ_FACTOR``).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from google.protobuf.message import Message
 from stud_api.stud.v1 import stud_engine_pb2 as pb
 
 from studengine.api.calls import ApiCalls
-from studengine.api.errors import ApiError, bad_request, to_status
+from studengine.api.errors import ApiError, bad_request, to_status, too_large
 from studengine.api.expensive import ExpensiveCalls
 from studengine.api.handlers import DEFAULT_EQUITY_CPU_SECONDS, Handlers
 from studengine.api.observer import Observer, Unobserved
@@ -35,14 +37,20 @@ SERVICE_NAME = pb.DESCRIPTOR.services_by_name["StudEngineService"].full_name
 
 
 class Malformed:
-    """Stands in for a request body that did not parse as the method's message."""
+    """Stands in for a request body that did not parse as the method's message, or that
+    was over the size limit (``size``, ``limit``)."""
 
-    def __init__(self, type_name: str) -> None:
+    def __init__(self, method: str, type_name: str, size: int = 0, limit: int = 0) -> None:
+        self.method = method
         self.type_name = type_name
+        self.size = size
+        self.limit = limit
 
 
 def _checked(request: Req | Malformed) -> Req:
     if isinstance(request, Malformed):
+        if request.limit:
+            raise too_large(request.method, request.size, request.limit)
         raise bad_request("request", f"not a valid {request.type_name} message")
     return request
 
@@ -116,14 +124,18 @@ class StudEngineServicer:
         return await self._answer(self.calls.get_hand_history, request, context)
 
 
-def _parser(message: type[Message]) -> Callable[[bytes], Message | Malformed]:
+def _parser(
+    method: str, message: type[Message], limit: int | None
+) -> Callable[[bytes], Message | Malformed]:
     name = message.DESCRIPTOR.name
 
     def parse(data: bytes) -> Message | Malformed:
+        if limit is not None and len(data) > limit:
+            return Malformed(method, name, len(data), limit)
         try:
             return message.FromString(data)
         except Exception:  # any parse failure is the caller's malformed request
-            return Malformed(name)
+            return Malformed(method, name)
 
     return parse
 
@@ -138,12 +150,15 @@ METHODS: dict[str, tuple[type[Message], type[Message]]] = {
 }
 
 
-def add_servicer(server: grpc.aio.Server, servicer: StudEngineServicer) -> None:
-    """Register the servicer's methods on a server (with parsers that never raise)."""
+def add_servicer(
+    server: grpc.aio.Server, servicer: StudEngineServicer, max_message_bytes: int | None = None
+) -> None:
+    """Register the servicer's methods on a server (with parsers that never raise and
+    refuse a message over ``max_message_bytes``)."""
     handlers = {
         name: grpc.unary_unary_rpc_method_handler(
             getattr(servicer, name),
-            request_deserializer=_parser(request),
+            request_deserializer=_parser(name, request, max_message_bytes),
             response_serializer=response.SerializeToString,
         )
         for name, (request, response) in METHODS.items()

@@ -24,6 +24,13 @@ class ConfigError(Exception):
     """The configuration cannot work (the server exits with code 2)."""
 
 
+#: Either port reads a request of up to this many times --max-message-bytes, so that the
+#: server refuses one over the limit itself, with its details (LIMIT_EXCEEDED; a JSON
+#: body may be larger than its message); gRPC core and connectrpc cut off larger ones
+#: (RESOURCE_EXHAUSTED, no details), bounding what a call may buffer.
+READ_FACTOR = 2
+
+
 @dataclass(frozen=True)
 class ServerConfig:
     host: str = "127.0.0.1"

@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import grpc
@@ -31,7 +31,8 @@ from grpc_reflection.v1alpha import reflection, reflection_pb2
 from stud_api.stud.v1 import errors_pb2, stud_engine_pb2
 
 from studengine.api.servicer import SERVICE_NAME, StudEngineServicer, add_servicer
-from studengine.server.config import ConfigError, ServerConfig
+from studengine.server.config import READ_FACTOR, ConfigError, ServerConfig
+from studengine.server.drain import Gate
 from studengine.server.interceptors import ObservingInterceptor
 from studengine.server.tls import TlsFiles, grpc_credentials
 
@@ -46,7 +47,7 @@ PUBLIC_FILES = (stud_engine_pb2.DESCRIPTOR, errors_pb2.DESCRIPTOR, health_pb2.DE
 
 def server_options(config: ServerConfig, reuse_port: bool) -> list[tuple[str, int]]:
     options = [
-        ("grpc.max_receive_message_length", config.max_message_bytes),
+        ("grpc.max_receive_message_length", READ_FACTOR * config.max_message_bytes),
         ("grpc.so_reuseport", int(reuse_port)),
         ("grpc.max_concurrent_streams", config.max_streams_per_connection),
     ]
@@ -144,18 +145,20 @@ class GrpcListener:
     health: Health
     reuse_port: bool = False
     tls: TlsFiles | None = None  # TLS (mTLS with a client CA), the files re-read on change
+    gate: Gate = field(default_factory=Gate)  # the worker's drain, shared by its ports
     port: int = 0
     server: grpc.aio.Server | None = None
+    interceptor: ObservingInterceptor | None = None
 
     async def start(self) -> None:
         config = self.config
-        server = grpc.aio.server(
-            interceptors=[
-                ObservingInterceptor(config.max_concurrent_rpcs, config.receive_timeout_seconds)
-            ],
-            options=server_options(config, self.reuse_port),
+        self.interceptor = ObservingInterceptor(
+            config.max_concurrent_rpcs, config.receive_timeout_seconds, self.gate
         )
-        add_servicer(server, self.servicer)
+        server = grpc.aio.server(
+            interceptors=[self.interceptor], options=server_options(config, self.reuse_port)
+        )
+        add_servicer(server, self.servicer, config.max_message_bytes)
         health_pb2_grpc.add_HealthServicer_to_server(self.health, server)
         if config.reflection:
             names = (SERVICE_NAME, HEALTH_SERVICE, reflection.SERVICE_NAME)
@@ -173,7 +176,11 @@ class GrpcListener:
         await server.start()
         self.server = server
 
+    def open_calls(self) -> int:
+        """Calls open now, health excluded."""
+        return self.interceptor.active if self.interceptor is not None else 0
+
     async def stop(self, grace: float) -> None:
-        """Refuse new calls, let calls in flight finish within ``grace``, then cancel them."""
+        """GOAWAY, let calls in flight finish within ``grace``, then cancel them."""
         if self.server is not None:
             await self.server.stop(grace)

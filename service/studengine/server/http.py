@@ -11,11 +11,14 @@ graceful shutdown: ``GET /healthz`` answers 200 ``SERVING`` until shutdown start
 
 The calls are the gRPC port's (``api.calls.ApiCalls``, one per worker): the cheap ones run
 on the event loop, Equity and large Evaluate batches in the worker's bounded pool (the
-same RESOURCE_EXHAUSTED, reason LIMIT_EXCEEDED, beyond its limit, the same Equity CPU
+same RESOURCE_EXHAUSTED, reason SERVER_BUSY, beyond its limit, the same Equity CPU
 cap), so the bounds hold whatever port the calls come in on. HTTP/2 streams per
 connection are bounded by ``--max-streams-per-connection``; a call is counted in
-``grpc_server_in_flight{stage="handling"}`` while it runs (Connect reads the body before
-the handler, so there is no ``receiving`` stage here).
+``grpc_server_in_flight`` by stage, as on the gRPC port: ``receiving`` while its body
+arrives (Connect reads it before the handler), then ``handling``. A body that has not
+arrived in full within ``--receive-timeout-seconds`` (a stalled or very slow client) is
+answered DEADLINE_EXCEEDED (ErrorInfo RECEIVE_TIMEOUT) in the call's own protocol, and
+counted like the gRPC port's.
 
 ``HttpListener(config, calls, tls, reuse_port)`` is a worker's listener: ``await start()``
 serves hypercorn as a task of the worker's event loop (beside the gRPC listener), ``await
@@ -41,9 +44,17 @@ from stud_api.stud.v1 import stud_engine_connect as connect
 from stud_api.stud.v1 import stud_engine_pb2 as pb
 
 from studengine.api.calls import ApiCalls
-from studengine.api.errors import ApiError, details
+from studengine.api.errors import (
+    ApiError,
+    details,
+    draining,
+    receive_timeout,
+    too_large,
+    too_many_calls,
+)
 from studengine.server import metrics
-from studengine.server.config import ConfigError, ServerConfig
+from studengine.server.config import READ_FACTOR, ConfigError, ServerConfig
+from studengine.server.drain import Gate
 from studengine.server.tls import TlsFiles
 
 SERVICE_NAME = "stud.v1.StudEngineService"
@@ -75,10 +86,12 @@ class _Method:
     def __init__(self, name: str) -> None:
         labels = (SERVICE_NAME, name, "unary")
         self.full = f"/{SERVICE_NAME}/{name}"
+        self.name = name
         self.labels = labels
         self.started = metrics.GRPC_STARTED.labels(*labels)
         self.seconds = metrics.GRPC_HANDLING_SECONDS.labels(*labels)
         self.handling = metrics.GRPC_IN_FLIGHT.labels(*labels, "handling")
+        self.receiving = metrics.GRPC_IN_FLIGHT.labels(*labels, "receiving")
         self.handled: dict[grpc.StatusCode, Any] = {}
 
     def finish(self, t0: float, code: grpc.StatusCode) -> None:
@@ -99,29 +112,35 @@ class _Method:
 
 class StudEngineConnect:
     """``stud.v1.StudEngineService`` for connectrpc, over the worker's ``ApiCalls`` (the
-    gRPC port's: the same expensive-call bound and Equity CPU cap)."""
+    gRPC port's: the same expensive-call bound and Equity CPU cap), with the gRPC port's
+    limits and drain: calls at once, the message size, the worker's ``gate``."""
 
-    def __init__(self, calls: ApiCalls, max_concurrent: int) -> None:
+    def __init__(
+        self,
+        calls: ApiCalls,
+        max_concurrent: int,
+        max_message_bytes: int | None = None,
+        gate: Gate | None = None,
+    ) -> None:
         self.calls = calls
         self.max_concurrent = max_concurrent
+        self.max_message_bytes = max_message_bytes
+        self.gate = gate or Gate()
         self.in_flight = 0
-        self._methods = {name: _Method(name) for name in pb.DESCRIPTOR.services_by_name[
+        self.methods = {name: _Method(name) for name in pb.DESCRIPTOR.services_by_name[
             "StudEngineService"].methods_by_name}  # fmt: skip
 
     async def _call(
         self, name: str, call: Callable[[Req], Coroutine[Any, Any, Resp]], request: Req
     ) -> Resp:
-        method = self._methods[name]
+        method = self.methods[name]
         t0 = time.perf_counter()
         method.started.inc()
-        if self.in_flight >= self.max_concurrent:  # as gRPC's limit: before any handler
-            metrics.rejected("too_many_calls")
-            method.finish(t0, grpc.StatusCode.RESOURCE_EXHAUSTED)
-            raise ConnectError(
-                Code.RESOURCE_EXHAUSTED,
-                f"this server holds {self.max_concurrent} calls at once (its limit); "
-                "retry with backoff",
-            )
+        refusal = self._refusal(name, request)  # as gRPC's: before any handler
+        if refusal is not None:
+            metrics.rejected(refusal.metric_label)
+            method.finish(t0, refusal.code)
+            raise connect_error(refusal)
         context = contextvars.Context()  # what the handler binds for the log line
         code = grpc.StatusCode.OK
         self.in_flight += 1
@@ -145,6 +164,18 @@ class StudEngineConnect:
             self.in_flight -= 1
             method.handling.dec()
             context.run(method.finish, t0, code)
+
+    def _refusal(self, name: str, request: Message) -> ApiError | None:
+        """The refusal of a call the port does not start, if it is one."""
+        if self.gate.draining:
+            self.gate.refused()
+            return draining(name)
+        if self.in_flight >= self.max_concurrent:
+            return too_many_calls(name, self.max_concurrent)
+        limit = self.max_message_bytes
+        if limit is not None and (size := request.ByteSize()) > limit:
+            return too_large(name, size, limit)
+        return None
 
     async def start_hand(self, request: pb.StartHandRequest, ctx: Any) -> pb.StartHandResponse:
         return await self._call("StartHand", self.calls.start_hand, request)
@@ -177,13 +208,22 @@ ASGIApp = Callable[[dict[str, Any], Any, Any], Awaitable[None]]
 
 
 class App:
-    """The ASGI application: ``GET /healthz`` and the Connect service."""
+    """The ASGI application: ``GET /healthz`` and the Connect service, each call's body
+    read within ``receive_timeout`` seconds (None: no bound)."""
 
-    def __init__(self, service: StudEngineConnect, max_message_bytes: int) -> None:
+    def __init__(
+        self,
+        service: StudEngineConnect,
+        max_body_bytes: int,
+        receive_timeout: float | None = None,
+    ) -> None:
         self.serving = True
+        self.service = service
+        self.receive_timeout = receive_timeout
         self.connect: ASGIApp = connect.StudEngineServiceASGIApplication(
-            service, read_max_bytes=max_message_bytes
+            service, read_max_bytes=max_body_bytes
         )
+        self._methods = {m.full: m for m in service.methods.values()}
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] == "http" and scope["path"] == HEALTH_PATH:
@@ -197,11 +237,63 @@ class App:
                 await send({"type": "lifespan.startup.complete"})
             await send({"type": "lifespan.shutdown.complete"})
             return
-        await self.connect(scope, receive, send)
+        method = self._methods.get(scope.get("path", "")) if scope["type"] == "http" else None
+        if method is None:  # Connect answers unknown paths itself
+            await self.connect(scope, receive, send)
+            return
+        bounded = _Body(receive, method, self.receive_timeout)
+        try:
+            await self.connect(scope, bounded.receive, send)
+        finally:
+            bounded.done()
 
 
-def build_app(config: ServerConfig, calls: ApiCalls) -> App:
-    return App(StudEngineConnect(calls, config.max_concurrent_rpcs), config.max_message_bytes)
+class _Body:
+    """One call's request body as Connect reads it: counted as ``receiving`` until it has
+    arrived in full, and refused (RECEIVE_TIMEOUT, raised to Connect as a ConnectError,
+    which answers it in the call's protocol) if that takes longer than ``timeout``."""
+
+    def __init__(self, receive: Any, method: _Method, timeout: float | None) -> None:
+        self._receive = receive
+        self._method = method
+        self._timeout = timeout
+        self._t0 = time.perf_counter()
+        self._deadline = None if timeout is None else asyncio.get_running_loop().time() + timeout
+        self._open = True
+        method.receiving.inc()
+
+    async def receive(self) -> dict[str, Any]:
+        if not self._open:  # the body is in: what follows (a disconnect) is not bounded
+            message: dict[str, Any] = await self._receive()
+            return message
+        try:
+            async with asyncio.timeout_at(self._deadline):
+                message = await self._receive()
+        except TimeoutError:
+            self.done()
+            assert self._timeout is not None
+            refusal = receive_timeout(self._method.name, self._timeout)
+            metrics.rejected(refusal.metric_label)
+            self._method.started.inc()  # it never reaches StudEngineConnect._call
+            self._method.finish(self._t0, refusal.code)
+            raise connect_error(refusal) from None
+        if message["type"] != "http.request" or not message.get("more_body", False):
+            self.done()
+        return message
+
+    def done(self) -> None:
+        if self._open:
+            self._open = False
+            self._method.receiving.dec()
+
+
+def build_app(config: ServerConfig, calls: ApiCalls, gate: Gate | None = None) -> App:
+    """The HTTP port's app. The body may be up to ``READ_FACTOR`` times the limit
+    (JSON is larger than the message), the message itself at most the limit."""
+    service = StudEngineConnect(
+        calls, config.max_concurrent_rpcs, config.max_message_bytes, gate or Gate()
+    )
+    return App(service, READ_FACTOR * config.max_message_bytes, config.receive_timeout_seconds)
 
 
 def listening_socket(host: str, port: int, reuse_port: bool) -> socket.socket:
@@ -225,11 +317,16 @@ class HttpListener:
     """The HTTP port, served by hypercorn as a task on the worker's event loop."""
 
     def __init__(
-        self, config: ServerConfig, calls: ApiCalls, tls: TlsFiles | None, reuse_port: bool
+        self,
+        config: ServerConfig,
+        calls: ApiCalls,
+        tls: TlsFiles | None,
+        reuse_port: bool,
+        gate: Gate | None = None,
     ) -> None:
         from hypercorn.config import Config
 
-        self.app = build_app(config, calls)
+        self.app = build_app(config, calls, gate)
         self.sock = listening_socket(config.host, config.http_port or 0, reuse_port)
         self.port: int = self.sock.getsockname()[1]
         hyper = Config()
@@ -271,6 +368,10 @@ class HttpListener:
         await asyncio.sleep(0)  # hypercorn takes the socket and starts accepting
         if self._task.done():
             self._task.result()  # a failure to start is the caller's
+
+    def open_calls(self) -> int:
+        """Calls open now (health excluded)."""
+        return self.app.service.in_flight
 
     async def stop(self, grace: float) -> None:
         """``shutdown(grace)``; returns when the port has drained."""

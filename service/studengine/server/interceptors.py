@@ -9,7 +9,9 @@ RESOURCE_EXHAUSTED at once, without waiting for a body that may never come, and 
 request that has not arrived in full within ``receive_timeout`` seconds (a stalled or
 very slow client) is answered DEADLINE_EXCEEDED and its stream closed; gRPC core has no
 such bound per stream. The health service is exempt from the limit, so that probes are
-answered however many calls are open.
+answered however many calls are open. Once the worker drains (``drain.Gate``), a call not
+yet started is refused with UNAVAILABLE. Every refusal here is an ``ApiError`` (ErrorInfo,
+and RetryInfo where a retry may succeed), as the handlers' are.
 
 ``grpc_server_started_total`` counts a call when its headers arrive; the handling time
 runs from then to the end. Each call runs in its own task, so the fields the handler
@@ -28,7 +30,16 @@ import grpc
 import structlog
 from grpc_health.v1.health import SERVICE_NAME as HEALTH_SERVICE
 
+from studengine.api.errors import (
+    ApiError,
+    bad_request,
+    draining,
+    receive_timeout,
+    to_status,
+    too_many_calls,
+)
 from studengine.server import metrics
+from studengine.server.drain import Gate
 
 _log = structlog.get_logger("studengine.rpc")
 
@@ -44,6 +55,7 @@ class _Method:
         "handled",
         "handling",
         "labels",
+        "name",
         "receiving",
         "seconds",
         "started",
@@ -52,6 +64,7 @@ class _Method:
     def __init__(self, full: str, kind: str) -> None:
         service, _, name = full.lstrip("/").rpartition("/")
         self.full = full
+        self.name = name
         self.exempt = service == HEALTH_SERVICE
         self.labels = (service, name, kind)
         self.started = metrics.GRPC_STARTED.labels(*self.labels)
@@ -109,14 +122,19 @@ async def _respond(behavior: Behavior, request: Any, context: Any) -> None:
 class ObservingInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
     """Counts, limits, times and logs every call (metrics with the usual ``grpc_server_*``
     names). ``max_concurrent_rpcs``: calls this server holds at once, health excluded;
-    ``receive_timeout``: seconds a request may take to arrive in full (None: no bound)."""
+    ``receive_timeout``: seconds a request may take to arrive in full (None: no bound);
+    ``gate``: the worker's drain."""
 
     def __init__(
-        self, max_concurrent_rpcs: int | None = None, receive_timeout: float | None = None
+        self,
+        max_concurrent_rpcs: int | None = None,
+        receive_timeout: float | None = None,
+        gate: Gate | None = None,
     ) -> None:
         self._methods: dict[str, _Method] = {}
         self.limit = max_concurrent_rpcs
         self.receive_timeout = receive_timeout
+        self.gate = gate or Gate()
         self.active = 0  # calls open now, health excluded (touched on the event loop only)
 
     async def intercept_service(
@@ -136,7 +154,8 @@ class ObservingInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg
             inner = handler.unary_unary
 
             async def unary(requests: Any, context: Any, stage: _Stage) -> Any:
-                return await inner(await self._receive(requests, context, stage), context)
+                request = await self._receive(requests, context, stage, method)
+                return await inner(request, context)
 
             return handler._replace(
                 request_streaming=True, unary_unary=None, stream_unary=self._observed(unary, method)
@@ -145,7 +164,8 @@ class ObservingInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg
             inner = handler.unary_stream
 
             async def server_stream(requests: Any, context: Any, stage: _Stage) -> None:
-                await _respond(inner, await self._receive(requests, context, stage), context)
+                request = await self._receive(requests, context, stage, method)
+                await _respond(inner, request, context)
 
             return handler._replace(
                 request_streaming=True,
@@ -168,19 +188,16 @@ class ObservingInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg
 
         return handler._replace(stream_stream=self._observed(bidi_stream, method))
 
-    async def _receive(self, requests: Any, context: Any, stage: _Stage) -> Any:
+    async def _receive(self, requests: Any, context: Any, stage: _Stage, method: _Method) -> Any:
         """The one request message of a unary request, within ``receive_timeout``."""
         try:
             async with asyncio.timeout(self.receive_timeout):
                 request = await context.read()
         except TimeoutError:
-            metrics.rejected("receive_timeout")
-            await context.abort(
-                grpc.StatusCode.DEADLINE_EXCEEDED,
-                f"the request did not arrive in full within {self.receive_timeout:g} s",
-            )
+            assert self.receive_timeout is not None
+            await _refuse(context, receive_timeout(method.name, self.receive_timeout))
         if request is grpc.aio.EOF:  # type: ignore[attr-defined]
-            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "no request message")
+            await _refuse(context, bad_request("request", "no request message"))
         stage.received()
         return request
 
@@ -191,13 +208,15 @@ class ObservingInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg
             t0 = time.perf_counter()
             method.started.inc()
             counted = not method.exempt
-            if counted and self.limit is not None and self.active >= self.limit:
-                metrics.rejected("too_many_calls")
-                method.finish(t0, grpc.StatusCode.RESOURCE_EXHAUSTED)
-                await context.abort(
-                    grpc.StatusCode.RESOURCE_EXHAUSTED,
-                    f"this server holds {self.limit} calls at once (its limit); retry with backoff",
-                )
+            refusal = None
+            if counted and self.gate.draining:
+                self.gate.refused()
+                refusal = draining(method.name)
+            elif counted and self.limit is not None and self.active >= self.limit:
+                refusal = too_many_calls(method.name, self.limit)
+            if refusal is not None:
+                method.finish(t0, refusal.code)
+                await _refuse(context, refusal)
             if counted:
                 self.active += 1
             stage = _Stage(method)
@@ -219,3 +238,9 @@ class ObservingInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg
                 method.finish(t0, code)
 
         return observed
+
+
+async def _refuse(context: Any, error: ApiError) -> None:
+    """Answer the call with the refusal's status (counted by its label); raises."""
+    metrics.rejected(error.metric_label)
+    await context.abort_with_status(to_status(error))

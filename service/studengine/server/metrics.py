@@ -110,9 +110,11 @@ def rake_taken(variant: str, chips: int) -> None:
 
 def rejected(reason: str) -> None:
     """``reason``: bad_request, bad_state, illegal_action, out_of_turn, stale_seq,
-    hand_over, hand_not_over (a history asked too early), test_deck_refused, limit,
-    overloaded (too many expensive calls), cancelled, too_many_calls (over
-    --max-concurrent-rpcs), receive_timeout."""
+    hand_over, hand_not_over (a history asked too early), test_deck_refused, limit (a
+    request over a size limit), overloaded (too many expensive calls), cancelled,
+    too_many_calls (over --max-concurrent-rpcs), receive_timeout, no_time_left (Equity's
+    deadline), draining (a call refused by a server shutting down): the labels of
+    ``api.errors`` (``ApiError.metric_label``)."""
     _rejection_child(reason).inc()
 
 

@@ -6,9 +6,11 @@
 supervisor spawns, ``BackgroundServer`` serves on a thread of this process (tests, tools).
 
 The listeners start together and drain together: on SIGTERM health turns NOT_SERVING on
-both ports (open watches are told and end, ``/healthz`` answers 503), every listener stops
-taking calls and lets the calls in flight finish within ``--grace-seconds``, then what is
-left is cancelled.
+both ports (open watches are told and end, ``/healthz`` answers 503) and the worker's
+gate closes (``drain.Gate``): both ports refuse the calls they have not started with
+UNAVAILABLE (SERVER_DRAINING, RetryInfo) while the started ones finish; then every
+listener stops (GOAWAY) and lets what is left finish within what remains of
+``--grace-seconds``; what is still running then is cancelled.
 
 gRPC is imported inside the functions: the supervisor process hands ``worker_main`` to
 its spawned workers and never starts gRPC itself.
@@ -36,6 +38,7 @@ from studengine.server.supervisor import EXIT_CONFIG, Keys, prepare_multiprocess
 
 if TYPE_CHECKING:
     from studengine.api.expensive import ExpensiveCalls
+    from studengine.server.drain import Gate
     from studengine.server.grpc_listener import Health
     from studengine.server.http import HttpListener
     from studengine.state.sealing import KeyRing
@@ -50,6 +53,8 @@ class Listener(Protocol):
 
     async def start(self) -> None: ...
 
+    def open_calls(self) -> int: ...
+
     async def stop(self, grace: float) -> None: ...
 
 
@@ -60,6 +65,7 @@ class Serving:
     listeners: list[Listener]
     health: Health
     expensive: ExpensiveCalls
+    gate: Gate
     http: HttpListener | None = None  # the HTTP port's listener, also in ``listeners``
 
     @property
@@ -72,12 +78,15 @@ class Serving:
         return self.http.port if self.http is not None else None
 
     async def drain(self, grace: float) -> None:
-        """NOT_SERVING (on both ports), then every listener lets its calls finish within
-        ``grace``, together."""
+        """NOT_SERVING (on both ports), the gate closed until the started calls are done,
+        then every listener stops with the grace left, together."""
         if self.http is not None:
             self.http.app.serving = False
         await self.health.shut_down()
-        await asyncio.gather(*(listener.stop(grace) for listener in self.listeners))
+        left = await self.gate.settle(
+            grace, lambda: sum(listener.open_calls() for listener in self.listeners)
+        )
+        await asyncio.gather(*(listener.stop(left) for listener in self.listeners))
         self.expensive.shutdown()
 
 
@@ -92,6 +101,7 @@ async def start_serving(
     from studengine.api.handlers import Handlers
     from studengine.api.servicer import SERVICE_NAME, StudEngineServicer
     from studengine.server import metrics
+    from studengine.server.drain import Gate
     from studengine.server.grpc_listener import GrpcListener, Health
     from studengine.server.tls import tls_files
 
@@ -107,14 +117,15 @@ async def start_serving(
     calls = ApiCalls(handlers, expensive)
     servicer = StudEngineServicer(keyring, config.allow_test_decks, calls=calls)
     health = Health([SERVICE_NAME])
-    listeners: list[Listener] = [GrpcListener(config, servicer, health, reuse_port, tls)]
+    gate = Gate()
+    listeners: list[Listener] = [GrpcListener(config, servicer, health, reuse_port, tls, gate)]
     http = None
     started: list[Listener] = []
     try:
         if config.http_port is not None:
             from studengine.server.http import HttpListener
 
-            http = HttpListener(config, calls, tls, reuse_port)
+            http = HttpListener(config, calls, tls, reuse_port, gate)
             listeners.append(http)
         for listener in listeners:
             await listener.start()
@@ -125,7 +136,7 @@ async def start_serving(
             http.sock.close()
         expensive.shutdown()
         raise
-    return Serving(listeners, health, expensive, http)
+    return Serving(listeners, health, expensive, gate, http)
 
 
 async def _serve(

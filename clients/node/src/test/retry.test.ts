@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import * as http from "node:http";
 import * as http2 from "node:http2";
+import { readFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, test } from "node:test";
 import { create } from "@bufbuild/protobuf";
@@ -12,7 +13,14 @@ import { Code, ConnectError, type ConnectRouter } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { StudClient, TRANSPORTS } from "../client.js";
 import { EvaluateResponseSchema, StudEngineService } from "../gen/stud/v1/stud_engine_pb.js";
-import { attemptsOf, backoffMs, type RetryEvent, withRetries } from "../retry.js";
+import {
+  attemptsOf,
+  backoffMs,
+  DEFAULT_RETRY_POLICY,
+  type RetryEvent,
+  retryPolicyOf,
+  withRetries,
+} from "../retry.js";
 
 const FAST = { maxAttempts: 4, initialDelayMs: 1, maxDelayMs: 4 };
 
@@ -40,9 +48,18 @@ describe("backoffMs", () => {
   });
 });
 
+describe("the service config", () => {
+  test("DEFAULT_RETRY_POLICY is proto/service_config.json's retryPolicy", () => {
+    const path = new URL("../../../../proto/service_config.json", import.meta.url);
+    const config = JSON.parse(readFileSync(path, "utf8"));
+    assert.deepEqual(retryPolicyOf(config), DEFAULT_RETRY_POLICY);
+    assert.deepEqual(config.methodConfig[0].retryPolicy.retryableStatusCodes, ["UNAVAILABLE"]);
+  });
+});
+
 describe("withRetries", () => {
-  test("repeats UNAVAILABLE and a server's CANCELLED, then succeeds", async () => {
-    const run = failing([Code.Unavailable, Code.Canceled]);
+  test("repeats UNAVAILABLE, then succeeds", async () => {
+    const run = failing([Code.Unavailable, Code.Unavailable]);
     const events: RetryEvent[] = [];
     const got = await withRetries("M", run.attempt, {
       policy: FAST,
@@ -55,7 +72,7 @@ describe("withRetries", () => {
       events.map((e) => [e.attempt, e.error.code]),
       [
         [1, Code.Unavailable],
-        [2, Code.Canceled],
+        [2, Code.Unavailable],
       ],
     );
   });
@@ -69,10 +86,12 @@ describe("withRetries", () => {
     assert.equal(run.calls(), 4);
   });
 
-  test("never repeats a refusal, an unsafe call, or a call the caller cancelled", async () => {
-    const refused = failing([Code.FailedPrecondition]);
-    await assert.rejects(withRetries("M", refused.attempt, { policy: FAST, retrySafe: true }));
-    assert.equal(refused.calls(), 1);
+  test("never repeats a refusal, CANCELLED, an unsafe call, or a call the caller cancelled", async () => {
+    for (const code of [Code.FailedPrecondition, Code.Canceled, Code.ResourceExhausted]) {
+      const refused = failing([code]);
+      await assert.rejects(withRetries("M", refused.attempt, { policy: FAST, retrySafe: true }));
+      assert.equal(refused.calls(), 1);
+    }
     const unsafe = failing([Code.Unavailable]);
     await assert.rejects(withRetries("M", unsafe.attempt, { policy: FAST, retrySafe: false }));
     assert.equal(unsafe.calls(), 1);
@@ -87,13 +106,13 @@ describe("withRetries", () => {
 
 describe("StudClient over every transport", () => {
   const counts = { evaluate: 0, act: 0 };
-  // Evaluate: CANCELLED on every odd call (a draining server), then an answer.
+  // Evaluate: UNAVAILABLE on every odd call (a draining server), then an answer.
   // Act: always UNAVAILABLE.
   const routes = (router: ConnectRouter): void => {
     router.service(StudEngineService, {
       evaluate() {
         counts.evaluate += 1;
-        if (counts.evaluate % 2 === 1) throw new ConnectError("server is stopping", Code.Canceled);
+        if (counts.evaluate % 2 === 1) throw new ConnectError("server is draining", Code.Unavailable);
         return create(EvaluateResponseSchema, {
           values: [{ rank: 42n, category: "High Card", description: "Ace high" }],
         });
@@ -121,7 +140,7 @@ describe("StudClient over every transport", () => {
   for (const transport of TRANSPORTS) {
     for (const httpVersion of ["1.1", "2"] as const) {
       if (transport === "grpc" && httpVersion === "1.1") continue;
-      test(`${transport} over HTTP/${httpVersion}: retries CANCELLED, Act only with expected_seq`, async () => {
+      test(`${transport} over HTTP/${httpVersion}: retries UNAVAILABLE, Act with or without expected_seq`, async () => {
         const baseUrl = url(httpVersion === "2" ? h2 : h1);
         const client = new StudClient({ baseUrl, transport, httpVersion, retry: FAST });
         try {
@@ -132,7 +151,7 @@ describe("StudClient over every transport", () => {
 
           counts.act = 0;
           await assert.rejects(client.act({ seat: 0 }), { code: Code.Unavailable });
-          assert.equal(counts.act, 1, "an Act without expected_seq is not repeated");
+          assert.equal(counts.act, FAST.maxAttempts, "an Act is safe to repeat: its state has its seq");
           counts.act = 0;
           await assert.rejects(client.act({ seat: 0, expectedSeq: 3n }), { code: Code.Unavailable });
           assert.equal(counts.act, FAST.maxAttempts);
