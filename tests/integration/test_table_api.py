@@ -12,6 +12,7 @@ from typing import Any
 
 import aiohttp
 import pytest
+from aiohttp import WSMsgType
 from support.table_harness import TableServer, call, join, view, wait_for
 
 PASSIVE = ("check", "call", "bring_in")
@@ -191,6 +192,11 @@ def test_websocket_refuses_a_bad_hello(table: tuple[TableServer, Path]) -> None:
             await ws.send_json({"type": "hello", "table": "main", "token": token})
             page = await ws.receive_json(timeout=10)
             assert page["type"] == "table" and page["you"]["name"] == "Ann"
+            # the seat is given up: the socket is told it is gone, then closed
+            assert call(server.url, "POST", "/api/tables/main/leave", {}, token=token)[0] == 200
+            gone = await ws.receive_json(timeout=10)
+            assert (gone["type"], gone["error"]["reason"]) == ("gone", "bad_token"), gone
+            assert (await ws.receive(timeout=10)).type in (WSMsgType.CLOSE, WSMsgType.CLOSED)
 
     asyncio.run(run())
     assert token not in server.output(), "a seat token reached the log"

@@ -126,12 +126,24 @@ class Away:
                 )
 
     async def away_seats(self, table_id: str) -> set[int]:
-        """The table seats whose players are away now."""
+        """The table seats whose players are away now, or leaving: the clock acts for
+        them at once rather than waiting out their clock."""
         async with self.store.engine.connect() as conn:
             query = sa.select(seats.c.seat_no).where(
-                seats.c.table_id == table_id, seats.c.away_since.is_not(None)
+                seats.c.table_id == table_id,
+                seats.c.away_since.is_not(None) | seats.c.leaving,
             )
             return {row.seat_no for row in await conn.execute(query)}
+
+    async def act_now(self, hand: sa.Row[Any]) -> None:
+        """The seat to act has gone (left the table): its clock runs out now (a
+        compare-and-set on the hand's seq: a move that came first wins)."""
+        async with self.store.engine.begin() as conn:
+            await conn.execute(
+                sa.update(hands)
+                .where(hands.c.hand_id == hand.hand_id, hands.c.seq == hand.seq)
+                .values(deadline=time.time(), bank_from=None)
+            )
 
     async def idle_too_long(self, now: float) -> Sequence[sa.Row[Any]]:
         """Seats away for longer than ``away_limit`` (none when it is 0)."""

@@ -249,6 +249,8 @@ class Tables:
         hand = await self._open_hand(await self._table(table_id))
         in_hand = hand is not None and seat in hand.seat_map
         await self.store.leave(table_id, seat, in_hand)
+        if hand is not None and hand.to_act is not None and hand.seat_map[hand.to_act] == seat:
+            await self.away.act_now(hand)  # the clock folds (or checks) for them at once
         self.on_change(table_id)
         return {"left": not in_hand, "after_hand": in_hand}
 

@@ -59,10 +59,11 @@ class Hub:
         self.subscribers.setdefault(table_id, {})[ws] = subscriber
         await self.push(table_id, subscriber)
 
-    def unsubscribe(self, table_id: str, ws: web.WebSocketResponse) -> None:
+    def unsubscribe(self, table_id: str, ws: web.WebSocketResponse, stop: bool = True) -> None:
+        """Forgets the subscriber; ``stop=False`` lets its sender finish what is queued."""
         subs = self.subscribers.get(table_id, {})
         subscriber = subs.pop(ws, None)
-        if subscriber is not None:
+        if subscriber is not None and stop:
             subscriber.task.cancel()
         if not subs:
             self.subscribers.pop(table_id, None)
@@ -75,7 +76,7 @@ class Hub:
             seat = await self.tables.authenticate(table_id, subscriber.token)
         except ApiError as error:
             subscriber.offer(json.dumps({"type": "gone", **error.body()}), close_after=True)
-            self.unsubscribe(table_id, subscriber.ws)
+            self.unsubscribe(table_id, subscriber.ws, stop=False)  # it sends, then closes
             return
         page = await self.tables.page(table_id, seat)
         if not subscriber.offer(json.dumps(page)):
