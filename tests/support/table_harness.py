@@ -150,16 +150,6 @@ def view(base: str, token: str, table: str = "main") -> dict[str, Any]:
     return dict(answer)
 
 
-def wait_for(predicate: Any, timeout: float = 60.0, what: str = "condition") -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.1)
-    raise TimeoutError(f"timed out waiting for {what}")
-
-
 class Postgres:
     """A throw-away PostgreSQL cluster (Debian's binaries) on a free loopback port, run as
     the ``postgres`` system user when the tests run as root (initdb refuses root)."""
