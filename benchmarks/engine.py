@@ -18,7 +18,6 @@ from functools import partial
 
 from studengine.rules.hand import start_hand
 from studengine.rules.types import Table, Variant
-from studengine.rules.variants import VARIANTS
 
 TABLE = Table(ante=5, bring_in=10, small_bet=20, big_bet=40)
 STACK = 1000
@@ -31,9 +30,8 @@ POKERKIT_GAMES = {
 
 
 def table_of(variant: Variant) -> Table:
-    """TABLE, the open-pair option off in the games without it (Razz, Hi-Lo)."""
-    has_option = VARIANTS[variant].open_pair_street is not None
-    return TABLE if has_option else Table(5, 10, 20, 40, open_pair_big_bet=False)
+    """TABLE's stakes, the open-pair option at the game's default (off in Razz, Hi-Lo)."""
+    return Table.for_game(variant, 5, 10, 20, 40)
 
 
 def ours(variant: Variant, players: int, rng: random.Random) -> int:

@@ -2,7 +2,8 @@
 
 Runs the Dockerfile's own build-stage RUN commands (all but apt-get: the C compiler is
 already here) in a fresh venv, on a copy of exactly the files .dockerignore lets into
-the build context; installs the wheels offline as the runtime stage does; starts
+the build context; installs the wheels offline as the runtime stage does, and checks
+that every package installed is at the version the lock (requirements/ci.txt) pins; starts
 `stud-server` with the runtime stage's ENV (host and ports moved to free loopback ones)
 as UID 10001 when run as root; runs the HEALTHCHECK command; stops it with SIGTERM.
 Needs PyPI (the build stage downloads wheels). Exit 0 when every step passed.
@@ -21,11 +22,15 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterable
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 DOCKERFILE = Path(__file__).resolve().parent / "Dockerfile"
+LOCK = REPO / "requirements" / "ci.txt"
 UID = 10001
+# the build stage's folders of wheels: the lock's, and the ones the runtime installs
+BUILD_DIRS = ("/lock", "/wheels")
 
 
 def instructions() -> list[tuple[str, str]]:
@@ -80,6 +85,29 @@ def context_files() -> list[str]:
     return [p for p in listed if (REPO / p).is_file() and not ignored(p, patterns)]
 
 
+def _normalized(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def lock_pins(text: str) -> dict[str, str]:
+    """The lock's ``name==version`` pins, by normalized name."""
+    return {_normalized(n): v for n, v in re.findall(r"^([A-Za-z0-9_.-]+)==(\S+)", text, re.M)}
+
+
+def wheel_versions(names: Iterable[str]) -> dict[str, str]:
+    """Each wheel file's project and version (``grpcio-1.85.3-cp311-...whl``)."""
+    return {_normalized(n.split("-")[0]): n.split("-")[1] for n in names}
+
+
+def off_the_lock(installed: dict[str, str], pins: dict[str, str]) -> list[str]:
+    """The packages (but ours) whose version is not the lock's."""
+    return sorted(
+        f"{name} {version} (lock: {pins.get(name, 'not in the lock')})"
+        for name, version in installed.items()
+        if not name.startswith("studengine") and pins.get(name) != version
+    )
+
+
 def _python() -> str:
     """An interpreter UID 10001 can run (a venv's may live under /root)."""
     for candidate in ("/usr/local/bin/python3.11", "/usr/bin/python3.11"):
@@ -122,9 +150,12 @@ def main() -> int:
         env.pop("VIRTUAL_ENV", None)
         for word, arg in build:
             if word == "RUN" and "apt-get" not in arg:
+                command = arg
+                for folder in BUILD_DIRS:
+                    command = command.replace(folder, str(root / folder.lstrip("/")))
                 _step(
                     f"RUN {arg[:70]}",
-                    ["bash", "-o", "pipefail", "-c", arg.replace("/wheels", str(wheels))],
+                    ["bash", "-o", "pipefail", "-c", command],
                     cwd=src,
                     env=env,
                 )
@@ -135,6 +166,11 @@ def main() -> int:
         pip = re.sub(r"--mount=\S+\s*", "", pip).replace("/wheels", str(wheels))
         pip = pip.replace("python -m pip", f"{root / 'venv' / 'bin' / 'python'} -m pip")
         _step("runtime pip install (offline)", ["bash", "-c", pip])
+        shipped = wheel_versions(p.name for p in wheels.glob("*.whl"))
+        stray = off_the_lock(shipped, lock_pins(LOCK.read_text()))
+        if stray:
+            raise SystemExit("FAILED: the image's wheels are off the lock: " + ", ".join(stray))
+        print(f"   {len(shipped)} wheels for the runtime, each at the lock's version", flush=True)
         # Start it as the image would, with the image's ENV, on loopback and free ports.
         image_env: dict[str, str] = {}
         for word, arg in runtime:

@@ -87,7 +87,7 @@ def test_build_context_has_what_the_wheel_needs() -> None:
     ]
     if (REPO / "setup.py").exists():
         needed.append("setup.py")
-    needed += ["proto/python/pyproject.toml", "proto/python/setup.py"]
+    needed += ["proto/python/pyproject.toml", "proto/python/setup.py", "requirements/ci.txt"]
     for path in needed:
         assert not _ignored(path, patterns), f"{path} is left out of the build context"
     for path in (
@@ -100,8 +100,37 @@ def test_build_context_has_what_the_wheel_needs() -> None:
         "clients/python/studclients/play.py",
         "proto/node_modules/x/y.js",
         "service/studengine/__pycache__/cards.cpython-311.pyc",
+        "requirements/ci.in",
     ):
         assert _ignored(path, patterns), f"{path} would be sent to the build"
+
+
+def _build_runs(dockerfile: str) -> list[str]:
+    """The build stage's RUN commands of ``deploy/docker/<dockerfile>``."""
+    text = re.sub(r"\\\n", " ", (DEPLOY / "docker" / dockerfile).read_text())
+    lines = [line.strip() for line in text.splitlines() if not line.strip().startswith("#")]
+    runtime = next(
+        i for i, line in enumerate(lines) if line.startswith("FROM") and "runtime" in line
+    )
+    return [line[4:] for line in lines[:runtime] if line.startswith("RUN ")]
+
+
+@pytest.mark.parametrize("dockerfile", ["Dockerfile", "Dockerfile.table"])
+def test_the_images_are_built_from_the_lock(dockerfile: str) -> None:
+    """Every third-party package of an image is the lock's: the build stage fetches the
+    lock's wheels with their hashes checked (as CI installs), builds with the tools among
+    them, and gathers the runtime's wheels from those alone (no index)."""
+    runs = " && ".join(_build_runs(dockerfile)).split("&&")
+    steps = [" ".join(step.split()) for step in runs]
+    fetch = next(s for s in steps if "-r requirements/ci.txt" in s)
+    assert "--require-hashes" in fetch and "--no-deps" in fetch and "--wheel-dir /lock" in fetch
+    tools = next(s for s in steps if "pip install" in s)
+    assert "--no-index --find-links=/lock" in tools and "grpcio-tools" in tools
+    build = next(s for s in steps if "pip wheel" in s and "requirements" not in s)
+    assert "--no-index --find-links=/lock" in build and "--no-build-isolation" in build
+    assert "--wheel-dir /wheels" in build
+    ranged = [s for s in steps if "pip" in s and re.search(r"[<>]=?\d", s)]
+    assert not ranged, f"a package by a version range, not from the lock: {ranged}"
 
 
 def _healthcheck_command() -> list[str]:

@@ -20,20 +20,34 @@ import json
 import signal
 import subprocess
 import threading
-import time
 from collections import Counter
 from typing import Any
 
 import pytest
 from support.deploy_support import driver, localcluster, venv_tool
+from support.polling import poll_until
 
 LOAD_SECONDS = 7.0
-STRIKE_AFTER = 2.5
+# the strike comes mid-load, once the victim has answered this many of its calls (about
+# a second of the load here)
+STRIKE_AFTER_CALLS = 300
 
 
 def _victim_codes(victim: Any) -> Counter[str]:
     """gRPC codes of the calls the struck replica logged (one JSON line per call)."""
     return Counter(e["code"] for e in victim.events() if e.get("event") == "rpc")
+
+
+def _strike(victim: Any, sig: int) -> None:
+    """``sig`` to the victim once it is serving the load (``STRIKE_AFTER_CALLS`` answered),
+    and its end awaited."""
+    poll_until(
+        lambda: _victim_codes(victim)["OK"] >= STRIKE_AFTER_CALLS,
+        f"replica 1 to answer {STRIKE_AFTER_CALLS} calls of the load",
+        LOAD_SECONDS,
+    )
+    victim.signal(sig)
+    victim.proc.wait(30)
 
 
 def _stud_load_drill(sig: int) -> tuple[dict[str, Any], Any]:
@@ -43,10 +57,8 @@ def _stud_load_drill(sig: int) -> tuple[dict[str, Any], Any]:
         cmd = [stud_load, "--target", ",".join(r.target for r in replicas)]
         cmd += ["--duration", str(LOAD_SECONDS), "--tables", "8", "--json", "--quiet"]
         load = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        time.sleep(STRIKE_AFTER)
         victim = replicas[1]
-        victim.signal(sig)
-        victim.proc.wait(30)
+        _strike(victim, sig)
         out, err = load.communicate(timeout=LOAD_SECONDS + 120)
         assert load.returncode in (0, 1), err  # 1: the report lists errors
         report: dict[str, Any] = json.loads(out)
@@ -99,10 +111,8 @@ def test_sigterm_under_round_robin_fails_no_call() -> None:
 
         thread = threading.Thread(target=load)
         thread.start()
-        time.sleep(STRIKE_AFTER)
         victim = replicas[1]
-        victim.signal(signal.SIGTERM)
-        victim.proc.wait(30)
+        _strike(victim, signal.SIGTERM)
         thread.join(LOAD_SECONDS + 60)
         assert not thread.is_alive(), "the load did not stop"
         report = result["report"]

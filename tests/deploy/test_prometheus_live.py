@@ -4,29 +4,20 @@ counted, the dashboard's queries and the recording rules all return data."""
 from __future__ import annotations
 
 import contextlib
+import functools
 import math
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from support.deploy_support import PROMETHEUS_HINT, dashboard_queries, localcluster
 from support.paths import require_tool
+from support.polling import poll_until
 
 GAME = 'grpc_service="stud.v1.StudEngineService"'
 WAIT_SECONDS = 60.0
-
-
-def _until(check: Callable[[], Any], what: str, timeout: float = WAIT_SECONDS) -> Any:
-    """Poll ``check`` until it returns something truthy (bounded)."""
-    deadline = time.monotonic() + timeout
-    last: Any = None
-    while time.monotonic() < deadline:
-        last = check()
-        if last:
-            return last
-        time.sleep(0.25)
-    pytest.fail(f"{what}: not seen within {timeout:.0f}s (last: {last!r})")
+# Prometheus is asked at most four times a second
+until = functools.partial(poll_until, timeout=WAIT_SECONDS, interval=0.25)
 
 
 @pytest.fixture(scope="module")
@@ -37,7 +28,7 @@ def stack() -> Iterator[tuple[Any, Any, Any]]:
     with contextlib.ExitStack() as stack:
         (replica,) = stack.enter_context(lc.replicas(1, lc.new_key_spec(), workers=2))
         prom = stack.enter_context(lc.prometheus([replica.metrics_target], scrape_interval="1s"))
-        _until(lambda: prom.targets_up() == 1, "the server as an up target")
+        until(lambda: prom.targets_up() == 1, "the server as an up target")
         played = lc.play_hands(replica.target, 5, bad_states=3)
         yield replica, prom, played
 
@@ -46,12 +37,12 @@ def test_handled_total_equals_the_calls_made(stack: tuple[Any, Any, Any]) -> Non
     _, prom, played = stack
     assert played.calls == played.ok + played.refused and played.refused == 3
     expr = f"sum(grpc_server_handled_total{{{GAME}}})"
-    _until(lambda: prom.scalar(expr) == played.calls, f"{expr} == {played.calls}")
+    until(lambda: prom.scalar(expr) == played.calls, f"{expr} == {played.calls}")
     # Stays there over two more scrapes: nothing else was counted (health checks are
     # another service).
     scraped = f"max(timestamp(grpc_server_handled_total{{{GAME}}}))"
     seen_at = prom.scalar(scraped)
-    _until(lambda: (prom.scalar(scraped) or 0) >= (seen_at or 0) + 2, "two more scrapes")
+    until(lambda: (prom.scalar(scraped) or 0) >= (seen_at or 0) + 2, "two more scrapes")
     assert prom.scalar(expr) == played.calls
     assert prom.scalar(f"sum(grpc_server_started_total{{{GAME}}})") == played.calls
     refused = f'sum(grpc_server_handled_total{{{GAME},grpc_code="INVALID_ARGUMENT"}})'
@@ -64,7 +55,7 @@ def test_every_dashboard_query_returns_data(stack: tuple[Any, Any, Any]) -> None
     _, prom, _ = stack
     for title, expr in dashboard_queries():
         query = expr.replace("$__rate_interval", "30s").replace("$instance", ".*")
-        result = _until(lambda q=query: prom.query(q), f"panel {title!r}: {query}")
+        result = until(lambda q=query: prom.query(q), f"panel {title!r}: {query}")
         assert all(len(r["value"]) == 2 for r in result)
 
 
@@ -74,7 +65,7 @@ def test_rules_load_and_record(stack: tuple[Any, Any, Any]) -> None:
     names = {g["name"] for g in groups}
     assert names == {"stud-engine.rules", "stud-engine.alerts"}
     assert all(r["health"] == "ok" for g in groups for r in g["rules"] if "health" in r)
-    result = _until(
+    result = until(
         lambda: prom.query('stud:grpc_server_handled:rate5m{grpc_method="StartHand"}'),
         "the recording rule's StartHand series",
     )

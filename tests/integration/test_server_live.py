@@ -6,7 +6,6 @@ from __future__ import annotations
 import queue
 import random
 import re
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -18,6 +17,7 @@ from grpc_status import rpc_status
 from stud_api.stud.v1 import stud_engine_pb2 as pb
 from stud_api.stud.v1 import stud_engine_pb2_grpc as pb_grpc
 from support.api_helpers import call_code, random_act, random_start
+from support.polling import poll_until
 from support.refusals import outcome_of
 from support.server_harness import LiveServer
 from test_api_http import connect_call, connect_outcome
@@ -122,10 +122,10 @@ def test_concurrency_bound_refuses_the_excess(live_server: Launch) -> None:
             grpc.StatusCode.RESOURCE_EXHAUSTED
         )
         held[0][0].put(None)  # one stream ends: its slot frees
-        deadline = time.monotonic() + 60
-        while call_code(lambda: stub.Evaluate(request, timeout=30)) != grpc.StatusCode.OK:
-            assert time.monotonic() < deadline, "the freed slot was never reused"
-            time.sleep(0.05)
+        poll_until(
+            lambda: call_code(lambda: stub.Evaluate(request, timeout=30)) == grpc.StatusCode.OK,
+            "the freed slot to be reused",
+        )
         held[1][0].put(None)
     assert server.health(SERVICE) == health_pb2.HealthCheckResponse.SERVING
 
@@ -214,14 +214,16 @@ def test_health_watches_hold_no_handler_thread(live_server: Launch) -> None:
         assert len(evaluate.values) == 2  # served although six watches are open on 2 threads
         for watch in watches:
             watch.cancel()
-    deadline = time.monotonic() + 30
-    while True:  # each watch is counted once it ends
-        handled = [
+
+    def watches_handled() -> list[str]:
+        return [
             line
             for line in server.metrics_text().splitlines()
             if line.startswith("grpc_server_handled_total") and 'grpc_method="Watch"' in line
         ]
-        if handled and float(handled[0].rsplit(" ", 1)[1]) == 6:
-            break
-        assert time.monotonic() < deadline, handled
-        time.sleep(0.05)
+
+    poll_until(  # each watch is counted once it ends
+        lambda: (handled := watches_handled()) and float(handled[0].rsplit(" ", 1)[1]) == 6,
+        "the six watches counted as handled",
+        30,
+    )

@@ -21,6 +21,7 @@ from grpc_status import rpc_status
 from prometheus_client.parser import text_string_to_metric_families
 from stud_api.stud.v1 import stud_engine_pb2 as pb
 from stud_api.stud.v1 import stud_engine_pb2_grpc as pb_grpc
+from support.polling import poll_until
 from support.refusals import outcome_of
 from support.server_harness import LiveServer
 from support.stalled_h2 import StalledClient
@@ -51,14 +52,6 @@ def metric(server: LiveServer, name: str, **labels: str) -> float:
             if sample.name == name and labels.items() <= sample.labels.items():
                 total += sample.value
     return total
-
-
-def wait_until(condition: Callable[[], bool], what: str, limit: float = 60.0) -> None:
-    deadline = time.monotonic() + limit
-    while not condition():
-        if time.monotonic() > deadline:
-            pytest.fail(f"timed out waiting for {what}")
-        time.sleep(0.05)
 
 
 def check_health(channel: grpc.Channel, timeout: float = PROBE_TIMEOUT) -> int:
@@ -124,7 +117,7 @@ def test_both_ports_share_the_expensive_call_bound_and_refuse_with_server_busy(
     with server.channel() as channel:
         stub = pb_grpc.StudEngineServiceStub(channel)
         held = [stub.Equity.future(HEAVY) for _ in range(2)]  # one runs, one waits
-        wait_until(
+        poll_until(
             lambda: (
                 metric(server, "grpc_server_in_flight", grpc_method="Equity", stage="handling") >= 2
             ),
@@ -169,14 +162,14 @@ def test_a_cancelled_equity_stops_its_work(live_server: Launch) -> None:
     server = live_server()
     with server.channel() as channel:
         call = pb_grpc.StudEngineServiceStub(channel).Equity.future(HEAVY)
-        wait_until(
+        poll_until(
             lambda: (
                 metric(server, "grpc_server_in_flight", grpc_method="Equity", stage="handling") >= 1
             ),
             "the Equity call to be handled",
         )
         call.cancel()
-        wait_until(
+        poll_until(
             lambda: metric(server, "stud_work_cancelled_total", method="Equity") >= 1,
             "the server to count the cancelled work",
         )
@@ -184,7 +177,7 @@ def test_a_cancelled_equity_stops_its_work(live_server: Launch) -> None:
     def stopped() -> list[dict[str, Any]]:
         return [e for e in server.logs() if e.get("event") == "work cancelled"]
 
-    wait_until(lambda: bool(stopped()), "the 'work cancelled' log line")
+    poll_until(lambda: bool(stopped()), "the 'work cancelled' log line")
     [line] = stopped()
     assert line["work"] == "Equity" and line["deals"] < line["planned"]
     assert line["planned"] == HEAVY.samples
@@ -209,14 +202,14 @@ def test_stalled_request_bodies_hold_no_handler(live_server: Launch) -> None:
             for _ in range(20):
                 assert check_health(channel, PROMPT) == SERVING
                 assert stub.Evaluate(SMALL_EVALUATE, timeout=PROMPT).values
-        wait_until(
+        poll_until(
             lambda: metric(server, "grpc_server_in_flight", stage="receiving") == 12,
             "the stalled calls to show in grpc_server_in_flight",
         )
         assert not client.statuses  # still open: nothing answered them
     finally:
         client.close()
-    wait_until(
+    poll_until(
         lambda: metric(server, "grpc_server_in_flight", stage="receiving") == 0,
         "the stalled calls to end with their connection",
     )
@@ -232,7 +225,7 @@ def test_stalled_requests_are_answered_after_the_receive_timeout(live_server: La
     finally:
         client.close()
     assert metric(server, "stud_rejections_total", reason="receive_timeout") == 8
-    wait_until(  # each call's bookkeeping ends just after its status is sent
+    poll_until(  # each call's bookkeeping ends just after its status is sent
         lambda: metric(server, "grpc_server_in_flight", stage="receiving") == 0,
         "the timed-out calls to leave grpc_server_in_flight",
     )
@@ -268,7 +261,7 @@ def test_calls_over_the_limit_are_refused_at_once_but_health_is_not(live_server:
         client.close()
     with server.channel() as channel:  # the stalled calls gone, calls are served again
         stub = pb_grpc.StudEngineServiceStub(channel)
-        wait_until(lambda: _served(stub), "calls to be served again")
+        poll_until(lambda: _served(stub), "calls to be served again")
 
 
 def _served(stub: Any) -> bool:
@@ -358,7 +351,7 @@ def test_stalled_http_bodies_are_counted_and_answered_after_the_receive_timeout(
     port = int(server.wait_for_log("serving")["http_port"])
     stalled = _stalled_http(port, 8)
     try:
-        wait_until(
+        poll_until(
             lambda: (
                 metric(server, "grpc_server_in_flight", stage="receiving") == 8
                 or metric(server, "stud_rejections_total", reason="receive_timeout") > 0
@@ -379,7 +372,7 @@ def test_stalled_http_bodies_are_counted_and_answered_after_the_receive_timeout(
         assert got.metadata == {"limit": "5", "method": "Evaluate"}
     assert metric(server, "stud_rejections_total", reason="receive_timeout") == 8
     assert metric(server, "grpc_server_handled_total", grpc_code="DEADLINE_EXCEEDED") == 8
-    wait_until(
+    poll_until(
         lambda: metric(server, "grpc_server_in_flight", stage="receiving") == 0,
         "the timed-out calls to leave grpc_server_in_flight",
     )

@@ -10,7 +10,6 @@ import shutil
 import signal
 import subprocess
 import threading
-import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable
@@ -25,6 +24,7 @@ from stud_api.stud.v1 import stud_engine_pb2_grpc as pb_grpc
 from studclients.devserver import server_command, serving_port
 from support.api_helpers import call_code
 from support.paths import REPO
+from support.polling import poll_until
 from support.refusals import outcome_of
 from support.server_harness import LiveServer, free_port, new_key_spec, server_env
 from test_api_http import connect_call, connect_outcome
@@ -39,14 +39,6 @@ SERVICE_CONFIG = (REPO / "proto" / "service_config.json").read_text()
 def _started(server: LiveServer, method: str) -> int:
     pattern = rf'grpc_server_started_total{{[^}}]*grpc_method="{method}"[^}}]*}} (\S+)'
     return int(sum(float(v) for v in re.findall(pattern, server.metrics_text())))
-
-
-def _wait_until(condition: Callable[[], bool], what: str, limit: float = 120.0) -> None:
-    deadline = time.monotonic() + limit
-    while not condition():
-        if time.monotonic() > deadline:
-            pytest.fail(f"timed out waiting for {what}")
-        time.sleep(0.005)
 
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
@@ -109,10 +101,10 @@ def test_signal_lets_calls_in_flight_finish(live_server: Launch, sig: signal.Sig
     for caller in callers:
         caller.start()
     # every call has reached its handler before the signal, and the load runs
-    _wait_until(lambda: _started(server, "Evaluate") >= IN_FLIGHT, "the calls to start")
+    poll_until(lambda: _started(server, "Evaluate") >= IN_FLIGHT, "the calls to start", 120, 0.005)
     for loader in loaders:
         loader.start()
-    _wait_until(lambda: len(load) >= LOADERS, "the load to be served")
+    poll_until(lambda: len(load) >= LOADERS, "the load to be served", 120, 0.005)
     server.signal(sig)
     for thread in (*callers, *loaders):
         thread.join(300)
@@ -174,12 +166,16 @@ def test_workers_exit_when_the_supervisor_is_killed(live_server: Launch) -> None
         return {e["pid"] for e in server.logs() if e.get("event") == "worker serving"}
 
     # health answers once one worker serves; the other's log line may still be on its way
-    _wait_until(lambda: len(serving_workers()) == 2, "both workers to log 'worker serving'")
+    poll_until(
+        lambda: len(serving_workers()) == 2, "both workers to log 'worker serving'", 120, 0.005
+    )
     workers = serving_workers()
     assert server.proc.pid not in workers
     server.proc.kill()  # SIGKILL: no chance to forward anything
     server.wait(60)
-    _wait_until(lambda: all(_gone(pid) for pid in workers), "the orphaned workers to exit")
+    poll_until(
+        lambda: all(_gone(pid) for pid in workers), "the orphaned workers to exit", 120, 0.005
+    )
     server.wait(60)  # read what they printed to the end
     assert sum(e.get("event") == "worker stopped" for e in server.logs()) == 2
     # nobody was left to delete the metrics directory: the test does
@@ -206,7 +202,7 @@ def test_an_open_health_watch_does_not_hold_the_drain(live_server: Launch) -> No
 
     follower = threading.Thread(target=follow)
     follower.start()
-    _wait_until(lambda: bool(statuses), "the first health status")
+    poll_until(lambda: bool(statuses), "the first health status", 120, 0.005)
     server.signal(signal.SIGTERM)
     assert server.wait(120) == 0  # far sooner than the 600 s grace
     follower.join(30)
@@ -257,7 +253,7 @@ def test_a_stalled_stdout_neither_grows_the_log_queue_nor_hangs_shutdown(
                 found = re.search(r"^stud_log_lines_dropped_total (\S+)$", text, re.M)
                 return float(found.group(1)) if found else 0.0
 
-            _wait_until(lambda: dropped() > 0, "log lines to be dropped and counted", 300)
+            poll_until(lambda: dropped() > 0, "log lines to be dropped and counted", 300, 0.005)
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(60) == 0  # the grace (5 s), the exit drain's bound and slack
     finally:
@@ -282,7 +278,7 @@ def test_a_draining_http_port_refuses_new_calls_typed(live_server: Launch) -> No
         except urllib.error.HTTPError as error:
             return int(error.code)
 
-    _wait_until(lambda: healthz() == 503, "/healthz to say NOT_SERVING")
+    poll_until(lambda: healthz() == 503, "/healthz to say NOT_SERVING", 120, 0.005)
     status, body = connect_call(port, "Evaluate", request)
     while status == 200:  # the gate closes just after /healthz turns
         status, body = connect_call(port, "Evaluate", request)

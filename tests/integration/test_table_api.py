@@ -12,7 +12,8 @@ from typing import Any
 
 import aiohttp
 import pytest
-from support.table_harness import TableServer, call, join, view, wait_for
+from support.polling import poll_until
+from support.table_harness import TableServer, call, join, view
 
 PASSIVE = ("check", "call", "bring_in")
 
@@ -41,8 +42,8 @@ def table(live_server: Callable[..., Any], tmp_path: Path) -> Iterator[tuple[Tab
 def seated_pair(base: str) -> tuple[dict[int, str], dict[str, Any]]:
     """Two players joined and dealt in: their tokens by seat, and the first view."""
     seats = dict([join(base, "Ann"), join(base, "Bob")])
-    first = wait_for(
-        lambda: (v := view(base, seats[0]))["hand"] and v, what="the first hand to be dealt"
+    first = poll_until(
+        lambda: (v := view(base, seats[0]))["hand"] and v, "the first hand to be dealt", 60, 0.1
     )
     return seats, first
 
@@ -57,7 +58,7 @@ def to_act(base: str, seats: dict[int, str]) -> tuple[int, dict[str, Any]]:
                 return seat, page
         return None
 
-    return wait_for(find, what="a seat to act")  # type: ignore[no-any-return]
+    return poll_until(find, "a seat to act", 60, 0.1)  # type: ignore[no-any-return]
 
 
 def move(base: str, token: str, page: dict[str, Any], **body: Any) -> tuple[int, Any]:

@@ -10,11 +10,13 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import grpc
+import pytest
 from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 from google.rpc import status_pb2
 from grpc_status import rpc_status
 from stud_api.stud.v1 import stud_engine_pb2 as pb
+from studengine.api.errors import ApiError
 from studengine.cards import format_card
 from studengine.state.sealing import KeyRing
 
@@ -163,3 +165,10 @@ def status_as_received(status: grpc.Status) -> status_pb2.Status:
     rich = rpc_status.from_call(Received())  # type: ignore[arg-type]
     assert rich is not None, "no rich status in the trailing metadata"
     return rich
+
+
+def refused(call: object, *args: object) -> ApiError:
+    """The ``ApiError`` that ``call(*args)`` raises (it must raise one)."""
+    with pytest.raises(ApiError) as error:
+        call(*args)  # type: ignore[operator]
+    return error.value

@@ -16,22 +16,14 @@ RAZZ = Variant.RAZZ
 HILO = Variant.SEVEN_CARD_STUD_HI_LO
 TABLE_7S = Table(ante=5, bring_in=10, small_bet=20, big_bet=40)
 TABLE_5S = Table(ante=50, bring_in=50, small_bet=100, big_bet=200)
-# Razz and Hi-Lo have no open-pair option (section 7): their tables turn it off
-TABLE_7R = Table(ante=5, bring_in=10, small_bet=20, big_bet=40, open_pair_big_bet=False)
+# Razz and Hi-Lo have no open-pair option (section 7): their tables have it off
+TABLE_7R = Table.for_game(Variant.RAZZ, ante=5, bring_in=10, small_bet=20, big_bet=40)
 
 
 def table_for(variant: Variant, small: int = 20, **options: object) -> Table:
     """A 1/2-shaped table for ``variant`` (ante small/4, bring-in small/2, big 2 x small),
     the open-pair option on only in the games that have it; ``options`` override."""
-    fields: dict[str, object] = {
-        "ante": small // 4,
-        "bring_in": small // 2,
-        "small_bet": small,
-        "big_bet": 2 * small,
-        "open_pair_big_bet": VARIANTS[variant].open_pair_street is not None,
-    }
-    fields.update(options)
-    return Table(**fields)  # type: ignore[arg-type]
+    return Table.for_game(variant, small // 4, small // 2, small, 2 * small, **options)
 
 
 def deck_for(variant: Variant, button: int, hands: Sequence[str]) -> list[int]:
@@ -103,7 +95,7 @@ def random_table(rng: random.Random, variant: Variant, rake: bool = True) -> Tab
         big_bet=rng.choice([10, 20]),
         max_bets=rng.choice([3, 4, 5]),
         uncapped_heads_up=rng.random() < 0.5,
-        open_pair_big_bet=VARIANTS[variant].open_pair_street is not None and rng.random() < 0.5,
+        open_pair_big_bet=VARIANTS[variant].has_open_pair and rng.random() < 0.5,
         odd_chip=rng.choice(list(OddChip)),
         rake_percent_bp=rng.choice([250, 500, 1000, 10_000]) if raked else 0,
         rake_cap=rng.choice([0, 0, 3, 15]) if raked else 0,

@@ -15,7 +15,6 @@ import subprocess
 import sys
 import tempfile
 import threading
-import time
 import urllib.error
 import urllib.request
 from collections.abc import Sequence
@@ -148,16 +147,6 @@ def view(base: str, token: str, table: str = "main") -> dict[str, Any]:
     status, answer = call(base, "GET", f"/api/tables/{table}/view", token=token)
     assert status == 200, answer
     return dict(answer)
-
-
-def wait_for(predicate: Any, timeout: float = 60.0, what: str = "condition") -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.1)
-    raise TimeoutError(f"timed out waiting for {what}")
 
 
 class Postgres:

@@ -269,3 +269,29 @@ def test_time_budget_stops_exact_enumeration() -> None:
     with pytest.raises(TimeoutError):
         stud_equity(players, deadline=1e-9, **kwargs)
     assert stud_equity(players, **kwargs).complete
+
+
+@pytest.mark.parametrize("variant", list(Variant), ids=lambda v: v.value)
+def test_community_card_default_follows_r_community_card(variant: Variant) -> None:
+    """R-COMMUNITY-CARD, read from the game facts (``rules.variants``): with no say, a
+    community card comes exactly when the deck, less every card dealt before the last
+    street and the dead cards, has fewer cards than players; never in Five Card Stud."""
+    seven = variant is not Variant.FIVE_CARD_STUD
+    final = 7 if seven else 5
+
+    def deals(hands: list[list[int]], dead: list[int], community: bool | None) -> int | None:
+        args: dict[str, Any] = {"variant": variant, "street": final - 1, "dead": dead}
+        try:
+            return exact_deal_count(hands, community=community, **args)
+        except ValueError:  # no such deal (too few cards, or no community card here)
+            return None
+
+    communities = 0
+    for players in range(2, 9):  # equity takes at most 8
+        hands = [[card] for card in range(players)]
+        for dead_count in (0, 1, 3, 8):
+            dead = list(range(52 - dead_count, 52))
+            expected = seven and 52 - dead_count - 6 * players < players
+            communities += expected
+            assert deals(hands, dead, None) == deals(hands, dead, expected)
+    assert communities == (5 if seven else 0)  # eight players, or seven with 8 dead

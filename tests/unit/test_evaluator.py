@@ -204,6 +204,9 @@ def test_describe() -> None:
     assert name("9c 9d 9h 9s 2c") == "Four of a Kind, Nines"
     assert name("Ah 2h 3h 4h 5h") == "Straight Flush, Five High"
     assert name("Ah Kh Qh Jh Th") == "Straight Flush, Ace High"
+    for text, title in [("Kc Kd 7h 7s 2c", "Two Pair"), ("Kc Jd 7h 5s 2c", "High Card")]:
+        rank = evaluator.evaluate(parse_cards(text))
+        assert evaluator.category_name(rank) == title == name(text).split(",")[0]
 
 
 def test_category_and_describe_reject_non_ranks() -> None:
@@ -212,6 +215,8 @@ def test_category_and_describe_reject_non_ranks() -> None:
             evaluator.category(bad)
         with pytest.raises(ValueError):
             evaluator.describe(bad)
+        with pytest.raises(ValueError):
+            evaluator.category_name(bad)
 
 
 def show(cards: Sequence[int]) -> str:

@@ -188,6 +188,18 @@ def test_describe_low() -> None:
     assert evaluator.describe_low(eight) == "8-7-6-5-4 low"
 
 
+def test_low_category_name_is_the_pairing_of_every_low() -> None:
+    """HandValue.category of a low: "Low" unpaired, its pairing as the description
+    leads with it, "No Low" for no qualifying low."""
+    for value in _twin.valid_low_values():
+        head, comma, _ = evaluator.describe_low(value).partition(", ")
+        assert evaluator.low_category_name(value) == (head if comma else "Low")
+    assert evaluator.low_category_name(NO_LOW) == "No Low"
+    assert evaluator.low_category_name(evaluator.evaluate_low(parse_cards("8s 6d 6h 4s Ac"))) == (
+        "One Pair"
+    )
+
+
 @pytest.mark.parametrize(
     "value",
     [-1, 1, 0x5FFFFF, 0x5BCDEF + 1, evaluator.evaluate(parse_cards("As Ks Qs Js Ts")), "x", None],
@@ -196,6 +208,9 @@ def test_describe_low() -> None:
 def test_describe_low_rejects_non_lows(value: object) -> None:
     with pytest.raises(ValueError):
         evaluator.describe_low(value)  # type: ignore[arg-type]
+    if value is not None:  # None is no low to name, but not NO_LOW either
+        with pytest.raises(ValueError):
+            evaluator.low_category_name(value)  # type: ignore[arg-type]
 
 
 def test_best_five_low() -> None:

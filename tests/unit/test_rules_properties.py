@@ -39,7 +39,7 @@ def random_table(rng: random.Random, variant: Variant) -> Table:
         big_bet=small * rng.choice([1, 2]),
         max_bets=rng.choice([1, 2, 3, 4, 5]),
         uncapped_heads_up=rng.random() < 0.5,
-        open_pair_big_bet=VARIANTS[variant].open_pair_street is not None and rng.random() < 0.7,
+        open_pair_big_bet=VARIANTS[variant].has_open_pair and rng.random() < 0.7,
         odd_chip=rng.choice(list(OddChip)),
         rake_percent_bp=rng.choice([0, 0, 100, 500, 10_000]),
         rake_cap=rng.choice([0, 0, 1, small]),

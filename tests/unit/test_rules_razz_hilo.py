@@ -198,7 +198,7 @@ def test_rake_taken_before_the_pots_and_conserved_r_rake_r_conservation():
     hand, events = showdown(
         HILO,
         ["Kc Kd Ks 9c 9d Jh 2c", "As 2h 3d 5s 4c 8h 7c", "Qh Jd Tc 7s 6d 3c 9h"],
-        table=Table(5, 10, 20, 40, open_pair_big_bet=False, rake_percent_bp=1000),
+        table=Table.for_game(HILO, 5, 10, 20, 40, rake_percent_bp=1000),
     )
     result = hand.result
     assert result is not None and result.rake == 4

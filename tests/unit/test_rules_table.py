@@ -14,6 +14,7 @@ from studengine.rules.types import (
     InvalidHand,
     StreetStarted,
     Table,
+    Variant,
 )
 from support.stud_helpers import FIVE, SEVEN, TABLE_5S, TABLE_7S, check_down, legal, new_hand, play
 
@@ -222,3 +223,26 @@ def test_opener_folds_to_the_only_player_left_who_can_act_no_round_r_ante_all_in
     assert hand.is_over and hand.to_act is None
     assert not any(isinstance(e, StreetStarted) and e.betting for e in events)
     assert hand.stacks == [1150, 0, 950, 0]  # nines beat sixes and threes
+
+
+@pytest.mark.parametrize(
+    ("variant", "open_pair"),
+    [
+        (Variant.FIVE_CARD_STUD, True),
+        (Variant.SEVEN_CARD_STUD, True),
+        (Variant.RAZZ, False),
+        (Variant.SEVEN_CARD_STUD_HI_LO, False),
+    ],
+)
+def test_table_for_game_takes_the_games_defaults_r_open_pair(variant, open_pair):
+    """R-OPEN-PAIR, section 7: ``Table.for_game`` turns the open-pair option on only in the
+    games that have it, so its table always starts a hand; options given are kept."""
+    table = Table.for_game(variant, 5, 10, 20, 40)
+    assert table == Table(5, 10, 20, 40, open_pair_big_bet=open_pair)
+    start_hand(variant, table, [1000] * 3, 0, shuffled_deck())
+    raked = Table.for_game(variant, ante=5, bring_in=10, small_bet=20, big_bet=40, rake_cap=7)
+    assert raked == Table(5, 10, 20, 40, open_pair_big_bet=open_pair, rake_cap=7)
+    off = Table.for_game(variant, 5, 10, 20, 40, open_pair_big_bet=False)
+    assert not off.open_pair_big_bet
+    with pytest.raises(TypeError):
+        Table.for_game(variant, 5, 10, 20, 40, no_such_option=1)

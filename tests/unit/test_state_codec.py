@@ -13,12 +13,12 @@ from studengine.cards import shuffled_deck
 from studengine.rules.betting import BettingRound
 from studengine.rules.hand import Hand, start_hand
 from studengine.rules.types import Table, Variant
+from studengine.state import wire
 from studengine.state._gen.stud.internal.v1 import state_pb2
 from studengine.state.codec import (
     FORMAT_VERSION,
     HandRecord,
     StateInvalid,
-    _varint,
     decode,
     encode,
     encode_hand,
@@ -228,13 +228,13 @@ def test_the_action_log_is_packed_small() -> None:
     hand = random_hand(random.Random(11))
     packed = pack_moves(hand.moves)
     sized = [m for m in hand.moves if m.to is not None]
-    assert len(packed) == len(hand.moves) + sum(len(_varint(m.to or 0)) for m in sized)
+    assert len(packed) == len(hand.moves) + sum(len(wire.varint(m.to or 0)) for m in sized)
     assert unpack_moves(packed, hand.players) == hand.moves
 
 
 def _finished_hilo_with_rake() -> HandRecord:
     """A Stud Hi-Lo hand over, raked, with a pot split high and low (R-HILO-SPLIT, R-RAKE)."""
-    table = Table(5, 10, 20, 40, open_pair_big_bet=False, rake_percent_bp=1000)
+    table = Table.for_game(Variant.SEVEN_CARD_STUD_HI_LO, 5, 10, 20, 40, rake_percent_bp=1000)
     hand, _ = new_hand(
         Variant.SEVEN_CARD_STUD_HI_LO,
         ["Kc Kd Ks 9c 9d Jh 2c", "As 2h 3d 5s 4c 8h 7c", "Qh Jd Tc 7s 6d 3c 9h"],

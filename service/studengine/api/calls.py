@@ -1,7 +1,10 @@
-"""The API's calls as both ports run them: the cheap ones inline on the event loop, the
-expensive ones (Equity, Evaluate of more than ``INLINE_EVALUATE_HANDS`` hands) in the
+"""The API's calls as both ports run them: ``ApiCalls.run(method, request, time_remaining)``,
+built once per worker over its ``Handlers`` and its pool for the expensive calls. The
+cheap ones (StartHand, Act, GetView, GetHandHistory, small Evaluate batches) run inline on
+the event loop; Equity and Evaluate of more than ``INLINE_EVALUATE_HANDS`` hands run in the
 worker's bounded pool (``expensive.ExpensiveCalls``: RESOURCE_EXHAUSTED beyond its limit,
-work stopped when the caller leaves), Equity within the CPU cap of ``Handlers``.
+work stopped when the caller leaves), Equity within the call's deadline and the CPU cap
+of ``Handlers``.
 
 The gRPC servicer (``servicer``) and the HTTP port (``server.http``) share one ``ApiCalls``
 per worker, so the bounds hold for the worker whatever port a call came in on.
@@ -11,7 +14,9 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from typing import Any
 
+from google.protobuf.message import Message
 from stud_api.stud.v1 import stud_engine_pb2 as pb
 
 from studengine.api.expensive import ExpensiveCalls
@@ -20,46 +25,49 @@ from studengine.api.observer import Observer
 
 #: Evaluate batches larger than this go to the expensive calls' pool.
 INLINE_EVALUATE_HANDS = 500
+SERVICE = pb.DESCRIPTOR.services_by_name["StudEngineService"]
+SERVICE_NAME = SERVICE.full_name
+#: Each method of ``stud.v1.StudEngineService``: its request and response messages.
+METHODS: dict[str, tuple[type[Message], type[Message]]] = {
+    method.name: (getattr(pb, method.input_type.name), getattr(pb, method.output_type.name))
+    for method in SERVICE.methods
+}
 
 
 class ApiCalls:
-    """Each method of ``stud.v1.StudEngineService`` as a coroutine over parsed requests;
+    """Each method of ``stud.v1.StudEngineService`` as a coroutine over a parsed request;
     refusals raise ``ApiError``."""
 
     def __init__(self, handlers: Handlers, expensive: ExpensiveCalls) -> None:
         self.handlers = handlers
         self.expensive = expensive
+        self.observer: Observer = handlers.observer
+        self._inline: dict[str, Callable[[Any], Message]] = {
+            "StartHand": handlers.start_hand,
+            "Act": handlers.act,
+            "GetView": handlers.get_view,
+            "GetHandHistory": handlers.get_hand_history,
+        }
+        if set(self._inline) | {"Evaluate", "Equity"} != set(METHODS):
+            raise RuntimeError("ApiCalls does not run every method of the service")
 
-    @property
-    def observer(self) -> Observer:
-        return self.handlers.observer
-
-    async def start_hand(self, request: pb.StartHandRequest) -> pb.StartHandResponse:
-        return self.handlers.start_hand(request)
-
-    async def act(self, request: pb.ActRequest) -> pb.ActResponse:
-        return self.handlers.act(request)
-
-    async def get_view(self, request: pb.GetViewRequest) -> pb.GetViewResponse:
-        return self.handlers.get_view(request)
-
-    async def get_hand_history(
-        self, request: pb.GetHandHistoryRequest
-    ) -> pb.GetHandHistoryResponse:
-        return self.handlers.get_hand_history(request)
-
-    async def evaluate(self, request: pb.EvaluateRequest) -> pb.EvaluateResponse:
-        if len(request.hands) <= INLINE_EVALUATE_HANDS:
+    async def run(self, method: str, request: Any, time_remaining: float | None) -> Message:
+        """The answer of ``method`` to ``request``. ``time_remaining``: seconds to the
+        caller's deadline (None: no deadline), from now; Equity gets what is left of it
+        once its work starts."""
+        if method == "Equity":
+            return await self._equity(request, time_remaining)
+        if method == "Evaluate" and len(request.hands) > INLINE_EVALUATE_HANDS:
+            return await self.expensive.run(
+                "Evaluate", lambda _cancelled: self.handlers.evaluate(request)
+            )
+        if method == "Evaluate":
             return self.handlers.evaluate(request)
-        return await self.expensive.run(
-            "Evaluate", lambda _cancelled: self.handlers.evaluate(request)
-        )
+        return self._inline[method](request)
 
-    async def equity(
+    async def _equity(
         self, request: pb.EquityRequest, time_remaining: float | None
     ) -> pb.EquityResponse:
-        """``time_remaining``: seconds to the caller's deadline (None: no deadline), from
-        now; the work gets what is left of it once it starts."""
         deadline = None if time_remaining is None else time.monotonic() + time_remaining
 
         def work(cancelled: Callable[[], bool]) -> pb.EquityResponse:

@@ -3,7 +3,9 @@ chip rules, action types, tables, legal actions, cards as text, hand results."""
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Sequence
+from typing import Any, TypeVar
 
 from google.protobuf.internal.containers import RepeatedCompositeFieldContainer
 from stud_api.stud.v1 import stud_engine_pb2 as pb
@@ -11,43 +13,36 @@ from stud_api.stud.v1 import stud_engine_pb2 as pb
 from studengine.cards import DECK_SIZE, format_card
 from studengine.history.phh import Audience
 from studengine.rules.types import ActionType, HandResult, LegalAction, OddChip, Table, Variant
+from studengine.rules.variants import HIGH, LOW_8, LOW_A5
+from studengine.state.messages import field_values, table_to_message
 
-VARIANT_TO_PB = {
-    Variant.FIVE_CARD_STUD: pb.VARIANT_FIVE_CARD_STUD,
-    Variant.SEVEN_CARD_STUD: pb.VARIANT_SEVEN_CARD_STUD,
-    Variant.RAZZ: pb.VARIANT_RAZZ,
-    Variant.SEVEN_CARD_STUD_HI_LO: pb.VARIANT_SEVEN_CARD_STUD_HI_LO,
-}
+E = TypeVar("E", bound=enum.Enum)
+
+
+def enum_codes(members: type[E], proto: Any, prefix: str) -> dict[E, Any]:
+    """Each member's code in the public API: the ``proto`` enum's value named ``prefix``
+    and the member's name (``Variant.RAZZ``: ``VARIANT_RAZZ``); a member the proto does
+    not have fails at import."""
+    return {member: proto.Value(prefix + member.name) for member in members}
+
+
+VARIANT_TO_PB = enum_codes(Variant, pb.Variant, "VARIANT_")
 VARIANT_FROM_PB = {code: v for v, code in VARIANT_TO_PB.items()}
-ODD_CHIP_TO_PB = {
-    OddChip.LEFT_OF_DEALER: pb.ODD_CHIP_LEFT_OF_DEALER,
-    OddChip.HIGH_CARD_BY_SUIT: pb.ODD_CHIP_HIGH_CARD_BY_SUIT,
-}
+ODD_CHIP_TO_PB = enum_codes(OddChip, pb.OddChip, "ODD_CHIP_")
 ODD_CHIP_FROM_PB = {code: o for o, code in ODD_CHIP_TO_PB.items()}
 ODD_CHIP_FROM_PB[pb.ODD_CHIP_UNSPECIFIED] = OddChip.LEFT_OF_DEALER
-ACTION_TO_PB = {
-    ActionType.FOLD: pb.ACTION_TYPE_FOLD,
-    ActionType.CHECK: pb.ACTION_TYPE_CHECK,
-    ActionType.CALL: pb.ACTION_TYPE_CALL,
-    ActionType.BRING_IN: pb.ACTION_TYPE_BRING_IN,
-    ActionType.COMPLETE: pb.ACTION_TYPE_COMPLETE,
-    ActionType.BET: pb.ACTION_TYPE_BET,
-    ActionType.RAISE: pb.ACTION_TYPE_RAISE,
-}
+ACTION_TO_PB = enum_codes(ActionType, pb.ActionType, "ACTION_TYPE_")
 ACTION_FROM_PB = {code: a for a, code in ACTION_TO_PB.items()}
-AUDIENCE_TO_PB = {
-    Audience.PLAYERS: pb.HISTORY_AUDIENCE_PLAYERS,
-    Audience.AUDIT: pb.HISTORY_AUDIENCE_AUDIT,
-}
+AUDIENCE_TO_PB = enum_codes(Audience, pb.HistoryAudience, "HISTORY_AUDIENCE_")
 AUDIENCE_FROM_PB = {code: a for a, code in AUDIENCE_TO_PB.items()}
 AUDIENCE_FROM_PB[pb.HISTORY_AUDIENCE_UNSPECIFIED] = Audience.PLAYERS
 
-# EvaluateRequest.ranking -> how the evaluator ranks: high, ace-to-five low, eight or better
+# EvaluateRequest.ranking -> the games' rankings: high, ace-to-five low, eight or better
 RANKING_FROM_PB = {
-    pb.HAND_RANKING_UNSPECIFIED: "high",
-    pb.HAND_RANKING_HIGH: "high",
-    pb.HAND_RANKING_ACE_TO_FIVE_LOW: "low",
-    pb.HAND_RANKING_EIGHT_OR_BETTER_LOW: "low8",
+    pb.HAND_RANKING_UNSPECIFIED: HIGH,
+    pb.HAND_RANKING_HIGH: HIGH,
+    pb.HAND_RANKING_ACE_TO_FIVE_LOW: LOW_A5,
+    pb.HAND_RANKING_EIGHT_OR_BETTER_LOW: LOW_8,
 }
 
 
@@ -59,18 +54,7 @@ def cards_text(cards: Sequence[int]) -> list[str]:
 
 
 def table_to_pb(table: Table) -> pb.Table:
-    return pb.Table(
-        ante=table.ante,
-        bring_in=table.bring_in,
-        small_bet=table.small_bet,
-        big_bet=table.big_bet,
-        max_bets=table.max_bets,
-        uncapped_heads_up=table.uncapped_heads_up,
-        open_pair_big_bet=table.open_pair_big_bet,
-        odd_chip=ODD_CHIP_TO_PB[table.odd_chip],
-        rake_percent_bp=table.rake_percent_bp,
-        rake_cap=table.rake_cap,
-    )
+    return table_to_message(table, pb.Table(), ODD_CHIP_TO_PB)
 
 
 def legal_to_pb(actions: Sequence[LegalAction]) -> list[pb.LegalAction]:
@@ -96,32 +80,9 @@ def add_legal(
 
 def result_to_pb(result: HandResult) -> pb.HandResult:
     return pb.HandResult(
-        pots=[
-            pb.Pot(
-                amount=p.amount,
-                eligible=p.eligible,
-                winners=p.winners,
-                shares=p.shares,
-                low_winners=p.low_winners,
-                low_shares=p.low_shares,
-                rake=p.rake,
-            )
-            for p in result.pots
-        ],
+        pots=[pb.Pot(**field_values(p)) for p in result.pots],
         stacks=result.stacks,
-        shown=[
-            pb.ShownHand(
-                seat=s.seat,
-                cards=cards_text(s.cards),
-                best_five=cards_text(s.best_five),
-                rank=s.rank,
-                description=s.description,
-                low=s.low,
-                low_best_five=cards_text(s.low_best_five),
-                low_description=s.low_description,
-            )
-            for s in result.shown
-        ],
+        shown=[pb.ShownHand(**field_values(s, cards_text)) for s in result.shown],
         revealed=result.revealed,
         uncalled=[pb.UncalledReturned(seat=s, amount=a) for s, a in result.uncalled],
         rake=result.rake,

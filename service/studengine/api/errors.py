@@ -157,6 +157,13 @@ class Violations:
     def invalid_hand(self, error: InvalidHand, prefix: str = "") -> None:
         self.add(prefix + error.field, error.reason)
 
+    def bad_state(self) -> None:
+        """The sealed state does not open (the one answer to every such state)."""
+        self.found.append(state_violation())
+
+    def __len__(self) -> int:
+        return len(self.found)
+
     def check(self) -> None:
         """Raise the INVALID_ARGUMENT refusal naming every violation, if any was found."""
         if self.found:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from google.protobuf.descriptor import FieldDescriptor
 from stud_api.stud.v1 import stud_engine_pb2 as pb
 
 from studengine.api.conversions import (
@@ -34,6 +33,7 @@ from studengine.rules.types import (
     Variant,
 )
 from studengine.rules.visibility import revealed_seats, sees_dealt_card, sees_down_cards
+from studengine.state.wire import length_key, record
 
 
 def event_to_pb(event: Event, viewer: int | None) -> pb.Event:
@@ -68,6 +68,12 @@ def event_to_pb(event: Event, viewer: int | None) -> pb.Event:
                     timeout=timeout,
                 )
             )
+    return _end_event_to_pb(event)
+
+
+def _end_event_to_pb(event: Event) -> pb.Event:
+    """One event of a hand's end (the same for every viewer: its cards are shown)."""
+    match event:
         case UncalledReturned(seat, amount):
             return pb.Event(uncalled_returned=pb.UncalledReturned(seat=seat, amount=amount))
         case HandShown(seat, cards, best_five, rank, description, low, low_five, low_words):
@@ -133,8 +139,8 @@ def fill_views(
 ) -> None:
     """Set ``update.spectator`` and ``update.seats`` (one view per seat, in seat order)."""
     pieces = _Pieces(hand, player_ids, events)
-    views = [_record(_SPECTATOR_TAG, pieces.spectator())]
-    views += [_record(_SEAT_VIEWS_TAG, pieces.seat_view(seat)) for seat in range(hand.players)]
+    views = [record(_SPECTATOR_TAG, pieces.spectator())]
+    views += [record(_SEAT_VIEWS_TAG, pieces.seat_view(seat)) for seat in range(hand.players)]
     update.MergeFromString(b"".join(views))
 
 
@@ -148,43 +154,20 @@ _VIEW_FIELDS = pb.View.DESCRIPTOR.fields_by_name
 _SEAT_FIELDS = pb.SeatInfo.DESCRIPTOR.fields_by_name
 
 
-def _tag(field: FieldDescriptor) -> bytes:
-    """The key of a length-delimited field (wire type 2; field numbers below 16)."""
-    return bytes([field.number << 3 | 2])
-
-
-def _varint(value: int) -> bytes:
-    out = bytearray()
-    while value > 0x7F:
-        out.append(value & 0x7F | 0x80)
-        value >>= 7
-    out.append(value)
-    return bytes(out)
-
-
-_ONE_BYTE = tuple(bytes([n]) for n in range(0x80))
-
-
-def _record(tag: bytes, payload: bytes) -> bytes:
-    """A serialized message as one element of a repeated message field."""
-    size = len(payload)
-    return tag + (_ONE_BYTE[size] if size < 0x80 else _varint(size)) + payload
-
-
 def _card_strings(field: str) -> tuple[bytes, ...]:
     """Each card's text as one element of SeatInfo's repeated string ``field``."""
-    tag = _tag(_SEAT_FIELDS[field])
-    return tuple(tag + bytes([len(text)]) + text.encode() for text in CARD_TEXT)
+    key = length_key(_SEAT_FIELDS[field])
+    return tuple(record(key, text.encode()) for text in CARD_TEXT)
 
 
-_SPECTATOR_TAG = _tag(pb.HandUpdate.DESCRIPTOR.fields_by_name["spectator"])
-_SEAT_VIEWS_TAG = _tag(pb.HandUpdate.DESCRIPTOR.fields_by_name["seats"])
-_SEATS_TAG = _tag(_VIEW_FIELDS["seats"])
-_EVENTS_TAG = _tag(_VIEW_FIELDS["events"])
+_SPECTATOR_TAG = length_key(pb.HandUpdate.DESCRIPTOR.fields_by_name["spectator"])
+_SEAT_VIEWS_TAG = length_key(pb.HandUpdate.DESCRIPTOR.fields_by_name["seats"])
+_SEATS_TAG = length_key(_VIEW_FIELDS["seats"])
+_EVENTS_TAG = length_key(_VIEW_FIELDS["events"])
 _CARDS = _card_strings("cards")
 _UP_CARDS = _card_strings("up_cards")
 _DOWN_CARDS = _card_strings("down_cards")
-_HIDDEN_CARD = _tag(_SEAT_FIELDS["cards"]) + b"\x00"  # ""
+_HIDDEN_CARD = length_key(_SEAT_FIELDS["cards"]) + b"\x00"  # ""
 
 
 class _Pieces:
@@ -240,9 +223,9 @@ class _Pieces:
                         for c, up in zip(cards, face_up, strict=False)
                     ]
                 )
-            self.seats.append(_record(_SEATS_TAG, base))
+            self.seats.append(record(_SEATS_TAG, base))
         self.events = [
-            _record(_EVENTS_TAG, event_to_pb(e, None).SerializeToString()) for e in events
+            record(_EVENTS_TAG, event_to_pb(e, None).SerializeToString()) for e in events
         ]
         # the events that dealt a seat a down card: (index, seat, card, street)
         self.private = [
@@ -261,7 +244,7 @@ class _Pieces:
             cards = self.hand.cards[viewer]
             downs = self.hand.spec.down_positions_of[len(cards)]
             seats = seats.copy()
-            seats[viewer] = _record(_SEATS_TAG, self.bases[viewer] + _all_cards(cards, downs))
+            seats[viewer] = record(_SEATS_TAG, self.bases[viewer] + _all_cards(cards, downs))
         events = self.events
         if self.private:
             mine = [p for p in self.private if p[1] == viewer]
@@ -280,7 +263,7 @@ def _all_cards(cards: Sequence[int], downs: Sequence[int]) -> bytes:
 def _own_card_dealt(seat: int, card: int, street: int) -> bytes:
     """The event record of a down card dealt, as its owner sees it."""
     dealt = pb.CardDealt(seat=seat, card=CARD_TEXT[card], face_up=False, street=street)
-    return _record(_EVENTS_TAG, pb.Event(card_dealt=dealt).SerializeToString())
+    return record(_EVENTS_TAG, pb.Event(card_dealt=dealt).SerializeToString())
 
 
 # View.viewer_seat for each seat (at most MAX_SEATS of them)

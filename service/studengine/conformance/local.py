@@ -2,32 +2,27 @@
 
 from __future__ import annotations
 
+import dataclasses
+import enum
 from typing import Any
 
 from studengine.cards import parse_cards
 from studengine.conformance.runner import ActionRefused, Snapshot
 from studengine.rules.hand import Hand, start_hand
-from studengine.rules.types import ActionType, IllegalAction, OddChip, Table, Variant
-from studengine.rules.variants import VARIANTS
+from studengine.rules.types import ActionType, IllegalAction, Table, Variant
 
 
 def table_from_vector(vector: dict[str, Any]) -> Table:
-    """The vector's table; options it leaves out take their defaults (the open-pair
-    option on only in the games that have it)."""
-    t = vector["table"]
-    has_open_pair = VARIANTS[Variant(vector["variant"])].open_pair_street is not None
-    return Table(
-        ante=t["ante"],
-        bring_in=t["bring_in"],
-        small_bet=t["small_bet"],
-        big_bet=t["big_bet"],
-        max_bets=t.get("max_bets", 4),
-        uncapped_heads_up=t.get("uncapped_heads_up", False),
-        open_pair_big_bet=t.get("open_pair_big_bet", has_open_pair),
-        odd_chip=OddChip(t.get("odd_chip", "LEFT_OF_DEALER")),
-        rake_percent_bp=t.get("rake_percent_bp", 0),
-        rake_cap=t.get("rake_cap", 0),
-    )
+    """The vector's table, its fields named as the dataclass's (an enum by its value);
+    options it leaves out take the game's defaults (``Table.for_game``)."""
+    given = vector["table"]
+    values: dict[str, Any] = {}
+    for field in dataclasses.fields(Table):
+        if field.name in given:
+            value = given[field.name]
+            kind = type(field.default)
+            values[field.name] = kind(value) if issubclass(kind, enum.Enum) else value
+    return Table.for_game(Variant(vector["variant"]), **values)
 
 
 def snapshot_of(hand: Hand) -> Snapshot:

@@ -7,10 +7,13 @@ Drivers: ``local.LocalDriver`` (the engine in this process) and ``remote.RemoteD
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
+
+from studengine.rules.types import Table
 
 
 @dataclass
@@ -84,9 +87,7 @@ def check_result(expected: dict[str, Any], snap: Snapshot) -> str | None:
 
 # the vector fields this runner checks; a vector asking for more (a table option or a
 # result field of a game not built yet) is reported, never passed without its check
-TABLE_FIELDS = {"ante", "bring_in", "small_bet", "big_bet", "max_bets"}
-TABLE_FIELDS |= {"uncapped_heads_up", "open_pair_big_bet", "odd_chip"}
-TABLE_FIELDS |= {"rake_percent_bp", "rake_cap"}
+TABLE_FIELDS = {option.name for option in dataclasses.fields(Table)}  # both drivers map them all
 RESULT_FIELDS = {"stacks", "pots", "revealed", "rake"}
 POT_FIELDS = {"amount", "winners", "low_winners"}
 

@@ -24,9 +24,18 @@ import secrets
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Required, TypedDict, Unpack
 
+from studengine.cards import DECK_SIZE
 from studengine.equity import _twin
+from studengine.rules.variants import (
+    HIGH,
+    LOW_8,
+    LOW_A5,
+    VARIANTS,
+    VariantSpec,
+    deals_community_card,
+)
 
 __all__ = [
     "MAX_EXACT_DEALS",
@@ -35,6 +44,7 @@ __all__ = [
     "Cancelled",
     "EquityResult",
     "Showdown",
+    "Situation",
     "exact_deal_count",
     "stud_equity",
 ]
@@ -58,13 +68,17 @@ class Showdown(enum.Enum):
     HIGH_LOW_8 = "high_low_8"  # R-HILO-SPLIT: high half, eight-or-better low half
 
 
-# variant -> (cards a player ends with, cards on the first street, its own showdown)
-_VARIANTS = {
-    "FIVE_CARD_STUD": (5, 2, Showdown.HIGH),
-    "SEVEN_CARD_STUD": (7, 3, Showdown.HIGH),
-    "RAZZ": (7, 3, Showdown.LOW),
-    "SEVEN_CARD_STUD_HI_LO": (7, 3, Showdown.HIGH_LOW_8),
-}
+def own_showdown(spec: VariantSpec) -> Showdown:
+    """How the game's own showdown is won, from its rankings (``rules.variants``)."""
+    if spec.low_ranking is LOW_8:
+        return Showdown.HIGH_LOW_8
+    if spec.ranking is LOW_A5 and spec.low_ranking is None:
+        return Showdown.LOW
+    if spec.ranking is HIGH and spec.low_ranking is None:
+        return Showdown.HIGH
+    raise ValueError(f"{spec.variant.value}: no equity showdown for its rankings")
+
+
 # the showdown as the loops number it (EQ_HIGH, EQ_LOW, EQ_HIGH_LOW)
 _LOOP_SHOWDOWN = {Showdown.HIGH: _twin.HIGH, Showdown.LOW: _twin.LOW}
 _LOOP_SHOWDOWN[Showdown.HIGH_LOW_8] = _twin.HIGH_LOW
@@ -134,16 +148,18 @@ class _Budget:
         return self.cpu_at is not None and time.thread_time() >= self.cpu_at
 
 
-def _variant_name(variant: object) -> str:
+def _spec(variant: object) -> VariantSpec:
     name = variant.value if isinstance(variant, enum.Enum) else variant
-    if name not in _VARIANTS:
-        raise ValueError(f"variant must be one of {', '.join(_VARIANTS)}, got {variant!r}")
-    return str(name)
+    for spec in VARIANTS.values():
+        if name == spec.variant.value:
+            return spec
+    names = ", ".join(v.value for v in VARIANTS)
+    raise ValueError(f"variant must be one of {names}, got {variant!r}")
 
 
-def _showdown(showdown: object, name: str) -> Showdown:
+def _showdown(showdown: object, spec: VariantSpec) -> Showdown:
     if showdown is None:
-        return _VARIANTS[name][2]
+        return own_showdown(spec)
     try:
         return Showdown(showdown)
     except ValueError:
@@ -173,13 +189,13 @@ def _prepare(
     players: Sequence[Sequence[int]],
     variant: object,
     street: int,
-    dead: Sequence[int],
-    community: bool | None,
-    community_card: int | None,
+    dead: Sequence[int] = (),
+    community: bool | None = None,
+    community_card: int | None = None,
     showdown: object = None,
 ) -> _Problem:
-    name = _variant_name(variant)
-    final, first, _ = _VARIANTS[name]
+    spec = _spec(variant)
+    name, final, first = spec.variant.value, spec.cards_per_player, spec.first_street_cards
     if not isinstance(players, Sequence) or not 2 <= len(players) <= MAX_PLAYERS:
         raise ValueError(f"equity needs 2 to {MAX_PLAYERS} players")
     if not isinstance(street, int) or not first <= street <= final:
@@ -202,9 +218,11 @@ def _prepare(
         if community is False:
             raise ValueError("a community card is given but community is False")
         community = True
-    if community is None:  # R-COMMUNITY-CARD: not enough cards left for seventh street
-        community = final == 7 and 52 - len(dead) - 6 * len(players) < len(players)
-    if community and final != 7:
+    if community is None:  # R-COMMUNITY-CARD: not enough cards left for the last street
+        last = len(spec.streets[-1].cards)
+        left = DECK_SIZE - len(dead) - (final - last) * len(players)
+        community = spec.may_deal_community_card and deals_community_card(left, len(players))
+    if community and not spec.may_deal_community_card:
         raise ValueError("only the seven-card games have a community card")
     if community_card is not None and street != final:
         raise ValueError("the community card is dealt on seventh street only")
@@ -221,7 +239,7 @@ def _prepare(
         raise ValueError(f"{sum(draws)} cards still to deal but only {len(deck)} unseen")
     board = bytes(() if community_card is None else (community_card,))
     return _Problem(
-        tuple(bytes(cards) for cards in known), bytes(draws), deck, board, _showdown(showdown, name)
+        tuple(bytes(cards) for cards in known), bytes(draws), deck, board, _showdown(showdown, spec)
     )
 
 
@@ -233,17 +251,20 @@ def _count_deals(problem: _Problem) -> int:
     return deals
 
 
-def exact_deal_count(
-    players: Sequence[Sequence[int]],
-    *,
-    variant: object,
-    street: int,
-    dead: Sequence[int] = (),
-    community: bool | None = None,
-    community_card: int | None = None,
-) -> int:
+class Situation(TypedDict, total=False):
+    """What is known of a hand besides each player's cards, as ``stud_equity`` and
+    ``exact_deal_count`` take it: the variant and the street are required."""
+
+    variant: Required[object]
+    street: Required[int]
+    dead: Sequence[int]
+    community: bool | None
+    community_card: int | None
+
+
+def exact_deal_count(players: Sequence[Sequence[int]], **situation: Unpack[Situation]) -> int:
     """How many deals an exact enumeration of this situation would evaluate."""
-    return _count_deals(_prepare(players, variant, street, dead, community, community_card))
+    return _count_deals(_prepare(players, **situation))
 
 
 def _loops(backend: str | None) -> tuple[str, _ExactLoop, _McLoop]:
@@ -259,11 +280,6 @@ def _loops(backend: str | None) -> tuple[str, _ExactLoop, _McLoop]:
 def stud_equity(
     players: Sequence[Sequence[int]],
     *,
-    variant: object,
-    street: int,
-    dead: Sequence[int] = (),
-    community: bool | None = None,
-    community_card: int | None = None,
     method: str = "auto",
     samples: int = DEFAULT_SAMPLES,
     seed: int | None = None,
@@ -273,6 +289,7 @@ def stud_equity(
     showdown: Showdown | str | None = None,
     cpu_seconds: float | None = None,
     cancelled: Callable[[], bool] | None = None,
+    **situation: Unpack[Situation],
 ) -> EquityResult:
     """Win, tie and equity of each player once every hand is dealt out.
 
@@ -290,7 +307,7 @@ def stud_equity(
     is asked between chunks too: when it answers True the work stops and ``Cancelled`` is
     raised. Raises ValueError on bad input or work beyond the limits.
     """
-    problem = _prepare(players, variant, street, dead, community, community_card, showdown)
+    problem = _prepare(players, showdown=showdown, **situation)
     if method not in ("auto", "exact", "monte_carlo"):
         raise ValueError(f"method must be auto, exact or monte_carlo, got {method!r}")
     if not isinstance(exact_threshold, int) or not 0 <= exact_threshold <= MAX_EXACT_DEALS:

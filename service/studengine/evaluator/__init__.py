@@ -35,7 +35,7 @@ import os
 import warnings
 from collections.abc import Callable, Sequence
 from itertools import combinations
-from typing import Final
+from typing import Any, Final
 
 from studengine.evaluator import _twin
 
@@ -46,6 +46,7 @@ __all__ = [
     "best_five",
     "best_five_low",
     "category",
+    "category_name",
     "describe",
     "describe_low",
     "evaluate",
@@ -55,6 +56,7 @@ __all__ = [
     "evaluate_low_many",
     "evaluate_many",
     "evaluate_mask",
+    "low_category_name",
 ]
 
 NO_LOW: Final = _twin.NO_LOW  # evaluate_low8's "no qualifying low"
@@ -97,22 +99,14 @@ else:
     else:
         BACKEND = "c"
 
-if BACKEND == "c":
-    evaluate = _ceval.evaluate
-    evaluate_mask = _ceval.evaluate_mask
-    evaluate_many = _ceval.evaluate_many
-    evaluate_low = _ceval.evaluate_low
-    evaluate_low8 = _ceval.evaluate_low8
-    evaluate_low_many = _ceval.evaluate_low_many
-    evaluate_low8_many = _ceval.evaluate_low8_many
-else:
-    evaluate = _twin.evaluate
-    evaluate_mask = _twin.evaluate_mask
-    evaluate_many = _twin.evaluate_many
-    evaluate_low = _twin.evaluate_low
-    evaluate_low8 = _twin.evaluate_low8
-    evaluate_low_many = _twin.evaluate_low_many
-    evaluate_low8_many = _twin.evaluate_low8_many
+_backend: Any = _ceval if BACKEND == "c" else _twin  # the two have the same functions
+evaluate = _backend.evaluate
+evaluate_mask = _backend.evaluate_mask
+evaluate_many = _backend.evaluate_many
+evaluate_low = _backend.evaluate_low
+evaluate_low8 = _backend.evaluate_low8
+evaluate_low_many = _backend.evaluate_low_many
+evaluate_low8_many = _backend.evaluate_low8_many
 
 _NAMES: tuple[str, ...] = ("Two", "Three", "Four", "Five", "Six", "Seven", "Eight")
 _NAMES += ("Nine", "Ten", "Jack", "Queen", "King", "Ace")
@@ -143,6 +137,11 @@ def category(rank: int) -> Category:
     """The category of a rank returned by ``evaluate``."""
     _check_rank(rank)
     return Category(rank >> 20)
+
+
+def category_name(rank: int) -> str:
+    """The title of a rank's category: "Two Pair", "High Card"."""
+    return _TITLES[category(rank)]
 
 
 def describe(rank: int) -> str:
@@ -183,8 +182,10 @@ def best_five(cards: Sequence[int]) -> tuple[int, ...]:
 
 
 _LOW_NAMES = "A23456789TJQK"  # by ace-to-five rank, ace lowest
-_LOW_TITLES: tuple[str, ...] = ("", "One Pair, ", "Two Pair, ", "Three of a Kind, ")
-_LOW_TITLES += ("Full House, ", "Four of a Kind, ")
+# a low's category by its pairing: unpaired, then as in the high ranking
+_LOW_CATEGORIES: tuple[str, ...] = ("Low", "One Pair", "Two Pair", "Three of a Kind")
+_LOW_CATEGORIES += ("Full House", "Four of a Kind")
+_LOW_TITLES = ("", *(name + ", " for name in _LOW_CATEGORIES[1:]))
 # how many times each deciding rank of a low's badness is held, by its category
 _LOW_SHAPES = ((1, 1, 1, 1, 1), (2, 1, 1, 1), (2, 2, 1), (3, 1, 1), (3, 2), (4, 1))
 _valid_lows: frozenset[int] | None = None
@@ -214,6 +215,15 @@ def describe_low(value: int) -> str:
     ranks = _low_ranks(value)
     title = _LOW_TITLES[(_twin.LOW_BASE - value) >> 20]
     return title + "-".join(_LOW_NAMES[r] for r in ranks) + " low"
+
+
+def low_category_name(value: int) -> str:
+    """A low's category: "Low" when unpaired, else its pairing ("One Pair", ... "Four of
+    a Kind"); ``NO_LOW`` gives "No Low"."""
+    if value == NO_LOW and isinstance(value, int):
+        return "No Low"
+    _low_ranks(value)  # validates
+    return _LOW_CATEGORIES[(_twin.LOW_BASE - value) >> 20]
 
 
 def best_five_low(cards: Sequence[int]) -> tuple[int, ...]:

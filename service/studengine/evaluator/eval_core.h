@@ -130,18 +130,8 @@ static inline int se_read_bytes(const uint8_t *cards, int n, uint32_t *s, uint32
 /* Value of n (5..7) card bytes; 0 when a card is out of range or repeated. */
 static inline uint32_t se_eval_bytes(const uint8_t *cards, int n)
 {
-    uint32_t s[4] = {0, 0, 0, 0};
-    uint32_t sc = SE_SUIT_BIAS;
-    uint64_t seen = 0;
-    for (int i = 0; i < n; i++) {
-        uint32_t c = cards[i];
-        if (c >= 52) return 0;
-        uint64_t bit = (uint64_t)1 << c;
-        if (seen & bit) return 0;
-        seen |= bit;
-        s[c & 3] |= 1u << (c >> 2);
-        sc += 1u << ((c & 3) << 2);
-    }
+    uint32_t s[4], sc;
+    if (!se_read_bytes(cards, n, s, &sc)) return 0;
     return se_eval_masks(s, sc);
 }
 

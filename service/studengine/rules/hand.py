@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 from studengine.rules.betting import BettingRound
 from studengine.rules.board import best_board, clockwise_from, has_open_pair
@@ -43,7 +43,7 @@ from studengine.rules.validation import (
     validate_players,
     validate_table,
 )
-from studengine.rules.variants import VARIANTS, VariantSpec
+from studengine.rules.variants import VARIANTS, VariantSpec, deals_community_card
 
 FOLD, CHECK, BRING_IN = ActionType.FOLD, ActionType.CHECK, ActionType.BRING_IN
 
@@ -220,7 +220,7 @@ class Hand:
         events: list[Event] = []
         order = [s for s in clockwise_from(self.button + 1, self.players) if not self.folded[s]]
         for face_up in self.spec.streets[self.street].cards:
-            if len(self.deck) - self.dealt < len(order):  # R-COMMUNITY-CARD
+            if deals_community_card(len(self.deck) - self.dealt, len(order)):
                 self.community = self.deck[self.dealt]
                 self.dealt += 1
                 events.append(CardDealt(None, self.community, True, self.street))
@@ -300,25 +300,27 @@ class Hand:
             self.committed[seat] -= amount
             self.stacks[seat] += amount
             events.append(UncalledReturned(seat, amount))
-        for showing in settlement.showings:
-            shown = showing.shown
-            if shown is None:
-                events.append(HandMucked(showing.seat))
-            else:
-                events.append(
-                    HandShown(
-                        shown.seat,
-                        shown.cards,
-                        shown.best_five,
-                        shown.rank,
-                        shown.description,
-                        shown.low,
-                        shown.low_best_five,
-                        shown.low_description,
-                    )
-                )
+        events += _showings(settlement)
         if settlement.rake:  # R-RAKE: taken from the pots before they are awarded
             events.append(RakeTaken(settlement.rake))
+        events += self._award(settlement)
+        self.committed = [0] * self.players
+        self.round.bets = [0] * self.players
+        self.to_act = None
+        self.over = True
+        self.result = HandResult(
+            pots=settlement.pots,
+            stacks=tuple(self.stacks),
+            shown=tuple(s.shown for s in settlement.showings if s.shown is not None),
+            uncalled=() if settlement.uncalled is None else (settlement.uncalled,),
+            rake=settlement.rake,
+        )
+        events.append(HandEnded(tuple(self.stacks)))
+        return events
+
+    def _award(self, settlement: Settlement) -> list[Event]:
+        """Pay each pot to its winners (and its low half's)."""
+        events: list[Event] = []
         pots = settlement.pots
         for index in range(len(pots) - 1, -1, -1):  # R-SPLIT: the last side pot first
             pot = pots[index]
@@ -339,19 +341,19 @@ class Hand:
                     pot.rake,
                 )
             )
-        self.committed = [0] * self.players
-        self.round.bets = [0] * self.players
-        self.to_act = None
-        self.over = True
-        self.result = HandResult(
-            pots=pots,
-            stacks=tuple(self.stacks),
-            shown=tuple(s.shown for s in settlement.showings if s.shown is not None),
-            uncalled=() if settlement.uncalled is None else (settlement.uncalled,),
-            rake=settlement.rake,
-        )
-        events.append(HandEnded(tuple(self.stacks)))
         return events
+
+
+def _showings(settlement: Settlement) -> list[Event]:
+    """The hands shown and mucked at showdown, in showing order (R-SHOWDOWN-ORDER)."""
+    events: list[Event] = []
+    for showing in settlement.showings:
+        shown = showing.shown
+        if shown is None:
+            events.append(HandMucked(showing.seat))
+            continue
+        events.append(HandShown(**asdict(shown)))  # the event of the same shown hand
+    return events
 
 
 def start_hand(

@@ -1,4 +1,5 @@
-"""The engine's vocabulary: variants, tables, actions, events, results and errors.
+"""The engine's vocabulary: variants (defined with the game facts, ``variants``), tables,
+actions, events, results and errors.
 
 Plain frozen data. Nothing here knows of gRPC, protobuf or crypto.
 """
@@ -7,14 +8,10 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
-
-class Variant(enum.Enum):
-    FIVE_CARD_STUD = "FIVE_CARD_STUD"
-    SEVEN_CARD_STUD = "SEVEN_CARD_STUD"
-    RAZZ = "RAZZ"
-    SEVEN_CARD_STUD_HI_LO = "SEVEN_CARD_STUD_HI_LO"
+from studengine.rules.variants import VARIANTS
+from studengine.rules.variants import Variant as Variant  # the vocabulary's, re-exported
 
 
 class OddChip(enum.Enum):
@@ -53,6 +50,22 @@ class Table:
     rake_percent_bp: int = 0
     rake_cap: int = 0
 
+    @classmethod
+    def for_game(
+        cls,
+        variant: Variant,
+        ante: int,
+        bring_in: int,
+        small_bet: int,
+        big_bet: int,
+        **options: Any,
+    ) -> Table:
+        """The table of ``variant`` at these stakes, each option left out at the game's own
+        default: ``open_pair_big_bet`` on only in the games that have the option (Five and
+        Seven Card Stud; R-OPEN-PAIR, section 7). Options given are kept as they are."""
+        options.setdefault("open_pair_big_bet", VARIANTS[variant].has_open_pair)
+        return cls(ante, bring_in, small_bet, big_bet, **options)
+
 
 class LegalAction(NamedTuple):
     """One choice open to the player to act.
@@ -80,7 +93,8 @@ class Move(NamedTuple):
 
 
 # ---- events: what happened, in order, for clients to animate ----------------------
-# Named tuples: immutable and typed (mypy sees every field).
+# Named tuples (a shown hand: its frozen dataclass): immutable and typed (mypy sees
+# every field).
 
 
 class AntePosted(NamedTuple):
@@ -124,9 +138,12 @@ class UncalledReturned(NamedTuple):
     amount: int
 
 
-class HandShown(NamedTuple):
-    """A hand shown; ``rank``/``description`` as the game ranks it (Razz: its ace-to-five
-    low), the ``low_*`` fields its eight-or-better low in Stud Hi-Lo (``low`` 0: none)."""
+@dataclass(frozen=True)
+class ShownHand:
+    """A hand revealed at showdown: ``rank``, ``best_five`` and ``description`` as the
+    game ranks it (Razz: the ace-to-five low); in Stud Hi-Lo also its eight-or-better
+    low (``low`` is ``evaluator.NO_LOW``, 0, when it has none). The result keeps it, and
+    the ``HandShown`` event is one."""
 
     seat: int
     cards: tuple[int, ...]
@@ -136,6 +153,13 @@ class HandShown(NamedTuple):
     low: int = 0
     low_best_five: tuple[int, ...] = ()
     low_description: str = ""
+
+
+@dataclass(frozen=True)
+class HandShown(ShownHand):
+    """The event of a hand shown at showdown: the ``ShownHand`` the result keeps, as it
+    happened (``rank``/``description`` as the game ranks it, Razz: its ace-to-five low;
+    the ``low_*`` fields its eight-or-better low in Stud Hi-Lo, ``low`` 0: none)."""
 
 
 class HandMucked(NamedTuple):
@@ -198,22 +222,6 @@ class Pot:
     low_winners: tuple[int, ...] = ()
     low_shares: tuple[int, ...] = ()
     rake: int = 0
-
-
-@dataclass(frozen=True)
-class ShownHand:
-    """A hand revealed at showdown: ``rank``, ``best_five`` and ``description`` as the
-    game ranks it (Razz: the ace-to-five low); in Stud Hi-Lo also its eight-or-better
-    low (``low`` is ``evaluator.NO_LOW``, 0, when it has none)."""
-
-    seat: int
-    cards: tuple[int, ...]
-    best_five: tuple[int, ...]
-    rank: int
-    description: str
-    low: int = 0
-    low_best_five: tuple[int, ...] = ()
-    low_description: str = ""
 
 
 @dataclass(frozen=True)

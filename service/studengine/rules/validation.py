@@ -57,7 +57,7 @@ def table_problems(table: Table) -> list[InvalidHand]:
 def game_problems(spec: VariantSpec, table: Table) -> list[InvalidHand]:
     """The table's options exist in the game: no open-pair option in Razz or Stud Hi-Lo
     (section 7 of the rulebook)."""
-    if table.open_pair_big_bet and spec.open_pair_street is None:
+    if table.open_pair_big_bet and not spec.has_open_pair:
         return [
             InvalidHand(
                 "table.open_pair_big_bet",

@@ -1,6 +1,8 @@
-"""The games as data: streets, which cards are face up, bet sizes (R-5S/R-7S-STREETS),
-and the three choices a stud game makes its own way: who brings in, whose board acts
-first, and how hands rank at showdown.
+"""The games as data, the one place of the game facts the rules engine, equity and the
+API read: the variants, their streets, which cards are face up, bet sizes
+(R-5S/R-7S-STREETS), the open-pair street, when a community card is dealt
+(R-COMMUNITY-CARD), and the three choices a stud game makes its own way: who brings in,
+whose board acts first, and how hands rank at showdown.
 
 The engine has one code path; a variant says how many cards each street deals, face up
 or down, whether its betting round uses the small or the big bet, and which of the
@@ -10,18 +12,33 @@ card and ranks boards and hands low; a split game adds a second ranking).
 
 from __future__ import annotations
 
+import array
+import enum
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 
 from studengine import evaluator
+from studengine.cards import DECK_SIZE
 from studengine.rules.board import (
     board_strength,
     highest_up_card_ace_low,
     low_board_strength,
     lowest_up_card,
 )
-from studengine.rules.types import Variant
+
+
+class Variant(enum.Enum):
+    FIVE_CARD_STUD = "FIVE_CARD_STUD"
+    SEVEN_CARD_STUD = "SEVEN_CARD_STUD"
+    RAZZ = "RAZZ"
+    SEVEN_CARD_STUD_HI_LO = "SEVEN_CARD_STUD_HI_LO"
+
+
+def deals_community_card(cards_left: int, players_in: int) -> bool:
+    """R-COMMUNITY-CARD: a dealing round with fewer cards left in the deck than players
+    still in the hand deals one card face up to the middle instead."""
+    return cards_left < players_in
 
 
 @dataclass(frozen=True)
@@ -34,18 +51,39 @@ class Street:
 @dataclass(frozen=True)
 class Ranking:
     """How hands rank at showdown: ``rank`` (larger wins, equal ties), the five cards
-    that make it, and its words ("a pair of kings")."""
+    that make it, its words ("Two Pair, Kings and Sevens") and its category ("Two
+    Pair"); ``rank_many`` ranks a batch (one byte a card, ``evaluator.evaluate_many``)."""
 
     rank: Callable[[Sequence[int]], int]
     best_five: Callable[[Sequence[int]], tuple[int, ...]]
     describe: Callable[[int], str]
+    category: Callable[[int], str]
+    rank_many: Callable[[object, int], array.array[int]]
 
 
-HIGH = Ranking(evaluator.evaluate, evaluator.best_five, evaluator.describe)  # R-HAND-RANK
+HIGH = Ranking(  # R-HAND-RANK
+    evaluator.evaluate,
+    evaluator.best_five,
+    evaluator.describe,
+    evaluator.category_name,
+    evaluator.evaluate_many,
+)
 # R-LOW-A5: every hand has an ace-to-five low (Razz, R-RAZZ-SHOWDOWN)
-LOW_A5 = Ranking(evaluator.evaluate_low, evaluator.best_five_low, evaluator.describe_low)
+LOW_A5 = Ranking(
+    evaluator.evaluate_low,
+    evaluator.best_five_low,
+    evaluator.describe_low,
+    evaluator.low_category_name,
+    evaluator.evaluate_low_many,
+)
 # R-HILO-QUALIFY: eight or better, else evaluator.NO_LOW (0): no low, no share of the low half
-LOW_8 = Ranking(evaluator.evaluate_low8, evaluator.best_five_low, evaluator.describe_low)
+LOW_8 = Ranking(
+    evaluator.evaluate_low8,
+    evaluator.best_five_low,
+    evaluator.describe_low,
+    evaluator.low_category_name,
+    evaluator.evaluate_low8_many,
+)
 
 
 @dataclass(frozen=True)
@@ -106,6 +144,23 @@ class VariantSpec:
     def cards_per_player(self) -> int:
         return len(self.face_up)
 
+    @cached_property
+    def first_street_cards(self) -> int:
+        """The cards each player holds once the first street is dealt."""
+        return len(self.streets[0].cards)
+
+    @property
+    def has_open_pair(self) -> bool:
+        """Whether the game has the open-pair option at all (R-OPEN-PAIR; not in Razz
+        and Hi-Lo): a table's ``open_pair_big_bet`` is on by default only where it does."""
+        return self.open_pair_street is not None
+
+    @cached_property
+    def may_deal_community_card(self) -> bool:
+        """Whether R-COMMUNITY-CARD can happen: a full table would need more cards than a
+        deck has (the seven-card games with eight players)."""
+        return self.max_players * self.cards_per_player > DECK_SIZE
+
 
 DOWN, UP = False, True
 
@@ -136,24 +191,21 @@ SEVEN_CARD_STUD = VariantSpec(
     open_pair_street=1,
 )
 
-# Razz and Stud Hi-Lo deal and bet as Seven Card Stud, without the open-pair option
-RAZZ = VariantSpec(
+# Razz and Stud Hi-Lo deal and bet as Seven Card Stud (its seats and streets), without
+# the open-pair option
+RAZZ = replace(
+    SEVEN_CARD_STUD,
     variant=Variant.RAZZ,
-    min_players=2,
-    max_players=8,
-    streets=SEVEN_CARD_STUD.streets,
     open_pair_street=None,
     brings_in=highest_up_card_ace_low,  # R-RAZZ-BRING-IN
     board_strength=low_board_strength,  # R-RAZZ-FIRST-TO-ACT
     ranking=LOW_A5,  # R-RAZZ-SHOWDOWN
 )
-
-SEVEN_CARD_STUD_HI_LO = VariantSpec(
+# R-HILO-BRING-IN: bring-in and first to act as in high stud
+SEVEN_CARD_STUD_HI_LO = replace(
+    SEVEN_CARD_STUD,
     variant=Variant.SEVEN_CARD_STUD_HI_LO,
-    min_players=2,
-    max_players=8,
-    streets=SEVEN_CARD_STUD.streets,
-    open_pair_street=None,  # R-HILO-BRING-IN: bring-in and first to act as in high stud
+    open_pair_street=None,
     low_ranking=LOW_8,  # R-HILO-QUALIFY, R-HILO-SPLIT
 )
 

@@ -178,7 +178,7 @@ class GrpcListener:
 
     def open_calls(self) -> int:
         """Calls open now, health excluded."""
-        return self.interceptor.active if self.interceptor is not None else 0
+        return self.interceptor.admission.active if self.interceptor is not None else 0
 
     async def stop(self, grace: float) -> None:
         """GOAWAY, let calls in flight finish within ``grace``, then cancel them."""

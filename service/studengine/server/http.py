@@ -29,10 +29,12 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import functools
+import re
 import socket
 import time
-from collections.abc import Awaitable, Callable, Coroutine
-from typing import Any, TypeVar
+from collections.abc import Awaitable, Callable
+from typing import Any, cast
 
 import grpc
 import structlog
@@ -41,29 +43,17 @@ from connectrpc.errors import ConnectError, ErrorDetail
 from google.protobuf.message import Message
 from protobuf.wkt import Any as AnyDetail
 from stud_api.stud.v1 import stud_engine_connect as connect
-from stud_api.stud.v1 import stud_engine_pb2 as pb
 
-from studengine.api.calls import ApiCalls
-from studengine.api.errors import (
-    ApiError,
-    details,
-    draining,
-    receive_timeout,
-    too_large,
-    too_many_calls,
-)
+from studengine.api.calls import METHODS, SERVICE_NAME, ApiCalls
+from studengine.api.errors import ApiError, details, receive_timeout, too_large
 from studengine.server import metrics
+from studengine.server.callstats import Admission, MethodStats
 from studengine.server.config import READ_FACTOR, ConfigError, ServerConfig
 from studengine.server.drain import Gate
 from studengine.server.tls import TlsFiles
 
-SERVICE_NAME = "stud.v1.StudEngineService"
 HEALTH_PATH = "/healthz"
-_log = structlog.get_logger("studengine.rpc")
 _server_log = structlog.get_logger("studengine.server")
-
-Req = TypeVar("Req", bound=Message)
-Resp = TypeVar("Resp", bound=Message)
 
 
 def connect_error(error: ApiError) -> ConnectError:
@@ -80,40 +70,12 @@ def connect_error(error: ApiError) -> ConnectError:
     return ConnectError(Code[error.code.name], error.message, packed)
 
 
-class _Method:
-    """One method's ``grpc_server_*`` metric children and its log line."""
-
-    def __init__(self, name: str) -> None:
-        labels = (SERVICE_NAME, name, "unary")
-        self.full = f"/{SERVICE_NAME}/{name}"
-        self.name = name
-        self.labels = labels
-        self.started = metrics.GRPC_STARTED.labels(*labels)
-        self.seconds = metrics.GRPC_HANDLING_SECONDS.labels(*labels)
-        self.handling = metrics.GRPC_IN_FLIGHT.labels(*labels, "handling")
-        self.receiving = metrics.GRPC_IN_FLIGHT.labels(*labels, "receiving")
-        self.handled: dict[grpc.StatusCode, Any] = {}
-
-    def finish(self, t0: float, code: grpc.StatusCode) -> None:
-        elapsed = time.perf_counter() - t0
-        child = self.handled.get(code)
-        if child is None:
-            child = self.handled[code] = metrics.GRPC_HANDLED.labels(*self.labels, code.name)
-        child.inc()
-        self.seconds.observe(elapsed)
-        _log.info(
-            "rpc",
-            method=self.full,
-            code=code.name,
-            duration_ms=round(elapsed * 1000, 3),
-            protocol="http",
-        )
-
-
 class StudEngineConnect:
     """``stud.v1.StudEngineService`` for connectrpc, over the worker's ``ApiCalls`` (the
     gRPC port's: the same expensive-call bound and Equity CPU cap), with the gRPC port's
-    limits and drain: calls at once, the message size, the worker's ``gate``."""
+    limits and drain: calls at once and the worker's ``gate`` (``callstats.Admission``),
+    the message size. Each method of the service is an attribute by its snake_case name
+    (``start_hand``), all the same path."""
 
     def __init__(
         self,
@@ -123,32 +85,38 @@ class StudEngineConnect:
         gate: Gate | None = None,
     ) -> None:
         self.calls = calls
-        self.max_concurrent = max_concurrent
+        self.admission = Admission(max_concurrent, gate)
         self.max_message_bytes = max_message_bytes
-        self.gate = gate or Gate()
-        self.in_flight = 0
-        self.methods = {name: _Method(name) for name in pb.DESCRIPTOR.services_by_name[
-            "StudEngineService"].methods_by_name}  # fmt: skip
+        self.methods = {
+            name: MethodStats(f"/{SERVICE_NAME}/{name}", "unary", protocol="http")
+            for name in METHODS
+        }
+        for name in METHODS:
+            setattr(self, _snake_case(name), functools.partial(self._call, name))
 
-    async def _call(
-        self, name: str, call: Callable[[Req], Coroutine[Any, Any, Resp]], request: Req
-    ) -> Resp:
+    @property
+    def in_flight(self) -> int:
+        return self.admission.active
+
+    async def _call(self, name: str, request: Message, ctx: Any) -> Message:
         method = self.methods[name]
-        t0 = time.perf_counter()
-        method.started.inc()
+        t0 = method.start()
         refusal = self._refusal(name, request)  # as gRPC's: before any handler
         if refusal is not None:
             metrics.rejected(refusal.metric_label)
             method.finish(t0, refusal.code)
             raise connect_error(refusal)
+        timeout_ms = ctx.timeout_ms
+        remaining = None if timeout_ms is None else timeout_ms / 1000
         context = contextvars.Context()  # what the handler binds for the log line
         code = grpc.StatusCode.OK
-        self.in_flight += 1
+        self.admission.active += 1
         method.handling.inc()
         try:
             # its own task: the handler's log fields stay in ``context``; a client that
             # leaves cancels it (and so the expensive work it waits for)
-            return await asyncio.create_task(call(request), context=context)
+            call = self.calls.run(name, request, remaining)
+            return await asyncio.create_task(call, context=context)
         except ApiError as error:
             code = error.code
             self.calls.observer.rejected(error.metric_label)
@@ -161,47 +129,22 @@ class StudEngineConnect:
             context.run(_server_log.exception, "call failed", method=method.full)
             raise ConnectError(Code.INTERNAL, "internal error") from None
         finally:
-            self.in_flight -= 1
+            self.admission.active -= 1
             method.handling.dec()
             context.run(method.finish, t0, code)
 
     def _refusal(self, name: str, request: Message) -> ApiError | None:
         """The refusal of a call the port does not start, if it is one."""
-        if self.gate.draining:
-            self.gate.refused()
-            return draining(name)
-        if self.in_flight >= self.max_concurrent:
-            return too_many_calls(name, self.max_concurrent)
+        refusal = self.admission.refusal(name)
         limit = self.max_message_bytes
-        if limit is not None and (size := request.ByteSize()) > limit:
+        if refusal is None and limit is not None and (size := request.ByteSize()) > limit:
             return too_large(name, size, limit)
-        return None
+        return refusal
 
-    async def start_hand(self, request: pb.StartHandRequest, ctx: Any) -> pb.StartHandResponse:
-        return await self._call("StartHand", self.calls.start_hand, request)
 
-    async def act(self, request: pb.ActRequest, ctx: Any) -> pb.ActResponse:
-        return await self._call("Act", self.calls.act, request)
-
-    async def get_view(self, request: pb.GetViewRequest, ctx: Any) -> pb.GetViewResponse:
-        return await self._call("GetView", self.calls.get_view, request)
-
-    async def evaluate(self, request: pb.EvaluateRequest, ctx: Any) -> pb.EvaluateResponse:
-        return await self._call("Evaluate", self.calls.evaluate, request)
-
-    async def get_hand_history(
-        self, request: pb.GetHandHistoryRequest, ctx: Any
-    ) -> pb.GetHandHistoryResponse:
-        return await self._call("GetHandHistory", self.calls.get_hand_history, request)
-
-    async def equity(self, request: pb.EquityRequest, ctx: Any) -> pb.EquityResponse:
-        timeout_ms = ctx.timeout_ms
-        remaining = None if timeout_ms is None else timeout_ms / 1000
-
-        async def equity(checked: pb.EquityRequest) -> pb.EquityResponse:
-            return await self.calls.equity(checked, remaining)
-
-        return await self._call("Equity", equity, request)
+def _snake_case(name: str) -> str:
+    """``GetHandHistory`` -> ``get_hand_history``: connectrpc's name of a method."""
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
 
 
 ASGIApp = Callable[[dict[str, Any], Any, Any], Awaitable[None]]
@@ -221,7 +164,7 @@ class App:
         self.service = service
         self.receive_timeout = receive_timeout
         self.connect: ASGIApp = connect.StudEngineServiceASGIApplication(
-            service, read_max_bytes=max_body_bytes
+            cast(connect.StudEngineService, service), read_max_bytes=max_body_bytes
         )
         self._methods = {m.full: m for m in service.methods.values()}
 
@@ -253,7 +196,7 @@ class _Body:
     arrived in full, and refused (RECEIVE_TIMEOUT, raised to Connect as a ConnectError,
     which answers it in the call's protocol) if that takes longer than ``timeout``."""
 
-    def __init__(self, receive: Any, method: _Method, timeout: float | None) -> None:
+    def __init__(self, receive: Any, method: MethodStats, timeout: float | None) -> None:
         self._receive = receive
         self._method = method
         self._timeout = timeout

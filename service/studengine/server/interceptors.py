@@ -22,66 +22,18 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 import grpc
-import structlog
 from grpc_health.v1.health import SERVICE_NAME as HEALTH_SERVICE
 
-from studengine.api.errors import (
-    ApiError,
-    bad_request,
-    draining,
-    receive_timeout,
-    to_status,
-    too_many_calls,
-)
+from studengine.api.errors import ApiError, bad_request, receive_timeout, to_status
 from studengine.server import metrics
+from studengine.server.callstats import Admission, MethodStats
 from studengine.server.drain import Gate
 
-_log = structlog.get_logger("studengine.rpc")
-
 Behavior = Callable[..., Any]
-
-
-class _Method:
-    """Metric children of one method, cached (``labels()`` takes a lock and a dict walk)."""
-
-    __slots__ = (
-        "exempt",
-        "full",
-        "handled",
-        "handling",
-        "labels",
-        "name",
-        "receiving",
-        "seconds",
-        "started",
-    )
-
-    def __init__(self, full: str, kind: str) -> None:
-        service, _, name = full.lstrip("/").rpartition("/")
-        self.full = full
-        self.name = name
-        self.exempt = service == HEALTH_SERVICE
-        self.labels = (service, name, kind)
-        self.started = metrics.GRPC_STARTED.labels(*self.labels)
-        self.seconds = metrics.GRPC_HANDLING_SECONDS.labels(*self.labels)
-        self.receiving = metrics.GRPC_IN_FLIGHT.labels(*self.labels, "receiving")
-        self.handling = metrics.GRPC_IN_FLIGHT.labels(*self.labels, "handling")
-        self.handled: dict[grpc.StatusCode, Any] = {}
-
-    def finish(self, t0: float, code: grpc.StatusCode) -> None:
-        elapsed = time.perf_counter() - t0
-        child = self.handled.get(code)
-        if child is None:
-            child = metrics.GRPC_HANDLED.labels(*self.labels, code.name)
-            self.handled[code] = child
-        child.inc()
-        self.seconds.observe(elapsed)
-        _log.info("rpc", method=self.full, code=code.name, duration_ms=round(elapsed * 1000, 3))
 
 
 def _kind(handler: Any) -> str:
@@ -95,7 +47,7 @@ class _Stage:
 
     __slots__ = ("gauge", "method")
 
-    def __init__(self, method: _Method) -> None:
+    def __init__(self, method: MethodStats) -> None:
         self.method = method
         self.gauge = method.receiving
         self.gauge.inc()
@@ -131,11 +83,9 @@ class ObservingInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg
         receive_timeout: float | None = None,
         gate: Gate | None = None,
     ) -> None:
-        self._methods: dict[str, _Method] = {}
-        self.limit = max_concurrent_rpcs
+        self._methods: dict[str, MethodStats] = {}
+        self.admission = Admission(max_concurrent_rpcs, gate)  # health excluded
         self.receive_timeout = receive_timeout
-        self.gate = gate or Gate()
-        self.active = 0  # calls open now, health excluded (touched on the event loop only)
 
     async def intercept_service(
         self,
@@ -149,7 +99,7 @@ class ObservingInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg
         full: str = details.method
         method = self._methods.get(full)
         if method is None:
-            method = self._methods[full] = _Method(full, _kind(handler))
+            method = self._methods[full] = MethodStats(full, _kind(handler))
         if handler.unary_unary is not None:
             inner = handler.unary_unary
 
@@ -188,7 +138,9 @@ class ObservingInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg
 
         return handler._replace(stream_stream=self._observed(bidi_stream, method))
 
-    async def _receive(self, requests: Any, context: Any, stage: _Stage, method: _Method) -> Any:
+    async def _receive(
+        self, requests: Any, context: Any, stage: _Stage, method: MethodStats
+    ) -> Any:
         """The one request message of a unary request, within ``receive_timeout``."""
         try:
             async with asyncio.timeout(self.receive_timeout):
@@ -202,23 +154,19 @@ class ObservingInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg
         return request
 
     def _observed(
-        self, body: Callable[[Any, Any, _Stage], Awaitable[Any]], method: _Method
+        self, body: Callable[[Any, Any, _Stage], Awaitable[Any]], method: MethodStats
     ) -> Callable[[Any, Any], Awaitable[Any]]:
+        admission = self.admission
+        counted = method.labels[0] != HEALTH_SERVICE  # health is never refused
+
         async def observed(requests: Any, context: Any) -> Any:
-            t0 = time.perf_counter()
-            method.started.inc()
-            counted = not method.exempt
-            refusal = None
-            if counted and self.gate.draining:
-                self.gate.refused()
-                refusal = draining(method.name)
-            elif counted and self.limit is not None and self.active >= self.limit:
-                refusal = too_many_calls(method.name, self.limit)
+            t0 = method.start()
+            refusal = admission.refusal(method.name) if counted else None
             if refusal is not None:
                 method.finish(t0, refusal.code)
                 await _refuse(context, refusal)
             if counted:
-                self.active += 1
+                admission.active += 1
             stage = _Stage(method)
             code = grpc.StatusCode.UNKNOWN
             try:
@@ -234,7 +182,7 @@ class ObservingInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg
             finally:
                 stage.end()
                 if counted:
-                    self.active -= 1
+                    admission.active -= 1
                 method.finish(t0, code)
 
         return observed

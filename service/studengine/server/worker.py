@@ -115,7 +115,7 @@ async def start_serving(
         equity_cpu_seconds=config.equity_cpu_seconds,
     )
     calls = ApiCalls(handlers, expensive)
-    servicer = StudEngineServicer(keyring, config.allow_test_decks, calls=calls)
+    servicer = StudEngineServicer(calls)
     health = Health([SERVICE_NAME])
     gate = Gate()
     listeners: list[Listener] = [GrpcListener(config, servicer, health, reuse_port, tls, gate)]

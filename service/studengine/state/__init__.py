@@ -1,1 +1,2 @@
-"""Hand state: the engine's Hand <-> internal proto (codec), sealing (key ring), key specs."""
+"""Hand state: the engine's Hand <-> internal proto (``codec``, with ``messages`` and
+``wire``), sealing (key ring), key specs."""

@@ -32,7 +32,10 @@ from studengine.rules.types import (
 )
 from studengine.rules.validation import validate_game, validate_table
 from studengine.rules.variants import VARIANTS, VariantSpec
+from studengine.state import wire
 from studengine.state._gen.stud.internal.v1 import state_pb2
+from studengine.state.messages import field_values, table_to_message, table_values
+from studengine.state.wire import length_key, put_varint, read_varint
 
 FORMAT_VERSION = 1
 HAND_ID_BYTES = 16
@@ -82,19 +85,19 @@ def encode_hand(hand: Hand) -> state_pb2.EngineHand:
     return msg
 
 
-def _table_pb(t: Table) -> state_pb2.EngineTable:
-    return state_pb2.EngineTable(
-        ante=t.ante,
-        bring_in=t.bring_in,
-        small_bet=t.small_bet,
-        big_bet=t.big_bet,
-        max_bets=t.max_bets,
-        uncapped_heads_up=t.uncapped_heads_up,
-        open_pair_big_bet=t.open_pair_big_bet,
-        odd_chip=ODD_CHIP_CODES[t.odd_chip],
-        rake_percent_bp=t.rake_percent_bp,
-        rake_cap=t.rake_cap,
-    )
+def _table_pb(table: Table) -> state_pb2.EngineTable:
+    return table_to_message(table, state_pb2.EngineTable(), ODD_CHIP_CODES)
+
+
+# the betting round's flags: (the EngineHand field, the BettingRound attribute)
+_ROUND_FLAGS = (
+    ("uncapped", "uncapped"),
+    ("open_pair", "open_pair"),
+    ("big_made", "big_made"),
+    ("bring_in_due", "bring_in_due"),
+    ("opener_may_fold", "opener_may_fold"),
+    ("round_held", "held"),
+)
 
 
 def _play_fields(hand: Hand) -> state_pb2.EngineHand:
@@ -117,18 +120,9 @@ def _play_fields(hand: Hand) -> state_pb2.EngineHand:
     msg.level = betting.level
     msg.full_level = betting.full_level
     msg.bets = betting.full_bets
-    if betting.uncapped:
-        msg.uncapped = True
-    if betting.open_pair:
-        msg.open_pair = True
-    if betting.big_made:
-        msg.big_made = True
-    if betting.bring_in_due:
-        msg.bring_in_due = True
-    if betting.opener_may_fold:
-        msg.opener_may_fold = True
-    if betting.held:
-        msg.round_held = True
+    for flag, name in _ROUND_FLAGS:
+        if getattr(betting, name):
+            setattr(msg, flag, True)
     if hand.over:
         msg.over = True
     if hand.community is not None:
@@ -153,11 +147,12 @@ def pack_moves(moves: Sequence[Move]) -> bytes:
     append, codes = out.append, _KIND_CODES
     for seat, kind, to, timeout in moves:
         append(seat << 4 | codes[kind] << 1 | timeout)
-        if to is not None:
-            while to > 0x7F:
-                append(to & 0x7F | 0x80)
-                to >>= 7
+        if to is None:
+            continue
+        if to < 0x80:  # most totals fit one byte: no call for them
             append(to)
+        else:
+            put_varint(out, to)
     return bytes(out)
 
 
@@ -179,49 +174,30 @@ def unpack_moves(raw: bytes, players: int) -> list[Move]:
         if code in unsized:
             append(Move(seat, kinds[code], None, bool(head & 1)))
             continue
-        to = shift = 0
-        while True:
-            if at >= end or shift > 63:
-                raise StateInvalid(f"moves[{len(moves)}]: a truncated amount")
-            byte = raw[at]
+        if at < end and raw[at] < 0x80:  # a one-byte total: no call for it
+            to = raw[at]
             at += 1
-            to |= (byte & 0x7F) << shift
-            if byte < 0x80:
-                break
-            shift += 7
+        else:
+            try:
+                to, at = read_varint(raw, at)
+            except ValueError:
+                raise StateInvalid(f"moves[{len(moves)}]: a truncated amount") from None
         append(Move(seat, kinds[code], to, bool(head & 1)))
     return moves
 
 
 def _fill_result(msg: state_pb2.EngineResult, r: HandResult) -> None:
     for p in r.pots:
-        msg.pots.add(
-            amount=p.amount,
-            eligible=p.eligible,
-            winners=p.winners,
-            shares=p.shares,
-            low_winners=p.low_winners,
-            low_shares=p.low_shares,
-            rake=p.rake,
-        )
+        msg.pots.add(**field_values(p))
     msg.stacks.extend(r.stacks)
     for s in r.shown:
-        msg.shown.add(
-            seat=s.seat,
-            cards=bytes(s.cards),
-            best_five=bytes(s.best_five),
-            rank=s.rank,
-            description=s.description,
-            low=s.low,
-            low_best_five=bytes(s.low_best_five),
-            low_description=s.low_description,
-        )
+        msg.shown.add(**field_values(s, bytes))
     for seat, amount in r.uncalled:
         msg.uncalled.add(seat=seat, amount=amount)
     msg.rake = r.rake
 
 
-_HAND_TAG = bytes([state_pb2.HandState.DESCRIPTOR.fields_by_name["hand"].number << 3 | 2])
+_HAND_KEY = length_key(state_pb2.HandState.DESCRIPTOR.fields_by_name["hand"])
 _GAME_FIELDS: dict[tuple[Variant, Table], bytes] = {}
 
 
@@ -237,15 +213,6 @@ def _game_fields(variant: Variant, table: Table) -> bytes:
     return found
 
 
-def _varint(value: int) -> bytes:
-    out = bytearray()
-    while value > 0x7F:
-        out.append(value & 0x7F | 0x80)
-        value >>= 7
-    out.append(value)
-    return bytes(out)
-
-
 def encode(record: HandRecord) -> bytes:
     """The state's bytes: exactly ``HandState.SerializeToString(deterministic=True)``,
     assembled from serialized parts in field-number order (the game fields cached)."""
@@ -259,7 +226,7 @@ def encode(record: HandRecord) -> bytes:
     )
     hand = record.hand
     body = _game_fields(hand.variant, hand.table) + _play_fields(hand).SerializeToString()
-    return msg.SerializeToString() + _HAND_TAG + _varint(len(body)) + body
+    return msg.SerializeToString() + wire.record(_HAND_KEY, body)
 
 
 # ---- decoding ----------------------------------------------------------------------
@@ -346,21 +313,11 @@ def _decode_table(msg: state_pb2.EngineTable) -> Table:
     table = _TABLES.get(key)
     if table is not None:
         return table
-    odd_chip = ODD_CHIP_BY_CODE.get(msg.odd_chip)
-    if odd_chip is None:
-        raise StateInvalid(f"table.odd_chip: unknown code {msg.odd_chip}")
-    table = Table(
-        ante=msg.ante,
-        bring_in=msg.bring_in,
-        small_bet=msg.small_bet,
-        big_bet=msg.big_bet,
-        max_bets=msg.max_bets,
-        uncapped_heads_up=msg.uncapped_heads_up,
-        open_pair_big_bet=msg.open_pair_big_bet,
-        odd_chip=odd_chip,
-        rake_percent_bp=msg.rake_percent_bp,
-        rake_cap=msg.rake_cap,
-    )
+    values = table_values(msg, {OddChip: ODD_CHIP_BY_CODE})
+    for name, value in values.items():
+        if value is None:
+            raise StateInvalid(f"table.{name}: unknown code {getattr(msg, name)}")
+    table = Table(**values)
     try:
         validate_table(table)
     except InvalidHand as error:

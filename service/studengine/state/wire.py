@@ -1,0 +1,57 @@
+"""The few pieces of the protobuf wire format that the hand-assembled encodings share
+(the state codec's ``encode`` and action log, the API's serialized views): varints and
+length-delimited records. Protobuf's own ``SerializeToString`` stays the reference; the
+tests compare the assembled bytes with it."""
+
+from __future__ import annotations
+
+from google.protobuf.descriptor import FieldDescriptor
+
+_ONE_BYTE = tuple(bytes([n]) for n in range(0x80))
+
+
+def put_varint(out: bytearray, value: int) -> None:
+    """Append ``value`` (0 or more) as a base-128 varint."""
+    while value > 0x7F:
+        out.append(value & 0x7F | 0x80)
+        value >>= 7
+    out.append(value)
+
+
+def varint(value: int) -> bytes:
+    """``value`` (0 or more) as a base-128 varint."""
+    if value < 0x80:
+        return _ONE_BYTE[value]
+    out = bytearray()
+    put_varint(out, value)
+    return bytes(out)
+
+
+def read_varint(raw: bytes, at: int) -> tuple[int, int]:
+    """The varint at ``raw[at]`` and the index after it; ValueError when it is truncated
+    or longer than 64 bits."""
+    value = shift = 0
+    end = len(raw)
+    while True:
+        if at >= end or shift > 63:
+            raise ValueError("a truncated varint")
+        byte = raw[at]
+        at += 1
+        value |= (byte & 0x7F) << shift
+        if byte < 0x80:
+            return value, at
+        shift += 7
+
+
+def length_key(field: FieldDescriptor) -> bytes:
+    """The key of a length-delimited field (wire type 2; field numbers below 16)."""
+    if not 0 < field.number < 16:
+        raise ValueError(f"{field.full_name}: field number {field.number} needs a longer key")
+    return bytes([field.number << 3 | 2])
+
+
+def record(key: bytes, payload: bytes) -> bytes:
+    """A serialized message (or bytes, or string) as one length-delimited field: the
+    field's ``key``, the payload's length, the payload."""
+    size = len(payload)
+    return key + (_ONE_BYTE[size] if size < 0x80 else varint(size)) + payload  # most are short

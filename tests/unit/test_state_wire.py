@@ -1,0 +1,42 @@
+"""The shared protobuf wire pieces (``state.wire``) against protobuf's own encoder."""
+
+from __future__ import annotations
+
+import pytest
+from google.protobuf import wrappers_pb2
+from stud_api.stud.v1 import stud_engine_pb2 as pb
+from studengine.state import wire
+from studengine.state._gen.stud.internal.v1 import state_pb2
+
+VALUES = [0, 1, 0x7F, 0x80, 300, 2**14 - 1, 2**14, 2**31, 2**63 - 1, 2**64 - 1]
+
+
+@pytest.mark.parametrize("value", VALUES)
+def test_varint_is_protobufs(value: int) -> None:
+    serialized = wrappers_pb2.UInt64Value(value=value).SerializeToString()
+    expected = serialized[1:] if value else b"\x00"  # past the key; 0 is not written
+    assert wire.varint(value) == expected
+    out = bytearray(b"x")
+    wire.put_varint(out, value)
+    assert bytes(out) == b"x" + expected
+    assert wire.read_varint(b"y" + expected + b"z", 1) == (value, 1 + len(expected))
+
+
+@pytest.mark.parametrize("raw", [b"", b"\x80", b"\xff\xff", b"\xff" * 10 + b"\x01"])
+def test_read_varint_refuses_truncated_or_too_long(raw: bytes) -> None:
+    with pytest.raises(ValueError, match="truncated"):
+        wire.read_varint(raw, 0)
+
+
+def test_record_is_a_length_delimited_field() -> None:
+    spectator = pb.View(street_name="x" * 200, pot=7)  # a length past one byte
+    payload = spectator.SerializeToString()
+    key = wire.length_key(pb.HandUpdate.DESCRIPTOR.fields_by_name["spectator"])
+    assert wire.record(key, payload) == pb.HandUpdate(spectator=spectator).SerializeToString()
+
+
+def test_length_key_refuses_a_field_number_past_15() -> None:
+    far = max(state_pb2.EngineHand.DESCRIPTOR.fields, key=lambda f: f.number)
+    assert far.number >= 16
+    with pytest.raises(ValueError, match="longer key"):
+        wire.length_key(far)
