@@ -48,7 +48,8 @@ def scraped() -> dict[str, set[frozenset[tuple[str, str]]]]:
 @pytest.fixture
 def table_scraped(live_server: Callable[..., Any], tmp_path: Path) -> Samples:
     """A real stud-table's scrape after its bots played a few hands."""
-    from support.table_harness import TableServer, wait_for
+    from support.polling import poll_until
+    from support.table_harness import TableServer
 
     engine = live_server()
     table = TableServer(
@@ -57,7 +58,9 @@ def table_scraped(live_server: Callable[..., Any], tmp_path: Path) -> Samples:
         ["--bots", "station,station", "--bot-delay", "0", "--pause", "0", "--metrics-port", "0"],
     )
     try:
-        wait_for(lambda: table.metric("stud_table_moves_total", 'source="bot"') >= 10)
+        poll_until(
+            lambda: table.metric("stud_table_moves_total", 'source="bot"') >= 10, "ten bot moves"
+        )
         url = f"http://127.0.0.1:{table.metrics_port}/metrics"
         with urllib.request.urlopen(url, timeout=10) as reply:
             return samples_of(reply.read().decode())

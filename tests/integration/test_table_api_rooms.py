@@ -15,7 +15,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from support.table_harness import TableServer, call, join, view, wait_for
+from support.polling import poll_until
+from support.table_harness import TableServer, call, join, view
 
 OPERATOR = "the-operator-token-of-this-test-0123456789"
 PASSIVE = ("check", "call", "bring_in")
@@ -55,7 +56,7 @@ def play_until(base: str, token: str, hands_over: int) -> set[str]:
                 acted.add(hand["id"])
         return len(seen) >= hands_over
 
-    wait_for(step, 120, f"{hands_over} hands")
+    poll_until(step, f"{hands_over} hands", 120)
     return seen
 
 
@@ -98,8 +99,8 @@ def test_operators_create_tables_and_players_download_only_their_own_hands(
         assert status == 200 and len(ann_files) >= 2
         ann_seat = view(base, seat_token)["you"]["seat"]
         call(base, "POST", "/api/tables/main/leave", {}, seat_token)
-        wait_for(lambda: call(base, "GET", "/api/tables/main/view", token=seat_token)[0] == 401,
-                 30, "Ann to leave")  # fmt: skip
+        poll_until(lambda: call(base, "GET", "/api/tables/main/view", token=seat_token)[0] == 401,
+                   "Ann to leave", 30)  # fmt: skip
         cy_seat, cy_token = join(base, "Cy")
         assert cy_seat == ann_seat
         cy_hands = play_until(base, cy_token, 1)

@@ -17,7 +17,8 @@ from typing import Any
 
 import aiohttp
 import pytest
-from support.table_harness import call, join, table_on_new_engine, view, wait_for
+from support.polling import poll_until
+from support.table_harness import call, join, table_on_new_engine, view
 
 
 def test_a_player_who_never_acts_uses_the_bank_sits_out_and_comes_back(
@@ -36,19 +37,19 @@ def test_a_player_who_never_acts_uses_the_bank_sits_out_and_comes_back(
         def page() -> dict[str, Any]:
             return view(server.url, token)
 
-        wait_for(
+        poll_until(
             lambda: (p := page())["hand"] and p["hand"]["on_time_bank"]
             and p["hand"]["to_act"] == seat,
             what="Ann's clock to run onto her time bank",
         )  # fmt: skip
-        wait_for(lambda: page()["you"]["away"], timeout=90, what="Ann marked away")
+        poll_until(lambda: page()["you"]["away"], timeout=90, what="Ann marked away")
         assert server.metric("stud_table_players_away_total") == 1
         assert server.metric("stud_table_time_banks_used_total") >= 2
         assert server.metric("stud_table_clock_timeouts_total") >= 2
         away = page()
         assert away["seats"][seat]["away"] is True
         # from the next hand she is not dealt in, and the bots play on without her
-        first = wait_for(
+        first = poll_until(
             lambda: (p := page())["hand"] and not p["hand"]["over"]
             and p["hand"]["number"] > away["hand"]["number"] and p,
             what="a hand dealt while Ann is away",
@@ -57,7 +58,7 @@ def test_a_player_who_never_acts_uses_the_bank_sits_out_and_comes_back(
         status, answer = call(server.url, "POST", "/api/tables/main/back", {}, token=token)
         assert (status, answer) == (200, {"back": True, "was_away": True})
         assert page()["you"]["away"] is False
-        wait_for(
+        poll_until(
             lambda: (p := page())["hand"] and p["seats"][seat]["in_hand"]
             and p["hand"]["number"] > first["hand"]["number"],
             what="Ann dealt in again",

@@ -18,7 +18,8 @@ from studengine.cards import FULL_DECK, format_card
 from studengine.rules.hand import start_hand
 from studengine.rules.types import ActionType, Table, Variant
 from support.paths import require_tool
-from support.table_harness import call, join, table_on_new_engine, view, wait_for
+from support.polling import poll_until
+from support.table_harness import call, join, table_on_new_engine, view
 
 CHROMIUM_ARGS = [
     "--headless",
@@ -106,7 +107,7 @@ def test_a_hi_lo_split_pot_shows_both_halves(
                 play_passively(page)
             return first.locator("#showdown:not([hidden]) #pots li").count() > 0
 
-        wait_for(showdown, timeout=120, what="the showdown")
+        poll_until(showdown, timeout=120, what="the showdown")
         lines = first.locator("#pots li").all_inner_texts()
         assert lines[0] == f"Main pot of {high_share + low_share}, split:", lines
         high = f"High half: {names[high_seat]} wins {high_share} with "
@@ -178,13 +179,13 @@ def test_a_closed_tab_times_out_twice_sits_out_and_returns(
         token = json.loads(page.evaluate("sessionStorage.getItem('stud-seat')"))["token"]
         page.close()  # the tab is closed: nobody answers Ann's clock
 
-        away = wait_for(
+        away = poll_until(
             lambda: (v := view(server.url, token))["you"]["away"] and v,
             timeout=120,
             what="Ann, gone, marked away",
         )
         seat = away["you"]["seat"]
-        dealt_without = wait_for(
+        dealt_without = poll_until(
             lambda: (v := view(server.url, token))["hand"] and not v["hand"]["over"]
             and v["hand"]["number"] > away["hand"]["number"] and v,
             what="a hand dealt without Ann",

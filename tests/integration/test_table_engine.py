@@ -15,8 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from support.paths import REPO
+from support.polling import poll_until
 from support.server_harness import free_port
-from support.table_harness import TableServer, call, join, view, wait_for
+from support.table_harness import TableServer, call, join, view
 
 STACK = 1000
 
@@ -36,7 +37,7 @@ def test_a_hand_no_engine_can_open_is_called_off_and_the_next_dealt(
     server = TableServer(first.target, f"sqlite:///{db}", args)
     try:
         seats = dict([join(server.url, "Ann"), join(server.url, "Bob")])
-        page = wait_for(lambda: (v := view(server.url, seats[0]))["hand"] and v, what="a hand")
+        page = poll_until(lambda: (v := view(server.url, seats[0]))["hand"] and v, what="a hand")
         old = page["hand"]["id"]
     finally:
         server.stop()
@@ -45,7 +46,7 @@ def test_a_hand_no_engine_can_open_is_called_off_and_the_next_dealt(
     second = live_server()  # a new key: the stored state is sealed under the old one
     server = TableServer(second.target, f"sqlite:///{db}", args)
     try:
-        page = wait_for(
+        page = poll_until(
             lambda: (v := view(server.url, seats[0]))["hand"]["id"] != old and v,
             timeout=30,
             what="the next hand after the one no engine can open",
@@ -81,7 +82,7 @@ def test_an_engine_that_is_down_is_shown_plainly_and_cleared_when_back(
                     return seat, page
             return None
 
-        seat, page = wait_for(to_act, what="a seat to act")
+        seat, page = poll_until(to_act, what="a seat to act")
         assert page["engine"] == {"up": True, "message": None}
         engine.stop()
         move = {k: v for k, v in page["legal"][0].items() if k in ("action", "to")}
@@ -96,7 +97,7 @@ def test_an_engine_that_is_down_is_shown_plainly_and_cleared_when_back(
         assert down["up"] is False and down["message"] == message
 
         live_server(args=["--port", str(port)])  # back, on the same address
-        wait_for(
+        poll_until(
             lambda: view(server.url, seats[seat])["engine"]["up"],
             timeout=30,
             what="the page to say the engine is back",
@@ -123,7 +124,7 @@ def test_make_table_twice_in_a_row_deals_hands_both_times(tmp_path: Path) -> Non
         )  # fmt: skip
         try:
             # two new hands dealt in this run: one more than the first found waiting
-            return wait_for(
+            return poll_until(
                 lambda: len(hands_in(db) - before) >= 2 and hands_in(db) - before,
                 timeout=120,
                 what="hands dealt by make table",

@@ -18,7 +18,8 @@ from typing import Any
 
 import aiohttp
 import pytest
-from support.table_harness import join, table_on_new_engine, wait_for
+from support.polling import poll_until
+from support.table_harness import join, table_on_new_engine
 
 BOTS = "station,station,station,station"
 
@@ -88,7 +89,7 @@ def test_a_stalled_reader_is_dropped_and_holds_up_nobody(
                             dropped_at = len(received)  # then fifty more pushes
 
         asyncio.run(asyncio.wait_for(healthy(), 180))
-        wait_for(lambda: server.metric("stud_table_websockets_open") == 0, what="both closed")
+        poll_until(lambda: server.metric("stud_table_websockets_open") == 0, what="both closed")
         assert received == sorted(received), "pushes arrive in the table's order"
         assert dropped() == 1, "only the stalled reader was dropped"
         with pytest.raises(ConnectionError):

@@ -18,6 +18,7 @@ import sqlalchemy as sa
 from stud_api.stud.v1 import stud_engine_pb2 as pb
 from studclients.table.store import Store, tournaments
 from studclients.table.tournament import Schedule, parse_levels
+from support.polling import poll_until
 from support.table_harness import (
     DoubleClicks,
     TableServer,
@@ -25,7 +26,6 @@ from support.table_harness import (
     join,
     start_postgres,
     stored,
-    wait_for,
 )
 
 STACK = 150
@@ -64,11 +64,11 @@ def test_two_replicas_run_a_sit_and_go_with_no_double_move_and_no_lost_chip(
         player = threading.Thread(target=clicks.play, args=(token, random.Random(7), done.is_set))
         player.start()
         try:
-            wait_for(lambda: tournament_row(pg.url).status == "running", 30, "the start")
-            wait_for(lambda: len(stored(pg.url)[0]) >= 3, 60, "three hands")
+            poll_until(lambda: tournament_row(pg.url).status == "running", "the start", 30)
+            poll_until(lambda: len(stored(pg.url)[0]) >= 3, "three hands", 60)
             replicas[0].restart()  # SIGKILL mid-tournament, then the same database again
             bases[0] = replicas[0].url
-            wait_for(lambda: tournament_row(pg.url).status == "finished", 240, "a winner")
+            poll_until(lambda: tournament_row(pg.url).status == "finished", "a winner", 240)
         finally:
             done.set()
             player.join()
