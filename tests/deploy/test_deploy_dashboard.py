@@ -59,7 +59,7 @@ def table_scraped(live_server: Callable[..., Any], tmp_path: Path) -> Samples:
     )
     try:
         poll_until(
-            lambda: table.metric("stud_table_moves_total", 'source="bot"') >= 10, "bots' moves"
+            lambda: table.metric("stud_table_moves_total", 'source="bot"') >= 10, "ten bot moves"
         )
         url = f"http://127.0.0.1:{table.metrics_port}/metrics"
         with urllib.request.urlopen(url, timeout=10) as reply:

@@ -6,6 +6,8 @@ someone else held the same seat before; the operator's holds every hand, audited
 from __future__ import annotations
 
 import io
+import subprocess
+import sys
 import urllib.error
 import urllib.request
 import zipfile
@@ -98,7 +100,7 @@ def test_operators_create_tables_and_players_download_only_their_own_hands(
         ann_seat = view(base, seat_token)["you"]["seat"]
         call(base, "POST", "/api/tables/main/leave", {}, seat_token)
         poll_until(lambda: call(base, "GET", "/api/tables/main/view", token=seat_token)[0] == 401,
-                 "Ann to leave", 30)  # fmt: skip
+                   "Ann to leave", 30)  # fmt: skip
         cy_seat, cy_token = join(base, "Cy")
         assert cy_seat == ann_seat
         cy_hands = play_until(base, cy_token, 1)
@@ -112,6 +114,19 @@ def test_operators_create_tables_and_players_download_only_their_own_hands(
     finally:
         server.stop()
         closed.stop()
+    # the operator's CLI: the same audit histories, written to a file
+    out = tmp_path / "audit.zip"
+    db = f"sqlite:///{tmp_path / 'table.db'}"
+    cli = [sys.executable, "-m", "studclients.table", "--target", engine.target, "--db", db,
+           "--table", "main", "--export-history", str(out)]  # fmt: skip
+    done = subprocess.run(cli, capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    with zipfile.ZipFile(out) as archive:
+        exported = {n: archive.read(n).decode() for n in archive.namelist()}
+    assert exported == audit and f"{len(audit)} hands of table main (audit)" in done.stdout
+    missing = subprocess.run([*cli[:-4], "--table", "none", "--export-history", str(out)],
+                             capture_output=True, text=True, timeout=60, check=False)  # fmt: skip
+    assert missing.returncode == 1 and "there is no table 'none'" in missing.stderr
 
     def ids(files: dict[str, str]) -> set[str]:
         return {

@@ -4,7 +4,9 @@
 
 Creates the table ``--table`` if it does not exist yet (with its game, stakes, seats,
 clock and bots), resumes every hand in progress found in the database, and prints
-``stud-table serving http://HOST:PORT/`` once it listens. Needs the ``[table]`` extra
+``stud-table serving http://HOST:PORT/`` once it listens. With ``--export-history
+FILE.zip`` it serves nothing: it writes the PHH histories of every finished hand of
+``--table`` (the audit rendering, or ``--audience players``) and exits. Needs the ``[table]`` extra
 (``pip install 'studengine-clients[table]'``); without it, it says so and exits 2."""
 
 from __future__ import annotations
@@ -12,10 +14,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import io
 import json
 import logging
 import signal
 import sys
+import zipfile
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -39,9 +43,9 @@ def _needs_extra(error: ModuleNotFoundError) -> str:
 try:
     from aiohttp import web
 
-    from studclients.table import metrics, ratelimit, tournament
+    from studclients.table import histories, metrics, ratelimit, tournament
     from studclients.table.away import AwayPolicy
-    from studclients.table.game import Tables, TableSettings, Timing
+    from studclients.table.game import ApiError, Tables, TableSettings, Timing
     from studclients.table.store import Store
     from studclients.table.tokens import OPERATOR_ENV, operator_token
     from studclients.table.web import Hub, build_app
@@ -131,7 +135,27 @@ def build_parser() -> argparse.ArgumentParser:
         "--operator-token-file",
         help=f"file holding the operator token (else ${OPERATOR_ENV}; neither: no operator API)",
     )
+    ops = parser.add_argument_group("an operator's export (instead of serving)")
+    ops.add_argument("--export-history", metavar="FILE.zip", help="write --table's histories")
+    ops.add_argument("--audience", choices=tuple(histories.AUDIENCES), default="audit")
     return parser
+
+
+async def export_history(args: argparse.Namespace, dial: Dial) -> None:
+    """Every finished hand of ``--table`` as PHH files in a zip, for an operator."""
+    store, engine = Store(args.db), Engine(dial)
+    try:
+        data = await histories.for_operator(Tables(store, engine), args.table, args.audience)
+    except ApiError as error:
+        raise ValueError(error.message) from None
+    finally:
+        await engine.close()
+        await store.close()
+    Path(args.export_history).write_bytes(data)
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        count = sum(name.endswith(".phh") for name in archive.namelist())
+    where = args.export_history
+    print(f"stud-table: {count} hands of table {args.table} ({args.audience}) in {where}")
 
 
 async def serve_metrics(host: str, port: int) -> web.AppRunner:
@@ -245,7 +269,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         format="%(asctime)s %(name)s %(levelname)s %(message)s",
     )
     try:
-        asyncio.run(serve(args, dial))
+        asyncio.run(export_history(args, dial) if args.export_history else serve(args, dial))
     except ModuleNotFoundError as missing:  # a database driver: asyncpg for postgresql://
         sys.stderr.write(_needs_extra(missing) + "\n")
         sys.exit(2)
