@@ -337,7 +337,7 @@ class Tables:
         can open calls the hand off; a down engine is told in plain words (its own text,
         which may name internal addresses, goes to the log only)."""
         if error.reason == recovery.STATE_INVALID:
-            await self.void(hand)
+            await recovery.void(self, hand)
             return ApiError(409, "hand_void", recovery.VOID_MESSAGE)
         if error.code == "FAILED_PRECONDITION":
             return ApiError(409, "illegal_action", error.message)
@@ -347,40 +347,6 @@ class Tables:
             return ApiError(400, "bad_action", error.message)
         log.warning("hand %s: engine call failed: %s", hand.hand_id, error)
         return ApiError(503, "engine_unavailable", recovery.DOWN_MESSAGE)
-
-    async def void(self, hand: sa.Row[Any]) -> bool:
-        """Calls off ``hand`` (compare-and-set like any step): stacks back to its start,
-        which are the stacks the last settled hand left; False if another writer won."""
-        step = recovery.void_step(hand)
-        won = await self.store.advance(hand, step, list(hand.start_stacks), self.timing.pause)
-        if won:
-            log.warning(
-                "hand %s at table %s called off: no engine could open its state",
-                hand.hand_id,
-                hand.table_id,
-            )
-            metrics.HANDS_VOIDED.inc()
-            self.on_change(hand.table_id)
-        return won
-
-    async def check_open_hands(self) -> None:
-        """Opens each hand in progress once (GetView) after start and after the engine was
-        down (it may have come back with other keys); one that does not open is called off
-        at once rather than when its clock runs out."""
-        if self.health.down:
-            self.checked.clear()
-            return
-        for hand in await self.store.open_hands():
-            if hand.hand_id in self.checked:
-                continue
-            request = pb.GetViewRequest(state=hand.state)
-            try:
-                await self.health.call(lambda: self.engine.get_view(request))  # noqa: B023
-            except EngineError as error:
-                if error.reason == recovery.STATE_INVALID:
-                    await self.void(hand)
-                continue
-            self.checked.add(hand.hand_id)
 
     def _step(
         self,
@@ -415,7 +381,7 @@ class Tables:
     async def tick(self) -> None:
         """One round of the background work; any replica may run it at any time."""
         await self.health.probe(self.engine)
-        await self.check_open_hands()
+        await recovery.check_open_hands(self)
         now = time.time()
         for seat in await self.away.idle_too_long(now):
             await self._stand_up(seat)
