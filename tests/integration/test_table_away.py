@@ -44,7 +44,7 @@ def test_a_player_who_never_acts_uses_the_bank_sits_out_and_comes_back(
         )  # fmt: skip
         poll_until(lambda: page()["you"]["away"], timeout=90, what="Ann marked away")
         assert server.metric("stud_table_players_away_total") == 1
-        assert server.metric("stud_table_time_banks_used_total") >= 2
+        assert server.metric("stud_table_time_banks_used_total") >= 1  # refilled by a hand
         assert server.metric("stud_table_clock_timeouts_total") >= 2
         away = page()
         assert away["seats"][seat]["away"] is True

@@ -47,6 +47,7 @@ def browser() -> Iterator[Any]:
 def sit_down(context: Any, url: str, name: str) -> Any:
     page = context.new_page()
     page.goto(url + "/")
+    page.wait_for_selector("#join-table option", state="attached")  # the lobby's tables
     page.get_by_label("Your name").fill(name)
     page.get_by_role("button", name="Sit down").click()
     page.wait_for_selector("#seats li.you")

@@ -328,10 +328,11 @@ $("back").addEventListener("click", async () => {
 if (seat) {
   openTable();
 } else {
+  loadLobby();  // at once; a seat this browser still holds (a closed tab) replaces it
   resumeSeat().then((found) => {
-    if (!found) return loadLobby();
+    if (!found || seat) return;
     seat = found;
     sessionStorage.setItem("stud-seat", JSON.stringify(seat));
-    return openTable();
+    openTable();
   });
 }
