@@ -241,3 +241,25 @@ def test_a_player_away_past_the_limit_gives_up_the_seat(tmp_path: Path) -> None:
         await store.close()
 
     asyncio.run(run())
+
+
+def test_a_hand_over_at_the_deal_is_settled_once(tmp_path: Path) -> None:
+    """Everyone but one all in on the antes: the hand is over when dealt. Its stacks are
+    settled with the deal (it was dealt again and again with the same stacks)."""
+
+    async def run() -> None:
+        engine = ScriptedEngine(moves=0)  # every hand ends at seq 0, 10 chips to seat 0
+        tables = tables_on(tmp_path / "t.db", engine)
+        await tables.store.create_schema()
+        await tables.create_table(TableSettings("main", "Main", pb.VARIANT_SEVEN_CARD_STUD))
+        await tables.join("main", "Ann")
+        await tables.join("main", "Bob")
+        await tables.tick()
+        stacks = {s.name: s.stack for s in await tables.store.seats_of("main")}
+        assert sum(stacks.values()) == 2000 and sorted(stacks.values()) == [990, 1010]
+        await tables.tick()  # the next hand starts from the settled stacks
+        starts = [r for r in engine.requests if isinstance(r, pb.StartHandRequest)]
+        assert [sorted(p.stack for p in r.players) for r in starts] == [[1000, 1000], [990, 1010]]
+        await tables.store.close()
+
+    asyncio.run(run())

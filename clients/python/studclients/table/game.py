@@ -458,6 +458,8 @@ class Tables:
             step,
             plan.table_values,
             plan.tournament_values,
+            list(update.result.stacks) if update.over else None,
+            self.timing.pause,
         )
         if dealt:
             await self.away.dealt(table, [s.seat_no for s in seated])

@@ -409,10 +409,14 @@ class Store:
         step: Step,
         table_values: dict[str, Any] | None = None,
         tournament_values: dict[str, Any] | None = None,
+        final_stacks: Sequence[int] | None = None,
+        pause: float = 0.0,
     ) -> bool:
         """Records a newly dealt hand if the table still stands at ``expected_hand_no``;
         ``table_values`` (the hand's game and stakes) and ``tournament_values`` (its
-        level, the start) are written in the same transaction."""
+        level, the start) are written in the same transaction, and so is the settlement
+        of a hand over at the deal (``final_stacks``: every player but one all in on the
+        antes), which would otherwise be dealt again and again."""
         now = time.time()
         async with self.engine.begin() as conn:
             moved = await conn.execute(
@@ -459,6 +463,14 @@ class Store:
                         )
                     )
             await self._history(conn, row["hand_id"], 0, step, now)
+            if final_stacks is not None:
+                query = sa.select(hands).where(hands.c.hand_id == row["hand_id"])
+                await self._settle(conn, (await conn.execute(query)).one(), final_stacks)
+                await conn.execute(
+                    sa.update(tables)
+                    .where(tables.c.id == table_id)
+                    .values(next_hand_at=now + pause)
+                )
             return True
 
     @staticmethod
