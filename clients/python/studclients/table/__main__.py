@@ -78,6 +78,11 @@ def build_parser() -> argparse.ArgumentParser:
     add("--bring-in", type=int, default=10)
     add("--small-bet", type=int, default=20, help="the big bet is twice this")
     add("--clock", type=float, default=30.0, help="seconds a player has to act")
+    add(
+        "--all-in-face-up",
+        action="store_true",
+        help="a new table tables the hands once a player is all-in and the betting is over",
+    )
     add("--bots", default="", help=f"bots to seat at a new table: {','.join(BOT_KINDS)}")
     add("--pause", type=float, default=4.0, help="seconds between hands")
     add("--bot-delay", type=float, default=0.8, help="a bot's thinking time (seconds)")
@@ -228,10 +233,30 @@ async def serve(args: argparse.Namespace, dial: Dial) -> None:
         tables.test_decks = [list(deck) for deck in json.loads(Path(args.test_decks).read_text())]
     hub = Hub(tables)
     hub_box.append(hub)
+<<<<<<< HEAD
     await tables.create_table(table_settings(args))
     operator = operator_token(args.operator_token_file)
     limits = ratelimit.RateLimits.parse(args.rate_limits)
     runner = web.AppRunner(build_app(tables, hub, operator, limits), handle_signals=False)
+=======
+    bots = tuple(b.strip() for b in args.bots.split(",") if b.strip())
+    await tables.create_table(
+        TableSettings(
+            table_id=args.table,
+            name=args.name,
+            variant=VARIANTS[args.variant],
+            ante=args.ante,
+            bring_in=args.bring_in,
+            small_bet=args.small_bet,
+            start_stack=args.stack,
+            max_seats=args.seats,
+            clock_seconds=args.clock,
+            bots=bots,
+            all_in_face_up=args.all_in_face_up,
+        )
+    )
+    runner = web.AppRunner(build_app(tables, hub), handle_signals=False)
+>>>>>>> main
     await runner.setup()
     site = web.TCPSite(runner, args.host, args.port)
     await site.start()
