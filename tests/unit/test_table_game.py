@@ -158,7 +158,6 @@ def test_bots_play_the_button_moves_and_stacks_carry_over(tmp_path: Path) -> Non
     asyncio.run(run())
 
 
-<<<<<<< HEAD
 def test_each_bot_and_player_has_a_name_of_their_own(tmp_path: Path) -> None:
     """Bots of one kind are told apart by number; a name taken at the table is refused."""
 
@@ -263,7 +262,8 @@ def test_a_hand_over_at_the_deal_is_settled_once(tmp_path: Path) -> None:
         await tables.tick()  # the next hand starts from the settled stacks
         starts = [r for r in engine.requests if isinstance(r, pb.StartHandRequest)]
         assert [sorted(p.stack for p in r.players) for r in starts] == [[1000, 1000], [990, 1010]]
-=======
+
+
 def test_all_in_face_up_goes_through_to_the_engine_s_table(tmp_path: Path) -> None:
     """A table's ``all_in_face_up`` (R-ALL-IN-FACE-UP) is in every StartHand it sends; off
     by default."""
@@ -289,14 +289,15 @@ def test_all_in_face_up_goes_through_to_the_engine_s_table(tmp_path: Path) -> No
 
 
 def test_a_database_from_before_the_option_gets_its_column(tmp_path: Path) -> None:
-    """A database made before ``all_in_face_up`` existed: its tables table gains the
-    column (off for the tables already there), and new tables may turn it on."""
+    """A database made before ``all_in_face_up`` (and the time banks) existed: its tables
+    table gains the columns (off, and the defaults, for the tables already there), and new
+    tables may turn it on."""
     db = tmp_path / "old.db"
     old = sa.MetaData()
     columns = [
         sa.Column(c.name, c.type, primary_key=c.primary_key, nullable=c.nullable)
         for c in store_tables.columns
-        if c.name != "all_in_face_up"
+        if c.server_default is None  # the columns added since (all_in_face_up, time banks)
     ]
     sa.Table("tables", old, *columns)
     sync = sa.create_engine(f"sqlite:///{db}")
@@ -319,7 +320,6 @@ def test_a_database_from_before_the_option_gets_its_column(tmp_path: Path) -> No
         settings = TableSettings("new", "New", pb.VARIANT_SEVEN_CARD_STUD, all_in_face_up=True)
         await tables.create_table(settings)
         assert (await tables.store.table("new")).all_in_face_up is True
->>>>>>> main
         await tables.store.close()
 
     asyncio.run(run())

@@ -204,6 +204,7 @@ def table_settings(args: argparse.Namespace) -> TableSettings:
         games=games,
         rotate_every=args.rotate_every,
         tournament=event,
+        all_in_face_up=args.all_in_face_up,
     )
 
 
@@ -233,30 +234,10 @@ async def serve(args: argparse.Namespace, dial: Dial) -> None:
         tables.test_decks = [list(deck) for deck in json.loads(Path(args.test_decks).read_text())]
     hub = Hub(tables)
     hub_box.append(hub)
-<<<<<<< HEAD
     await tables.create_table(table_settings(args))
     operator = operator_token(args.operator_token_file)
     limits = ratelimit.RateLimits.parse(args.rate_limits)
     runner = web.AppRunner(build_app(tables, hub, operator, limits), handle_signals=False)
-=======
-    bots = tuple(b.strip() for b in args.bots.split(",") if b.strip())
-    await tables.create_table(
-        TableSettings(
-            table_id=args.table,
-            name=args.name,
-            variant=VARIANTS[args.variant],
-            ante=args.ante,
-            bring_in=args.bring_in,
-            small_bet=args.small_bet,
-            start_stack=args.stack,
-            max_seats=args.seats,
-            clock_seconds=args.clock,
-            bots=bots,
-            all_in_face_up=args.all_in_face_up,
-        )
-    )
-    runner = web.AppRunner(build_app(tables, hub), handle_signals=False)
->>>>>>> main
     await runner.setup()
     site = web.TCPSite(runner, args.host, args.port)
     await site.start()

@@ -61,7 +61,6 @@ class TableSettings:
     max_seats: int = 6
     clock_seconds: float = 30.0
     bots: tuple[str, ...] = ()
-<<<<<<< HEAD
     #: each player's time bank (seconds), refilled every ``bank_every`` hands they play
     bank_seconds: float = 30.0
     bank_every: int = 10
@@ -71,9 +70,7 @@ class TableSettings:
     #: a sit-and-go: its schedule (tournament.Schedule.from_dict's form); it starts when
     #: all ``max_seats`` seats are taken
     tournament: dict[str, Any] | None = None
-=======
     all_in_face_up: bool = False  # the engine's Table option (R-ALL-IN-FACE-UP)
->>>>>>> main
 
 
 @dataclass(frozen=True)
@@ -152,15 +149,12 @@ class Tables:
             start_stack=settings.start_stack,
             max_seats=settings.max_seats,
             clock_seconds=settings.clock_seconds,
-<<<<<<< HEAD
             bank_seconds=settings.bank_seconds,
             bank_every=settings.bank_every,
             games=games,
             rotate_every=every,
             **stakes.as_dict(),
-=======
             all_in_face_up=settings.all_in_face_up,
->>>>>>> main
         )
         if created:
             for kind in settings.bots:
@@ -438,18 +432,11 @@ class Tables:
         request = pb.StartHandRequest(
             variant=pb.Variant.ValueType(plan.variant),
             table=pb.Table(
-<<<<<<< HEAD
                 ante=plan.stakes.ante,
                 bring_in=plan.stakes.bring_in,
                 small_bet=plan.stakes.small_bet,
                 big_bet=plan.stakes.big_bet,
-=======
-                ante=table.ante,
-                bring_in=table.bring_in,
-                small_bet=table.small_bet,
-                big_bet=table.big_bet,
-                all_in_face_up=table.all_in_face_up,
->>>>>>> main
+                all_in_face_up=bool(table.all_in_face_up) or event is not None,
             ),
             players=[pb.Player(id=f"seat{s.seat_no}", stack=s.stack) for s in seated],
             button=button,

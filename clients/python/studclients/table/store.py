@@ -183,7 +183,6 @@ def async_url(url: str) -> str:
     return url
 
 
-<<<<<<< HEAD
 def add_missing_columns(conn: sa.Connection) -> None:
     """Brings a database made by an older stud-table up to ``metadata``: every column it
     lacks is added (``ALTER TABLE ... ADD COLUMN``). So every column added to the schema
@@ -200,22 +199,6 @@ def add_missing_columns(conn: sa.Connection) -> None:
             name = conn.dialect.identifier_preparer.quote(table.name)
             ddl = f"ALTER TABLE {name} ADD COLUMN {spec}"
             conn.execute(sa.text(ddl))
-=======
-# columns added to a table since the first release, each with the SQL that adds it to a
-# database made before (the value every existing row takes is the column's default)
-NEW_COLUMNS = {
-    ("tables", "all_in_face_up"): "ALTER TABLE tables ADD COLUMN all_in_face_up"
-    " BOOLEAN NOT NULL DEFAULT FALSE",
-}
-
-
-def _add_new_columns(conn: sa.Connection) -> None:
-    """Bring a database made by an earlier release up to date (``NEW_COLUMNS``)."""
-    inspector = sa.inspect(conn)
-    for (table, column), sql in NEW_COLUMNS.items():
-        if column not in {c["name"] for c in inspector.get_columns(table)}:
-            conn.execute(sa.text(sql))
->>>>>>> main
 
 
 class Store:
@@ -235,11 +218,7 @@ class Store:
             try:
                 async with self.engine.begin() as conn:
                     await conn.run_sync(metadata.create_all)
-<<<<<<< HEAD
                     await conn.run_sync(add_missing_columns)
-=======
-                    await conn.run_sync(_add_new_columns)
->>>>>>> main
                 return
             except sa.exc.DBAPIError:
                 if attempt == 2:
