@@ -5,6 +5,7 @@ replicas racing one clock apply it once; a bot acts; the button moves and stacks
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,7 @@ from stud_api.stud.v1 import stud_engine_pb2 as pb
 from studclients.table.away import AwayPolicy
 from studclients.table.game import ApiError, Tables, TableSettings, Timing
 from studclients.table.store import Step, Store, history
+from studclients.table.store import tables as store_tables
 
 
 class ScriptedEngine:
@@ -178,6 +180,30 @@ def test_each_bot_and_player_has_a_name_of_their_own(tmp_path: Path) -> None:
     asyncio.run(run())
 
 
+def test_all_in_face_up_goes_through_to_the_engine_s_table(tmp_path: Path) -> None:
+    """A table's ``all_in_face_up`` (R-ALL-IN-FACE-UP) is in every StartHand it sends; off
+    by default."""
+
+    async def run() -> None:
+        engine = ScriptedEngine(moves=1)
+        tables = tables_on(tmp_path / "t.db", engine)
+        await tables.store.create_schema()
+        for table_id, face_up in (("plain", False), ("tourney", True)):
+            settings = TableSettings(
+                table_id, table_id, pb.VARIANT_SEVEN_CARD_STUD, bots=("station", "station")
+            )
+            if face_up:
+                settings = dataclasses.replace(settings, all_in_face_up=True)
+            await tables.create_table(settings)
+            assert (await tables.store.table(table_id)).all_in_face_up is face_up
+        await tables.tick()
+        starts = [r for r in engine.requests if isinstance(r, pb.StartHandRequest)]
+        assert sorted(r.table.all_in_face_up for r in starts) == [False, True]
+        await tables.store.close()
+
+    asyncio.run(run())
+
+
 def test_a_due_clock_goes_onto_the_time_bank_once_with_two_replicas_racing(
     tmp_path: Path,
 ) -> None:
@@ -239,5 +265,42 @@ def test_a_player_away_past_the_limit_gives_up_the_seat(tmp_path: Path) -> None:
         assert ghost not in {s.seat_no for s in await store.seats_of("main")}
         assert len(await store.seats_of("main")) == 2
         await store.close()
+
+    asyncio.run(run())
+
+
+def test_a_database_from_before_the_option_gets_its_column(tmp_path: Path) -> None:
+    """A database made before ``all_in_face_up`` existed: its tables table gains the
+    column (off for the tables already there), and new tables may turn it on."""
+    db = tmp_path / "old.db"
+    old = sa.MetaData()
+    columns = [
+        sa.Column(c.name, c.type, primary_key=c.primary_key, nullable=c.nullable,
+                  server_default=getattr(c.server_default, "arg", None))
+        for c in store_tables.columns
+        if c.name != "all_in_face_up"
+    ]  # fmt: skip
+    sa.Table("tables", old, *columns)
+    sync = sa.create_engine(f"sqlite:///{db}")
+    old.create_all(sync)
+    with sync.begin() as conn:
+        conn.execute(
+            sa.text(
+                "INSERT INTO tables (id, name, variant, ante, bring_in, small_bet, big_bet,"
+                " start_stack, max_seats, clock_seconds, button, hand_no, next_hand_at,"
+                " version) VALUES ('old', 'Old', 2, 5, 10, 20, 40, 1000, 6, 30, -1, 0, 0, 0)"
+            )
+        )
+    sync.dispose()
+
+    async def run() -> None:
+        tables = tables_on(db, ScriptedEngine())
+        await tables.store.create_schema()
+        await tables.store.create_schema()  # twice (another replica): nothing more to add
+        assert (await tables.store.table("old")).all_in_face_up is False
+        settings = TableSettings("new", "New", pb.VARIANT_SEVEN_CARD_STUD, all_in_face_up=True)
+        await tables.create_table(settings)
+        assert (await tables.store.table("new")).all_in_face_up is True
+        await tables.store.close()
 
     asyncio.run(run())

@@ -35,6 +35,8 @@ tables = sa.Table(
     sa.Column("start_stack", sa.BigInteger, nullable=False),
     sa.Column("max_seats", sa.Integer, nullable=False),
     sa.Column("clock_seconds", sa.Float, nullable=False),
+    # the engine's Table.all_in_face_up (R-ALL-IN-FACE-UP); added after the first release
+    sa.Column("all_in_face_up", sa.Boolean, nullable=False, server_default=sa.false()),
     # the table seat that held the button in the newest hand (-1: none yet)
     sa.Column("button", sa.Integer, nullable=False, default=-1),
     sa.Column("hand_no", sa.Integer, nullable=False, default=0),
