@@ -113,6 +113,8 @@ def test_a_sit_and_go_plays_its_levels_to_a_winner(tmp_path: Path) -> None:
             await play_hand(tables, "sng")
         stakes = [(r.table.ante, r.table.bring_in, r.table.small_bet, r.table.big_bet)
                   for r in engine.starts]  # fmt: skip
+        # the tournament rule, and tournament chips: no rake
+        assert all(r.table.all_in_face_up and r.table.rake_percent_bp == 0 for r in engine.starts)
         assert stakes == [(1, 5, 10, 20), (1, 5, 10, 20), (2, 10, 20, 50), (2, 10, 20, 50)]
         # hand 3: seat 1 busted; hand 4 heads-up (engine seats 0, 1 = table seats 0, 2)
         assert [len(r.players) for r in engine.starts] == [3, 3, 3, 2]
@@ -164,6 +166,7 @@ def test_a_mixed_table_deals_its_games_in_turn(tmp_path: Path) -> None:
         await tables.create_table(settings)
         for _ in range(7):
             await play_hand(tables, "mix")
+        assert not any(r.table.all_in_face_up for r in engine.starts)  # a cash table's default
         assert [r.variant for r in engine.starts] == [
             *(HORSE_STUD[0],) * 2, *(HORSE_STUD[1],) * 2, *(HORSE_STUD[2],) * 2, HORSE_STUD[0]
         ]  # fmt: skip
@@ -194,6 +197,7 @@ def test_a_mixed_table_deals_its_games_in_turn(tmp_path: Path) -> None:
         ({"id": "t", "bots": ["shark"]}, "bots"),
         ({"id": "t", "seats": 2, "bots": ["station"] * 3}, "more bots than seats"),
         ({"id": "t", "clock": 0}, "clock"),
+        ({"id": "t", "all_in_face_up": "yes"}, "all_in_face_up"),
         ({"id": "t", "tournament": {"levels": [{"bring_in": 5}]}}, "small_bet"),
         ({"id": "t", "seats": 2, "tournament": {**SCHEDULE}}, "pay at most 1"),
         ({"id": "t", "games": ["five", "seven"], "seats": 9}, "max_seats must be 2 to 8"),

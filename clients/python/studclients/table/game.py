@@ -70,7 +70,7 @@ class TableSettings:
     #: a sit-and-go: its schedule (tournament.Schedule.from_dict's form); it starts when
     #: all ``max_seats`` seats are taken
     tournament: dict[str, Any] | None = None
-    all_in_face_up: bool = False  # the engine's Table option (R-ALL-IN-FACE-UP)
+    all_in_face_up: bool = False  # R-ALL-IN-FACE-UP (a sit-and-go: always)
 
 
 @dataclass(frozen=True)
@@ -154,7 +154,8 @@ class Tables:
             games=games,
             rotate_every=every,
             **stakes.as_dict(),
-            all_in_face_up=settings.all_in_face_up,
+            # the tournament rule: on at every sit-and-go
+            all_in_face_up=settings.all_in_face_up or event is not None,
         )
         if created:
             for kind in settings.bots:
@@ -436,7 +437,7 @@ class Tables:
                 bring_in=plan.stakes.bring_in,
                 small_bet=plan.stakes.small_bet,
                 big_bet=plan.stakes.big_bet,
-                all_in_face_up=bool(table.all_in_face_up) or event is not None,
+                all_in_face_up=table.all_in_face_up,
             ),
             players=[pb.Player(id=f"seat{s.seat_no}", stack=s.stack) for s in seated],
             button=button,

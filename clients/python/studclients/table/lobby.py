@@ -18,7 +18,7 @@ TABLE_ID = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
 TABLE_NAME = re.compile(r"^[^\x00-\x1f\x7f]{1,100}$")
 FIELDS = frozenset(
     {"id", "name", "game", "games", "rotate_every", "seats", "stack", "ante", "bring_in",
-     "small_bet", "clock", "bots", "tournament"}
+     "small_bet", "clock", "bots", "tournament", "all_in_face_up"}
 )  # fmt: skip
 
 
@@ -96,6 +96,9 @@ def settings_of(body: Any) -> TableSettings:
     clock = body.get("clock", 30)
     if type(clock) not in (int, float) or not 1 <= clock <= 600:
         raise ApiError(400, "bad_field", "clock must be 1 to 600 seconds")
+    face_up = body.get("all_in_face_up", False)
+    if type(face_up) is not bool:
+        raise ApiError(400, "bad_field", "all_in_face_up must be true or false")
     event = body.get("tournament")
     if event is not None and not isinstance(event, dict):
         raise ApiError(400, "bad_field", "tournament must be an object")
@@ -114,6 +117,7 @@ def settings_of(body: Any) -> TableSettings:
         games=tuple(_game(g, f"games[{i}]") for i, g in enumerate(games)),
         rotate_every=_int(body, "rotate_every", 8, 1, 10_000),
         tournament=event,
+        all_in_face_up=face_up,  # always on at a sit-and-go
     )
 
 
