@@ -117,24 +117,28 @@ def test_a_sit_and_go_in_chromium_plays_to_a_winner_with_a_level_change_and_a_ta
         levels_seen: set[str] = set()
         tabled_seen: dict[str, int] = {}
         deadline = time.monotonic() + 240
-        while any(
-            p.get_attribute("#table", "data-tournament") != "finished" for p in pages.values()
-        ):
+
+        def look(name: str, page: Any) -> str:
+            """The page's level, and whether it shows another seat's hand tabled."""
+            level = page.get_attribute("#table", "data-level") or ""
+            levels_seen.add(level)
+            tabled = page.locator("#seats li.tabled:not(.you)")
+            if tabled.count() and name not in tabled_seen:
+                cards = tabled.first.locator(".card")
+                if cards.count() and tabled.first.locator(".card.back").count() == 0:
+                    tabled_seen[name] = cards.count()  # every card of it face up
+                    shot = SCREENSHOTS / f"{name}-tabled.png"
+                    page.screenshot(path=str(shot), full_page=True)
+            return level
+
+        while not all(over(page) for page in pages.values()):
             assert time.monotonic() < deadline, "the sit-and-go did not finish in time"
             for name, page in pages.items():
-                level = page.get_attribute("#table", "data-level") or ""
-                levels_seen.add(level)
-                tabled = page.locator("#seats li.tabled:not(.you)")
-                if tabled.count() and name not in tabled_seen:
-                    cards = tabled.first.locator(".card")
-                    backs = tabled.first.locator(".card.back")
-                    if cards.count() and backs.count() == 0:  # every card of it face up
-                        tabled_seen[name] = cards.count()
-                        page.screenshot(
-                            path=str(SCREENSHOTS / f"{name}-tabled.png"), full_page=True
-                        )
+                level = look(name, page)
                 act(page, AGGRESSIVE if int(level or 1) >= 2 else PASSIVE)
             pages["Ann"].wait_for_timeout(120)
+        for name, page in pages.items():  # the last hand, often the tabled one, stays on show
+            look(name, page)
         for name, page in pages.items():
             page.wait_for_selector("#standings-caption:has-text('Final standings')")
             page.screenshot(path=str(SCREENSHOTS / f"{name}-final.png"), full_page=True)

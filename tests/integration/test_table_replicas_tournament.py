@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import pytest
 import sqlalchemy as sa
 from stud_api.stud.v1 import stud_engine_pb2 as pb
 from studclients.table.store import Store, tournaments
@@ -45,6 +46,18 @@ def tournament_row(url: str) -> Any:
     return asyncio.run(read())
 
 
+def stuck(url: str) -> str:
+    """What a tournament that does not finish looks like: its row, the newest hand."""
+    all_hands, steps = stored(url)
+    if not all_hands:
+        return f"tournament {tournament_row(url)}, no hand"
+    newest = max(all_hands, key=lambda h: h.number)
+    state = (newest.number, newest.seq, newest.to_act, newest.deadline, newest.over)
+    last = [(s.seq, s.source, s.seat, s.action, s.at) for s in steps
+            if s.hand_id == newest.hand_id][-3:]  # fmt: skip
+    return f"tournament {tournament_row(url)}\nnewest hand {state}: {last}; now {time.time()}"
+
+
 def test_two_replicas_run_a_sit_and_go_with_no_double_move_and_no_lost_chip(
     live_server: Callable[..., Any],
 ) -> None:
@@ -68,7 +81,11 @@ def test_two_replicas_run_a_sit_and_go_with_no_double_move_and_no_lost_chip(
             poll_until(lambda: len(stored(pg.url)[0]) >= 3, "three hands", 60)
             replicas[0].restart()  # SIGKILL mid-tournament, then the same database again
             bases[0] = replicas[0].url
-            poll_until(lambda: tournament_row(pg.url).status == "finished", "a winner", 240)
+            try:
+                poll_until(lambda: tournament_row(pg.url).status == "finished", "a winner", 240)
+            except pytest.fail.Exception:
+                print(stuck(pg.url), *(r.output()[-3000:] for r in replicas), sep="\n----\n")
+                raise
         finally:
             done.set()
             player.join()
