@@ -49,7 +49,7 @@ def play_until(base: str, token: str, hands_over: int) -> set[str]:
             seen.add(hand["id"])
         if page["legal"]:
             move = next(m for m in page["legal"] if m["action"] in PASSIVE)
-            body = {"action": move["action"], "seq": hand["seq"]}
+            body = {"action": move["action"], "hand": hand["id"], "seq": hand["seq"]}
             if "to" in move:
                 body["to"] = move["to"]
             if call(base, "POST", "/api/tables/main/act", body, token)[0] == 200:

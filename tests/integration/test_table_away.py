@@ -144,12 +144,12 @@ def test_rate_limits_answer_429_with_retry_after_and_change_nothing(
         for _ in range(3):
             assert (
                 call(
-                    base, "POST", "/api/tables/main/act", {"action": "fold", "seq": -1}, token=token
+                    base, "POST", "/api/tables/main/act", {"action": "fold", "hand": "h", "seq": -1}, token=token
                 )[0]
                 == 409
             )
         status, answer = call(
-            base, "POST", "/api/tables/main/act", {"action": "fold", "seq": -1}, token=token
+            base, "POST", "/api/tables/main/act", {"action": "fold", "hand": "h", "seq": -1}, token=token
         )
         assert status == 429, answer
         with sqlite3.connect(db) as conn:
