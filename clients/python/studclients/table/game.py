@@ -392,6 +392,7 @@ class Tables:
         await self.health.probe(self.engine)
         await recovery.check_open_hands(self)
         now = time.time()
+        await self.away.hurry(await self.store.open_hands(), now)
         for seat in await self.away.idle_too_long(now):
             await self._stand_up(seat)
         for table in await self.store.tables_ready(now):
