@@ -10,7 +10,8 @@ per second, p50/p99 latency, the server process's CPU time per call (from
 sync gRPC server, to show what the interceptor costs and what grpc.aio costs.
 Then the same Act mix over the HTTP port (Connect, binary) on each candidate ASGI server
 (``benchmarks/rpc_connect.py``). Finally it prints the sealed state's size for 2 and 8
-players in both games.
+players in both games. ``--handler``: the in-process cost of the Act handler alone,
+compiled and pure-Python builds side by side (``benchmarks/rpc_handler.py``).
 
 ``python -m benchmarks.rpc --serve-echo ...`` is the echo server process itself.
 """
@@ -38,7 +39,7 @@ from stud_api.stud.v1 import stud_engine_pb2 as pb
 from studclients.devserver import serving_port
 from studengine.server.config import ServerConfig
 
-from benchmarks import rpc_connect
+from benchmarks import rpc_connect, rpc_handler
 
 ECHO_METHOD = "/bench.v1.EchoService/Echo"
 ACT_METHOD = "/stud.v1.StudEngineService/Act"
@@ -480,7 +481,20 @@ def main(argv: Sequence[str] | None = None) -> None:
         "--serve-echo", choices=[kind for kind, _ in ECHO_KINDS], help=argparse.SUPPRESS
     )
     parser.add_argument("--response-bytes", type=int, default=0, help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--handler",
+        action="store_true",
+        help="instead: the in-process handler cost per eight-handed Seven Card Stud Act, "
+        "compiled vs pure-Python build (benchmarks/rpc_handler.py)",
+    )
+    parser.add_argument("--handler-child", action="store_true", help=argparse.SUPPRESS)
     options = parser.parse_args(argv)
+    if options.handler_child:
+        rpc_handler.serve(options.hands, options.seed)
+        return
+    if options.handler:
+        rpc_handler.run(options.hands, options.seed, options.rounds * 3, passes=3)
+        return
     if options.serve_echo:
         serve_echo(options.serve_echo, options.response_bytes, ServerConfig(port=0))
         return
