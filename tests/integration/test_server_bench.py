@@ -39,3 +39,19 @@ def test_bench_rpc_prints_every_figure() -> None:
     }
     for _, _, first, largest in sizes:
         assert 0 < int(first) <= int(largest)
+
+
+def test_bench_rpc_handler_prints_both_builds() -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "benchmarks.rpc", "--handler", "--hands", "1", "--rounds", "1"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=server_env(),
+        cwd=REPO,
+        check=True,
+    ).stdout
+    rows = re.findall(r"^(mypyc|python)\s+([\d.]+)\s+([\d.]+)$", out, re.MULTILINE)
+    assert len(rows) == 2 and rows[1][0] == "python", out
+    assert all(0 < float(best) <= float(median) for _, median, best in rows), out
+    assert re.search(r"^pure / (mypyc|python): [\d.]+x \(medians\)$", out, re.MULTILINE), out
