@@ -36,11 +36,13 @@ class ActionType(enum.Enum):
 @final
 @dataclass(frozen=True)
 class Table:
-    """Stakes and table options (R-STAKES, R-CAP, R-OPEN-PAIR, R-ODD-CHIP, R-RAKE).
+    """Stakes and table options (R-STAKES, R-CAP, R-OPEN-PAIR, R-ODD-CHIP, R-RAKE,
+    R-ALL-IN-FACE-UP).
 
     ``open_pair_big_bet`` must be off in Razz and Stud Hi-Lo (the option does not exist
     there); ``rake_percent_bp`` is basis points of the pots, ``rake_cap`` the most taken
-    from one hand (0: no cap)."""
+    from one hand (0: no cap); ``all_in_face_up`` tables every hand still in once the
+    betting is over with a player all-in (the tournament rule; off: cash games)."""
 
     ante: int
     bring_in: int
@@ -52,6 +54,7 @@ class Table:
     odd_chip: OddChip = OddChip.LEFT_OF_DEALER
     rake_percent_bp: int = 0
     rake_cap: int = 0
+    all_in_face_up: bool = False
 
     @classmethod
     def for_game(
@@ -257,6 +260,19 @@ class HandShown(ShownHand):
 
 
 @final
+class HandsTabled(Record):
+    """Every hand still in turned face up at once, before any further card is dealt
+    (R-ALL-IN-FACE-UP): the ``seats`` in seat order and each one's ``cards`` so far, in
+    the order dealt. From here on all their cards, later ones too, are seen by everyone."""
+
+    __match_args__ = ("seats", "cards")
+
+    def __init__(self, seats: tuple[int, ...], cards: tuple[tuple[int, ...], ...]) -> None:
+        self.seats: Final = seats
+        self.cards: Final = cards
+
+
+@final
 class HandMucked(Record):
     __match_args__ = ("seat",)
 
@@ -328,6 +344,7 @@ Event = (
     | StreetStarted
     | ActionTaken
     | UncalledReturned
+    | HandsTabled
     | HandShown
     | HandMucked
     | RakeTaken
