@@ -327,17 +327,20 @@ node-play: $(NODE_CLIENT)
 	node $(NODE_CLIENT) --target $(TARGET)
 
 # stud-table, the reference back-end and web table, with a stud-server --dev behind it,
-# both on loopback; Ctrl-C stops both. State in build/stud-table.db (SQLite).
+# both on loopback; Ctrl-C stops both. State in build/stud-table.db (SQLite; TABLE_DB=...),
+# kept between runs: a hand the last run's engine (another --dev key) left is called off.
 TABLE_PORT ?= 8080
 TABLE_ENGINE_PORT ?= 50061
 TABLE_BOTS ?= station,equity
+TABLE_DB ?= build/stud-table.db
+TABLE_ARGS ?=
 table: $(STAMP) $(GEN)
 	@mkdir -p build; $(BIN)/stud-server --dev --host 127.0.0.1 --port $(TABLE_ENGINE_PORT) --metrics-port 0 \
 	  >/dev/null 2>&1 & engine=$$!; trap 'kill $$engine 2>/dev/null' EXIT INT TERM; \
 	echo "stud-server --dev on 127.0.0.1:$(TABLE_ENGINE_PORT) (pid $$engine)"; \
 	echo "Open http://127.0.0.1:$(TABLE_PORT)/ in a browser (Ctrl-C stops both)"; \
 	$(BIN)/stud-table --target 127.0.0.1:$(TABLE_ENGINE_PORT) --port $(TABLE_PORT) \
-	  --db sqlite:///build/stud-table.db --bots $(TABLE_BOTS)
+	  --db sqlite:///$(TABLE_DB) --bots $(TABLE_BOTS) $(TABLE_ARGS)
 
 # generated code, build output, caches and the venvs (node_modules stay: npm ci is slow)
 clean:

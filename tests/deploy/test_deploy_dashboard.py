@@ -1,10 +1,14 @@
 """The Grafana dashboard: valid, and every panel reads metrics that a real stud-server
-exports (a live scrape after real game calls, including a finished hand and a refusal)."""
+exports (a live scrape after real game calls, including a finished hand and a refusal);
+the stud-table row's panels (``job="stud-table"``) read what a real stud-table exports
+(bots playing hands against a real engine)."""
 
 from __future__ import annotations
 
 import json
 import urllib.request
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,6 +21,16 @@ from support.deploy_support import (
 )
 
 BOARD = DEPLOY / "grafana" / "stud-engine.json"
+TABLE_JOB = 'job="stud-table"'
+Samples = dict[str, set[frozenset[tuple[str, str]]]]
+
+
+def samples_of(text: str) -> Samples:
+    samples: Samples = {}
+    for family in text_string_to_metric_families(text):
+        for sample in family.samples:
+            samples.setdefault(sample.name, set()).add(frozenset(sample.labels.items()))
+    return samples
 
 
 @pytest.fixture(scope="module")
@@ -28,12 +42,30 @@ def scraped() -> dict[str, set[frozenset[tuple[str, str]]]]:
         assert played.hands_finished == 4 and played.refused == 2
         url = f"http://{replica.metrics_target}/metrics"
         with urllib.request.urlopen(url, timeout=10) as reply:
-            text = reply.read().decode()
-    samples: dict[str, set[frozenset[tuple[str, str]]]] = {}
-    for family in text_string_to_metric_families(text):
-        for sample in family.samples:
-            samples.setdefault(sample.name, set()).add(frozenset(sample.labels.items()))
-    return samples
+            return samples_of(reply.read().decode())
+
+
+@pytest.fixture
+def table_scraped(live_server: Callable[..., Any], tmp_path: Path) -> Samples:
+    """A real stud-table's scrape after its bots played a few hands."""
+    from support.polling import poll_until
+    from support.table_harness import TableServer
+
+    engine = live_server()
+    table = TableServer(
+        engine.target,
+        f"sqlite:///{tmp_path / 'table.db'}",
+        ["--bots", "station,station", "--bot-delay", "0", "--pause", "0", "--metrics-port", "0"],
+    )
+    try:
+        poll_until(
+            lambda: table.metric("stud_table_moves_total", 'source="bot"') >= 10, "ten bot moves"
+        )
+        url = f"http://127.0.0.1:{table.metrics_port}/metrics"
+        with urllib.request.urlopen(url, timeout=10) as reply:
+            return samples_of(reply.read().decode())
+    finally:
+        table.stop()
 
 
 def test_dashboard_is_valid_grafana_json() -> None:
@@ -52,6 +84,9 @@ def test_dashboard_is_valid_grafana_json() -> None:
     titles = " ".join(p["title"].lower() for p in board["panels"])
     for topic in ("method and code", "latency", "variant", "actions", "refusals", "state size"):
         assert topic in titles
+    for topic in ("hands dealt", "moves", "compare-and-set", "timeouts", "engine errors",
+                  "websockets", "dropped subscribers", "rate limits"):  # fmt: skip
+        assert f"table {topic}" in titles or topic in titles, topic
 
 
 def test_metric_name_extraction() -> None:
@@ -62,13 +97,21 @@ def test_metric_name_extraction() -> None:
     assert metric_names(expr) == {"x_bucket", "y_total"}
 
 
-def test_every_panel_reads_exported_metrics(
-    scraped: dict[str, set[frozenset[tuple[str, str]]]],
-) -> None:
+def test_every_panel_reads_exported_metrics(scraped: Samples) -> None:
+    queries = [(t, e) for t, e in dashboard_queries() if TABLE_JOB not in e]
+    assert len(queries) >= 10
+    check_panels(queries, scraped)
+
+
+def test_every_stud_table_panel_reads_what_stud_table_exports(table_scraped: Samples) -> None:
+    queries = [(t, e) for t, e in dashboard_queries() if TABLE_JOB in e]
+    assert len(queries) >= 8
+    check_panels(queries, table_scraped)
+
+
+def check_panels(queries: list[tuple[str, str]], scraped: Samples) -> None:
     import re
 
-    queries = dashboard_queries()
-    assert len(queries) >= 10
     for title, expr in queries:
         names = metric_names(expr)
         assert names, f"{title}: no metric in {expr}"

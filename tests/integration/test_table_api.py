@@ -12,6 +12,7 @@ from typing import Any
 
 import aiohttp
 import pytest
+from aiohttp import WSMsgType
 from support.polling import poll_until
 from support.table_harness import TableServer, call, join, view
 
@@ -99,6 +100,37 @@ def test_bad_input_is_refused_with_a_reason_and_changes_nothing(
         ("unknown action", move(base, token, page, seq=seq, action="all-in"), 400, "bad_action"),
         ("seq not a number", move(base, token, page, seq=str(seq), **good), 400, "bad_field"),
         (
+            "to past int64",
+            move(base, token, page, seq=seq, action="raise", to=2**63),
+            400,
+            "bad_field",
+        ),
+        (
+            "to of 10^30",
+            move(base, token, page, seq=seq, action="raise", to=10**30),
+            400,
+            "bad_field",
+        ),
+        ("to negative", move(base, token, page, seq=seq, action="raise", to=-1), 400, "bad_field"),
+        ("seq past int64", move(base, token, page, seq=2**64, **good), 409, "stale"),
+        (
+            "JSON nested 5,000 deep",
+            call(base, "POST", act_path, token=token, raw=b"[" * 5000 + b"]" * 5000),
+            400,
+            "malformed_json",
+        ),
+        (
+            "a join nested 5,000 deep",
+            call(
+                base,
+                "POST",
+                "/api/tables/main/join",
+                raw=b'{"name": ' + b"[" * 5000 + b"]" * 5000 + b"}",
+            ),
+            400,
+            "malformed_json",
+        ),
+        (
             "malformed JSON",
             call(base, "POST", act_path, token=token, raw=b'{"action": "call", "seq": '),
             400,
@@ -155,10 +187,17 @@ def test_websocket_refuses_a_bad_hello(table: tuple[TableServer, Path]) -> None:
         assert (answer["error"]["reason"], code) == ("malformed_json", 4400)
         answer, code = await hello(json.dumps({"type": "move"}))
         assert (answer["error"]["reason"], code) == ("bad_hello", 4400)
+        answer, code = await hello("[" * 2000 + "]" * 2000)  # under max_msg_size, too deep
+        assert (answer["error"]["reason"], code) == ("malformed_json", 4400)
         async with aiohttp.ClientSession() as session, session.ws_connect(url) as ws:
             await ws.send_json({"type": "hello", "table": "main", "token": token})
             page = await ws.receive_json(timeout=10)
             assert page["type"] == "table" and page["you"]["name"] == "Ann"
+            # the seat is given up: the socket is told it is gone, then closed
+            assert call(server.url, "POST", "/api/tables/main/leave", {}, token=token)[0] == 200
+            gone = await ws.receive_json(timeout=10)
+            assert (gone["type"], gone["error"]["reason"]) == ("gone", "bad_token"), gone
+            assert (await ws.receive(timeout=10)).type in (WSMsgType.CLOSE, WSMsgType.CLOSED)
 
     asyncio.run(run())
     assert token not in server.output(), "a seat token reached the log"

@@ -3,7 +3,9 @@ free ports, plus a tiny JSON-over-HTTP helper (bearer tokens in headers, never i
 
 from __future__ import annotations
 
+import asyncio
 import glob
+import itertools
 import json
 import os
 import pwd
@@ -13,12 +15,20 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import grpc
+import pytest
+from stud_api.stud.v1 import stud_engine_pb2 as pb
+from stud_api.stud.v1 import stud_engine_pb2_grpc as pb_grpc
+from studclients.table.store import Store, hands, history
+
+from support.paths import require_tool
 from support.server_harness import free_port
 
 STARTUP_SECONDS = 60.0
@@ -31,6 +41,7 @@ class TableServer:
         self.engine, self.db, self.extra = engine, db, list(args)
         self.lines: list[str] = []
         self.port = 0
+        self.metrics_port = 0
         self._start(port)
 
     def _start(self, port: int) -> None:
@@ -48,6 +59,8 @@ class TableServer:
             assert self.proc.stdout is not None
             for line in self.proc.stdout:
                 self.lines.append(line.rstrip("\n"))
+                if line.startswith("stud-table metrics on "):
+                    self.metrics_port = int(line.rsplit(":", 1)[1].split("/")[0])
                 if line.startswith("stud-table serving "):
                     self.port = int(line.rsplit(":", 1)[1].strip().rstrip("/"))
                     ready.set()
@@ -61,6 +74,18 @@ class TableServer:
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
+
+    def metric(self, name: str, labels: str = "") -> float:
+        """A sample of the ``--metrics-port`` scrape (0 when absent): ``name{labels}``."""
+        url = f"http://127.0.0.1:{self.metrics_port}/metrics"
+        with urllib.request.urlopen(url, timeout=10) as response:
+            text = response.read().decode()
+        wanted = f"{name}{{{labels}}}" if labels else name
+        for line in text.splitlines():
+            key, _, value = line.rpartition(" ")
+            if key == wanted:
+                return float(value)
+        return 0.0
 
     def output(self) -> str:
         return "\n".join(self.lines)
@@ -80,6 +105,15 @@ class TableServer:
             except subprocess.TimeoutExpired:
                 os.killpg(self.proc.pid, signal.SIGKILL)
         return self.proc.wait()
+
+
+def table_on_new_engine(
+    live_server: Any, tmp_path: Path, args: Sequence[str] = (), **engine_options: Any
+) -> TableServer:
+    """A stud-table on a SQLite file in ``tmp_path`` and a new live engine of its own
+    (``live_server``'s options: ``allow_test_decks=True``, ...)."""
+    engine = live_server(**engine_options)
+    return TableServer(engine.target, f"sqlite:///{tmp_path / 'table.db'}", args)
 
 
 def call(
@@ -152,3 +186,131 @@ class Postgres:
             self._run(str(self.bin / "pg_ctl"), "-D", str(self.data), "-m", "immediate", "stop")
         finally:
             shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def start_postgres() -> Postgres:
+    """A throw-away cluster; the test skips (fails under CI) without Debian's postgresql."""
+    require_tool("pg_ctlcluster", "make table-deps (apt-get install postgresql)")
+    try:
+        return Postgres()
+    except FileNotFoundError:
+        pytest.fail("postgresql is installed but initdb was not found")
+
+
+def stored(url: str) -> tuple[list[Any], list[Any]]:
+    """Every hand row and every stored step (by hand, then seq) in stud-table's database."""
+
+    async def read() -> tuple[list[Any], list[Any]]:
+        store = Store(url)
+        try:
+            async with store.engine.connect() as conn:
+                all_hands = (await conn.execute(hands.select())).all()
+                steps = (
+                    await conn.execute(history.select().order_by(history.c.hand_id, history.c.seq))
+                ).all()
+            return list(all_hands), list(steps)
+        finally:
+            await store.close()
+
+    return asyncio.run(read())
+
+
+def assert_replays(target: str, all_hands: Sequence[Any], steps: Sequence[Any]) -> None:
+    """Each hand's steps run 0, 1, 2, ... without a gap, the newest is the hand's row, each
+    is exactly the engine's answer to the step before it (replayed through the engine at
+    ``target``), and a finished hand ends with the chips it began with."""
+    by_hand: dict[str, list[Any]] = {}
+    for step in steps:
+        by_hand.setdefault(step.hand_id, []).append(step)
+    with grpc.insecure_channel(target) as channel:
+        stub = pb_grpc.StudEngineServiceStub(channel)
+        for hand in all_hands:
+            chain = by_hand[hand.hand_id]
+            assert [s.seq for s in chain] == list(range(len(chain))), "a step is missing"
+            assert chain[-1].seq == hand.seq and chain[-1].state == hand.state
+            for before, after in itertools.pairwise(chain):
+                request = pb.ActRequest(state=before.state, seat=after.seat,
+                                        action=after.action, expected_seq=before.seq)  # fmt: skip
+                if after.to is not None:
+                    request.to = after.to
+                replayed = stub.Act(request, timeout=10).hand
+                mine = pb.HandUpdate.FromString(after.update)
+                assert replayed.seq == after.seq
+                assert list(replayed.spectator.events) == list(mine.spectator.events)
+            if hand.over:
+                final = pb.HandUpdate.FromString(chain[-1].update)
+                assert sum(final.result.stacks) == sum(hand.start_stacks)
+
+
+ACTIONS = {"fold": 1, "check": 2, "call": 3, "bring_in": 4, "complete": 5, "bet": 6, "raise": 7}
+
+
+class DoubleClicks:
+    """Players who send each move to every replica at once, around a short clock; every
+    answer is kept as (hand, seq, action, replica, status)."""
+
+    def __init__(self, bases: Sequence[str], table: str = "main") -> None:
+        self.bases, self.table = list(bases), table
+        self.answers: list[tuple[str, int, str, int, int]] = []
+        self.lock = threading.Lock()
+
+    def play(self, token: str, rng: Any, stop: Any) -> None:
+        """A random legal move at a time until ``stop()``, after 0.3 to 0.8 s of thought.
+        A replica that does not answer (restarting) gets status 0."""
+        while not stop():
+            try:
+                status, page = call(rng.choice(self.bases), "GET",
+                                    f"/api/tables/{self.table}/view", token=token)  # fmt: skip
+            except OSError:
+                status = 0
+            if status != 200 or not page["legal"]:
+                time.sleep(0.05)
+                continue
+            move = rng.choice(page["legal"])
+            body = {"action": move["action"], "seq": page["hand"]["seq"]}
+            if "to" in move:
+                body["to"] = move["to"]
+            time.sleep(rng.uniform(0.3, 0.8))
+            results: list[tuple[int, int]] = []
+
+            def send(index: int, body: dict[str, Any] = body, into: list[Any] = results) -> None:
+                try:
+                    status, _ = call(self.bases[index], "POST",
+                                     f"/api/tables/{self.table}/act", body, token)  # fmt: skip
+                except OSError:
+                    status = 0
+                into.append((index, status))
+
+            senders = [threading.Thread(target=send, args=(i,)) for i in range(len(self.bases))]
+            for sender in senders:
+                sender.start()
+            for sender in senders:
+                sender.join()
+            with self.lock:
+                for index, status in results:
+                    self.answers.append(
+                        (page["hand"]["id"], body["seq"], move["action"], index, status)
+                    )
+
+    def assert_each_once(self, steps: Sequence[Any]) -> tuple[int, int]:
+        """At most one OK per click, each OK in the history exactly once as the move sent,
+        and no player's move in the history that nobody was told of (unless a replica
+        died before it could answer: status 0): (OKs, 409s)."""
+        clicks: dict[tuple[str, int], list[tuple[str, int]]] = {}
+        for hand_id, seq, action, _, status in self.answers:
+            clicks.setdefault((hand_id, seq), []).append((action, status))
+        applied = {(s.hand_id, s.seq - 1): s for s in steps if s.source == "player"}
+        oks = 0
+        for key, pair in clicks.items():
+            ok = [action for action, status in pair if status == 200]
+            assert len(ok) <= 1, f"one move applied twice at {key}"
+            assert all(status in (200, 409, 0) for _, status in pair), pair
+            if ok:
+                oks += 1
+                assert key in applied, f"a move answered OK is not in the history: {key}"
+                assert applied[key].action == ACTIONS[ok[0]]
+        unanswered = {k for k, pair in clicks.items() if all(st != 200 for _, st in pair)
+                      and any(st == 0 for _, st in pair)}  # fmt: skip
+        told = oks + len(unanswered & set(applied))
+        assert len(applied) == told, "the history holds a player's move that nobody was told of"
+        return oks, [a[4] for a in self.answers].count(409)

@@ -1,7 +1,7 @@
 """deploy/compose/docker-compose.yml, checked without a Docker engine: valid against the Compose
 specification's JSON schema (the copy check-jsonschema ships, with its licence), every
 file it mounts or builds from exists, ports are published on loopback only, and
-Prometheus scrapes the engine service's metrics port. Compose resolves relative paths
+Prometheus scrapes the engine's and stud-table's metrics ports. Compose resolves relative paths
 against the file's own folder, and so do these checks. Also the stud-table image's own
 build context (deploy/docker/Dockerfile.table.dockerignore): the API and the clients in,
 the server and everything else out."""
@@ -73,7 +73,7 @@ def test_prometheus_scrapes_the_engine_and_grafana_gets_the_dashboard(
     targets = [
         t for job in config["scrape_configs"] for s in job["static_configs"] for t in s["targets"]
     ]
-    assert targets == ["engine:9464"]
+    assert targets == ["engine:9464", "table:9465"]
     dashboards = Path(REPO / "deploy/grafana")
     assert (dashboards / "stud-engine.json").is_file()
     mounts = {
@@ -83,6 +83,7 @@ def test_prometheus_scrapes_the_engine_and_grafana_gets_the_dashboard(
     assert mounts["/var/lib/grafana/dashboards"] == dashboards
     table = compose["services"]["table"]
     assert "--target=engine:50051" in table["command"]
+    assert "--metrics-port=9465" in table["command"]  # the stud-table job's target
 
 
 def _table_context_ignores(path: str) -> bool:

@@ -9,9 +9,11 @@ import dataclasses
 from pathlib import Path
 from typing import Any
 
+import pytest
 import sqlalchemy as sa
 from stud_api.stud.v1 import stud_engine_pb2 as pb
-from studclients.table.game import Tables, TableSettings, Timing
+from studclients.table.away import AwayPolicy
+from studclients.table.game import ApiError, Tables, TableSettings, Timing
 from studclients.table.store import Step, Store, history
 from studclients.table.store import tables as store_tables
 
@@ -45,6 +47,9 @@ class ScriptedEngine:
         return self._update(
             0, len(request.players), (request.button + 1) % len(request.players), self.stacks
         )
+
+    async def get_view(self, request: pb.GetViewRequest) -> pb.GetViewResponse:
+        return pb.GetViewResponse()  # every state opens
 
     async def act(self, request: pb.ActRequest) -> pb.HandUpdate:
         self.requests.append(request)
@@ -93,17 +98,25 @@ def test_compare_and_set_lets_one_writer_of_a_step_win(tmp_path: Path) -> None:
     asyncio.run(run())
 
 
+async def two_replicas(db: Path, bank_seconds: float) -> tuple[ScriptedEngine, Tables, Tables]:
+    """Two replicas on one SQLite file, a 60 s clock, Ann and Bob seated, a hand dealt."""
+    engine = ScriptedEngine()
+    one, two = tables_on(db, engine), tables_on(db, engine)
+    await one.store.create_schema()
+    await one.create_table(
+        TableSettings(
+            "main", "Main", pb.VARIANT_SEVEN_CARD_STUD, clock_seconds=60, bank_seconds=bank_seconds
+        )
+    )
+    await one.join("main", "Ann")
+    await one.join("main", "Bob")
+    await one.tick()
+    return engine, one, two
+
+
 def test_a_due_clock_sends_timeout_once_even_with_two_replicas_racing(tmp_path: Path) -> None:
     async def run() -> None:
-        engine = ScriptedEngine()
-        one, two = tables_on(tmp_path / "t.db", engine), tables_on(tmp_path / "t.db", engine)
-        await one.store.create_schema()
-        await one.create_table(
-            TableSettings("main", "Main", pb.VARIANT_SEVEN_CARD_STUD, clock_seconds=60)
-        )
-        await one.join("main", "Ann")
-        await one.join("main", "Bob")
-        await one.tick()
+        engine, one, two = await two_replicas(tmp_path / "t.db", bank_seconds=0)
         await two.tick()  # the table is dealt: nothing for the second replica to do
         assert [type(r).__name__ for r in engine.requests] == ["StartHandRequest"]
         await one.tick()  # the clock is not due yet
@@ -145,6 +158,112 @@ def test_bots_play_the_button_moves_and_stacks_carry_over(tmp_path: Path) -> Non
     asyncio.run(run())
 
 
+def test_each_bot_and_player_has_a_name_of_their_own(tmp_path: Path) -> None:
+    """Bots of one kind are told apart by number; a name taken at the table is refused."""
+
+    async def run() -> None:
+        tables = tables_on(tmp_path / "t.db", ScriptedEngine())
+        await tables.store.create_schema()
+        await tables.create_table(
+            TableSettings("main", "Main", pb.VARIANT_SEVEN_CARD_STUD, bots=("station", "station"))
+        )
+        answer = await tables.join("main", "Ann")
+        await tables.add_bot("main", answer["token"], "station")
+        await tables.add_bot("main", answer["token"], "equity")
+        names = [s.name for s in await tables.store.seats_of("main")]
+        assert names == ["Station bot", "Station bot 2", "Ann", "Station bot 3", "Equity bot"]
+        with pytest.raises(ApiError) as refused:
+            await tables.join("main", " ann ")
+        assert (refused.value.status, refused.value.reason) == (409, "name_taken")
+        await tables.store.close()
+
+    asyncio.run(run())
+
+
+def test_a_due_clock_goes_onto_the_time_bank_once_with_two_replicas_racing(
+    tmp_path: Path,
+) -> None:
+    """The clock runs out onto the bank: one replica moves the deadline, the other does
+    nothing (no TIMEOUT); when the bank runs out too, TIMEOUT goes in and the bank is spent."""
+
+    async def run() -> None:
+        engine, one, two = await two_replicas(tmp_path / "t.db", bank_seconds=45)
+        await expire_clock(one.store)
+        await asyncio.gather(one.tick(), two.tick())
+        assert [type(r).__name__ for r in engine.requests] == ["StartHandRequest"]
+        (hand,) = await one.store.open_hands()
+        assert hand.bank_from is not None and hand.deadline >= hand.bank_from + 45
+        await expire_clock(one.store)
+        await asyncio.gather(one.tick(), two.tick())
+        applied = await steps(one.store)
+        assert [(s.seq, s.source) for s in applied] == [(0, "start"), (1, "clock")]
+        banks = {s.name: (s.time_bank, s.timeouts) for s in await one.store.seats_of("main")}
+        to_act = hand.seat_map[hand.to_act]
+        assert banks[["Ann", "Bob"][to_act]] == (0.0, 1)
+        await one.store.close()
+        await two.store.close()
+
+    asyncio.run(run())
+
+
+def test_a_player_away_past_the_limit_gives_up_the_seat(tmp_path: Path) -> None:
+    """Ghost seats: two timeouts in a row mark a player away; not dealt in, and once away
+    longer than the away limit the seat is freed (the other players keep theirs)."""
+
+    async def run() -> None:
+        engine = ScriptedEngine(moves=1)
+        store = Store(f"sqlite:///{tmp_path / 't.db'}")
+        tables = Tables(
+            store, engine, Timing(pause=0.0, bot_delay=0.0), away=AwayPolicy(away_limit=60)
+        )  # type: ignore[arg-type]
+        await store.create_schema()
+        await tables.create_table(
+            TableSettings("main", "Main", pb.VARIANT_SEVEN_CARD_STUD, bank_seconds=0)
+        )
+        for name in ("Ann", "Bob", "Cy"):
+            await tables.join("main", name)
+        await tables.tick()
+        (hand,) = await store.open_hands()
+        ghost = hand.seat_map[hand.to_act]
+        for _ in range(2):
+            row = next(s for s in await store.seats_of("main") if s.seat_no == ghost)
+            await tables.away.timed_out(hand, ghost)
+        assert await tables.away.away_seats("main") == {ghost}
+        assert row.timeouts == 1
+        await expire_clock(store)
+        await tables.tick()  # the hand ends (one move); the next is dealt without the ghost
+        await tables.tick()
+        (hand,) = await store.open_hands()
+        assert ghost not in hand.seat_map and len(hand.seat_map) == 2
+        async with store.engine.begin() as conn:
+            await conn.execute(sa.text("UPDATE seats SET away_since = away_since - 61"))
+        await tables.tick()  # away past the limit: not in this hand, so freed at once
+        assert ghost not in {s.seat_no for s in await store.seats_of("main")}
+        assert len(await store.seats_of("main")) == 2
+        await store.close()
+
+    asyncio.run(run())
+
+
+def test_a_hand_over_at_the_deal_is_settled_once(tmp_path: Path) -> None:
+    """Everyone but one all in on the antes: the hand is over when dealt. Its stacks are
+    settled with the deal (it was dealt again and again with the same stacks)."""
+
+    async def run() -> None:
+        engine = ScriptedEngine(moves=0)  # every hand ends at seq 0, 10 chips to seat 0
+        tables = tables_on(tmp_path / "t.db", engine)
+        await tables.store.create_schema()
+        await tables.create_table(TableSettings("main", "Main", pb.VARIANT_SEVEN_CARD_STUD))
+        await tables.join("main", "Ann")
+        await tables.join("main", "Bob")
+        await tables.tick()
+        stacks = {s.name: s.stack for s in await tables.store.seats_of("main")}
+        assert sum(stacks.values()) == 2000 and sorted(stacks.values()) == [990, 1010]
+        await tables.tick()  # the next hand starts from the settled stacks
+        starts = [r for r in engine.requests if isinstance(r, pb.StartHandRequest)]
+        assert [sorted(p.stack for p in r.players) for r in starts] == [[1000, 1000], [990, 1010]]
+
+
 def test_all_in_face_up_goes_through_to_the_engine_s_table(tmp_path: Path) -> None:
     """A table's ``all_in_face_up`` (R-ALL-IN-FACE-UP) is in every StartHand it sends; off
     by default."""
@@ -170,14 +289,15 @@ def test_all_in_face_up_goes_through_to_the_engine_s_table(tmp_path: Path) -> No
 
 
 def test_a_database_from_before_the_option_gets_its_column(tmp_path: Path) -> None:
-    """A database made before ``all_in_face_up`` existed: its tables table gains the
-    column (off for the tables already there), and new tables may turn it on."""
+    """A database made before ``all_in_face_up`` (and the time banks) existed: its tables
+    table gains the columns (off, and the defaults, for the tables already there), and new
+    tables may turn it on."""
     db = tmp_path / "old.db"
     old = sa.MetaData()
     columns = [
         sa.Column(c.name, c.type, primary_key=c.primary_key, nullable=c.nullable)
         for c in store_tables.columns
-        if c.name != "all_in_face_up"
+        if c.server_default is None  # the columns added since (all_in_face_up, time banks)
     ]
     sa.Table("tables", old, *columns)
     sync = sa.create_engine(f"sqlite:///{db}")

@@ -3,7 +3,18 @@ read only from a bearer header."""
 
 from __future__ import annotations
 
-from studclients.table.tokens import bearer, find_seat, new_token, token_hash
+from pathlib import Path
+
+import pytest
+from studclients.table.tokens import (
+    OPERATOR_ENV,
+    bearer,
+    find_seat,
+    is_operator,
+    new_token,
+    operator_token,
+    token_hash,
+)
 
 
 def test_tokens_are_long_random_and_distinct() -> None:
@@ -28,3 +39,23 @@ def test_bearer_header() -> None:
     assert bearer("Basic abc") is None
     assert bearer("Bearer ") is None
     assert bearer(None) is None
+
+
+def test_the_operator_token_comes_from_a_file_or_the_environment_and_is_checked(
+    tmp_path: Path,
+) -> None:
+    secret = "an-operator-token-long-enough-1234"
+    path = tmp_path / "operator"
+    path.write_text(secret + "\n", encoding="utf-8")
+    from_file = operator_token(str(path), environ={})
+    assert from_file == token_hash(secret)
+    assert operator_token(None, environ={OPERATOR_ENV: secret}) == from_file
+    assert operator_token(None, environ={}) is None  # no operator API
+    assert is_operator(secret, from_file)
+    assert not is_operator(secret[:-1], from_file) and not is_operator(None, from_file)
+    assert not is_operator(secret, None)
+    with pytest.raises(ValueError, match="at least 24") as short:
+        operator_token(None, environ={OPERATOR_ENV: "short-token"})
+    assert "short-token" not in str(short.value)  # never quoted
+    with pytest.raises(ValueError, match="cannot read"):
+        operator_token(str(tmp_path / "missing"), environ={})

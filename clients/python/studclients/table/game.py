@@ -5,6 +5,7 @@ a restarted one simply carries on from it: nothing lives only in memory."""
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import random
 import re
@@ -19,14 +20,20 @@ from stud_api.stud.v1 import stud_engine_pb2 as pb
 from studclients.bots import BOT_KINDS, make_bot, think
 from studclients.client import MAX_PLAYERS as CLIENT_MAX_PLAYERS
 from studclients.engine import Engine, EngineError, act_request
-from studclients.table import tokens, views
+from studclients.table import metrics, recovery, schedule, tokens, views
+from studclients.table.away import Away, AwayPolicy
+from studclients.table.mixed import Rotation
 from studclients.table.store import Step, Store
+from studclients.table.tournament import Level, Schedule
 
 log = logging.getLogger("stud-table")
 
 #: The most players each game seats (rulebook R-SEATS): the clients' one table of them.
 MAX_PLAYERS: dict[int, int] = CLIENT_MAX_PLAYERS
 NAME = re.compile(r"^[\w][\w .'-]{0,31}$")
+#: The range of a move's ``to`` (the engine's ``int64``, never negative): JSON numbers past
+#: it are refused here, never passed on (``seq`` is only compared, never sent).
+INT_FIELD_MAX = 2**63 - 1
 
 
 class ApiError(Exception):
@@ -54,7 +61,16 @@ class TableSettings:
     max_seats: int = 6
     clock_seconds: float = 30.0
     bots: tuple[str, ...] = ()
-    all_in_face_up: bool = False  # the engine's Table option (R-ALL-IN-FACE-UP)
+    #: each player's time bank (seconds), refilled every ``bank_every`` hands they play
+    bank_seconds: float = 30.0
+    bank_every: int = 10
+    #: a mixed table: these games in turn, ``rotate_every`` hands each (mixed.py)
+    games: tuple[int, ...] = ()
+    rotate_every: int = 0
+    #: a sit-and-go: its schedule (tournament.Schedule.from_dict's form); it starts when
+    #: all ``max_seats`` seats are taken
+    tournament: dict[str, Any] | None = None
+    all_in_face_up: bool = False  # R-ALL-IN-FACE-UP (a sit-and-go: always)
 
 
 @dataclass(frozen=True)
@@ -90,30 +106,56 @@ class Tables:
         engine: Engine,
         timing: Timing | None = None,
         on_change: Callable[[str], None] | None = None,
+        away: AwayPolicy | None = None,
     ) -> None:
         self.store = store
+        self.away = Away(store, away)
         self.engine = engine
         self.timing = timing or Timing()
         self.on_change = on_change or (lambda table_id: None)
         self.rng = random.Random()
+        self.health = recovery.EngineHealth()
+        #: decks for the next hands this replica deals, in order (``--test-decks``: for
+        #: tests, with an engine that allows test decks); then the engine shuffles
+        self.test_decks: list[list[str]] = []
+        #: open hands whose state this replica has opened since the engine was last down
+        self.checked: set[str] = set()
 
     # ---- tables and seats ---------------------------------------------------------------
     async def create_table(self, settings: TableSettings) -> bool:
+        """Creates the table unless it exists. Settings that cannot be played raise
+        ValueError (the rotation's and the schedule's errors name the ``field``)."""
         limit = MAX_PLAYERS.get(settings.variant, 8)
+        variant, games, every = settings.variant, None, None
+        if settings.games:
+            rotation = Rotation.make(settings.games, settings.rotate_every)
+            limit, variant = rotation.max_seats, rotation.games[0]
+            games, every = list(rotation.games), rotation.every
         if not 2 <= settings.max_seats <= limit:
             raise ValueError(f"max_seats must be 2 to {limit} for this game")
+        if settings.bank_seconds < 0 or settings.bank_every < 1:
+            raise ValueError("the time bank must be 0 seconds or more, refilled every 1+ hands")
+        stakes = Level(settings.ante, settings.bring_in, settings.small_bet, 2 * settings.small_bet)
+        event = None
+        if settings.tournament is not None:
+            plan = Schedule.from_dict(settings.tournament, settings.max_seats)
+            event = {"schedule": plan.as_dict(), "entrants": settings.max_seats}
+            stakes = plan.levels[0]
         created = await self.store.create_table(
+            tournament=event,
             id=settings.table_id,
             name=settings.name,
-            variant=settings.variant,
-            ante=settings.ante,
-            bring_in=settings.bring_in,
-            small_bet=settings.small_bet,
-            big_bet=2 * settings.small_bet,
+            variant=variant,
             start_stack=settings.start_stack,
             max_seats=settings.max_seats,
             clock_seconds=settings.clock_seconds,
-            all_in_face_up=settings.all_in_face_up,
+            bank_seconds=settings.bank_seconds,
+            bank_every=settings.bank_every,
+            games=games,
+            rotate_every=every,
+            **stakes.as_dict(),
+            # the tournament rule: on at every sit-and-go
+            all_in_face_up=settings.all_in_face_up or event is not None,
         )
         if created:
             for kind in settings.bots:
@@ -130,7 +172,14 @@ class Tables:
         if kind not in BOT_KINDS:
             raise ApiError(400, "bad_bot", f"bot must be one of {', '.join(BOT_KINDS)}")
         table = await self._table(table_id)
-        seat = await self.store.take_seat(table_id, f"{kind} bot", None, kind, table.start_stack)
+        await self._registering(table_id)
+        taken = {s.name.casefold() for s in await self.store.seats_of(table_id)}
+        name = next(
+            label
+            for n in range(1, table.max_seats + 2)
+            if (label := f"{kind.title()} bot" + (f" {n}" if n > 1 else "")).casefold() not in taken
+        )  # each bot a name of its own: "Station bot", "Station bot 2", ...
+        seat = await self.store.take_seat(table_id, name, None, kind, table.start_stack)
         if seat is None:
             raise ApiError(409, "table_full", "every seat is taken")
         self.on_change(table_id)
@@ -141,14 +190,41 @@ class Tables:
         if not isinstance(name, str) or not NAME.match(name.strip()):
             raise ApiError(400, "bad_name", "name: 1 to 32 letters, digits, spaces or .'-")
         table = await self._table(table_id)
-        token = tokens.new_token()
+        await self._registering(table_id)
+        if any(
+            s.name.casefold() == name.strip().casefold()
+            for s in await self.store.seats_of(table_id)
+        ):
+            raise ApiError(409, "name_taken", "someone at this table has that name already")
+        token, resume = tokens.new_token(), tokens.new_token()
         seat = await self.store.take_seat(
-            table_id, name.strip(), tokens.token_hash(token), None, table.start_stack
+            table_id,
+            name.strip(),
+            tokens.token_hash(token),
+            None,
+            table.start_stack,
+            time_bank=table.bank_seconds,
+            resume_hash=tokens.token_hash(resume),
         )
         if seat is None:
             raise ApiError(409, "table_full", "every seat is taken")
         self.on_change(table_id)
-        return {"table": table_id, "seat": seat, "token": token}
+        # "resume" goes into an HttpOnly cookie (web.py), never into the JSON answer
+        return {"table": table_id, "seat": seat, "token": token, "resume": resume}
+
+    async def back(self, table_id: str, token: str | None) -> dict[str, Any]:
+        """The player is back from being away: dealt in again from the next hand."""
+        seat = await self.authenticate(table_id, token)
+        was_away = await self.away.back(table_id, seat)
+        if was_away:
+            self.on_change(table_id)
+        return {"back": True, "was_away": was_away}
+
+    async def _registering(self, table_id: str) -> None:
+        """409 ``tournament_started`` once a sit-and-go has begun: nobody sits down then."""
+        event = await self.store.tournament(table_id)
+        if event is not None and event.status != "registering":
+            raise ApiError(409, "tournament_started", "the tournament has begun: no new seats")
 
     async def authenticate(self, table_id: str, token: str | None) -> int:
         """The seat that ``token`` holds at the table (401 when none does)."""
@@ -170,11 +246,28 @@ class Tables:
     async def leave(self, table_id: str, token: str | None) -> dict[str, Any]:
         """Leaves now, or when the hand in progress ends if the seat is dealt in."""
         seat = await self.authenticate(table_id, token)
+        event = await self.store.tournament(table_id)
+        if event is not None and event.status == "running":
+            raise ApiError(409, "in_tournament", "a tournament's players stay until they bust")
         hand = await self._open_hand(await self._table(table_id))
         in_hand = hand is not None and seat in hand.seat_map
         await self.store.leave(table_id, seat, in_hand)
+        if hand is not None and hand.to_act is not None and hand.seat_map[hand.to_act] == seat:
+            await self.away.act_now(hand)  # the clock folds (or checks) for them at once
         self.on_change(table_id)
         return {"left": not in_hand, "after_hand": in_hand}
+
+    async def _stand_up(self, seat: sa.Row[Any]) -> None:
+        """A player away for longer than the away limit gives up the seat (at the end of
+        the hand in progress if dealt in; never at a tournament that is running)."""
+        event = await self.store.tournament(seat.table_id)
+        if seat.leaving or (event is not None and event.status == "running"):
+            return
+        hand = await self._open_hand(await self._table(seat.table_id))
+        in_hand = hand is not None and seat.seat_no in hand.seat_map
+        await self.store.leave(seat.table_id, seat.seat_no, in_hand)
+        log.info("table %s: seat %d stood up after being away", seat.table_id, seat.seat_no)
+        self.on_change(seat.table_id)
 
     async def add_bot(self, table_id: str, token: str | None, kind: Any) -> dict[str, Any]:
         await self.authenticate(table_id, token)
@@ -197,6 +290,8 @@ class Tables:
         ):
             if (value is None and required) or (value is not None and type(value) is not int):
                 raise ApiError(400, "bad_field", f"{field} must be an integer")
+            if field == "to" and value is not None and not 0 <= value <= INT_FIELD_MAX:
+                raise ApiError(400, "bad_field", f"{field} must be 0 to {INT_FIELD_MAX}")
         seat = await self.authenticate(table_id, token)
         if claimed is not None and claimed != seat:
             raise ApiError(403, "wrong_seat", f"this token holds seat {seat}, not seat {claimed}")
@@ -213,6 +308,7 @@ class Tables:
         applied = await self._apply(hand, "player", action, to)
         if not applied:
             raise ApiError(409, "stale", "the hand moved on before this move (clock or retry)")
+        await self.away.moved(hand, seat)
         return {"ok": True, "seq": seq + 1}
 
     async def _apply(self, hand: sa.Row[Any], source: str, action: int, to: int | None) -> bool:
@@ -222,22 +318,38 @@ class Tables:
             hand.state, hand.seq, hand.to_act, pb.ActionType.ValueType(action), to
         )
         try:
-            update = await self.engine.act(request)
+            update = await self.health.call(lambda: self.engine.act(request))
         except EngineError as error:
-            if error.code == "FAILED_PRECONDITION":
-                raise ApiError(409, "illegal_action", error.message) from None
-            if error.code == "ABORTED":
-                raise ApiError(409, "stale", error.message) from None
-            if error.code == "INVALID_ARGUMENT":
-                raise ApiError(400, "bad_action", error.message) from None
-            raise ApiError(503, "engine_unavailable", error.message) from None
+            raise await self._refusal(hand, error) from None
         table = await self._table(hand.table_id)
+        away = await self.away.away_seats(hand.table_id)
         step = self._step(update, hand.bots, table.clock_seconds, source, hand.to_act, action, to)
+        if step.to_act is not None and hand.seat_map[step.to_act] in away:
+            step = dataclasses.replace(step, deadline=time.time())  # away: the clock acts now
         final = list(update.result.stacks) if update.over else None
         won = await self.store.advance(hand, step, final, self.timing.pause)
         if won:
+            metrics.MOVES.labels(source).inc()
             self.on_change(hand.table_id)
+        else:
+            metrics.CAS_CONFLICTS.labels("move").inc()
         return won
+
+    async def _refusal(self, hand: sa.Row[Any], error: EngineError) -> ApiError:
+        """The answer to a move the engine refused or could not take. A state no engine
+        can open calls the hand off; a down engine is told in plain words (its own text,
+        which may name internal addresses, goes to the log only)."""
+        if error.reason == recovery.STATE_INVALID:
+            await recovery.void(self, hand)
+            return ApiError(409, "hand_void", recovery.VOID_MESSAGE)
+        if error.code == "FAILED_PRECONDITION":
+            return ApiError(409, "illegal_action", error.message)
+        if error.code == "ABORTED":
+            return ApiError(409, "stale", error.message)
+        if error.code == "INVALID_ARGUMENT":
+            return ApiError(400, "bad_action", error.message)
+        log.warning("hand %s: engine call failed: %s", hand.hand_id, error)
+        return ApiError(503, "engine_unavailable", recovery.DOWN_MESSAGE)
 
     def _step(
         self,
@@ -271,7 +383,11 @@ class Tables:
     # ---- the driver: deals, clocks, bots ------------------------------------------------
     async def tick(self) -> None:
         """One round of the background work; any replica may run it at any time."""
+        await self.health.probe(self.engine)
+        await recovery.check_open_hands(self)
         now = time.time()
+        for seat in await self.away.idle_too_long(now):
+            await self._stand_up(seat)
         for table in await self.store.tables_ready(now):
             try:
                 await self.deal(table)
@@ -286,7 +402,14 @@ class Tables:
     async def _due(self, hand: sa.Row[Any]) -> None:
         kind = hand.bots[hand.to_act]
         if kind is None:
-            await self._apply(hand, "clock", pb.ACTION_TYPE_TIMEOUT, None)
+            banked = await self.away.start_bank(hand)
+            if banked == "bank":
+                self.on_change(hand.table_id)
+            if banked != "timeout":
+                return
+            seat_no = hand.seat_map[hand.to_act]
+            if await self._apply(hand, "clock", pb.ACTION_TYPE_TIMEOUT, None):
+                await self.away.timed_out(hand, seat_no)
             return
         update = parse_update(hand.update)
         bot = make_bot(kind, self.rng)
@@ -299,23 +422,28 @@ class Tables:
         to the next of them after the last button. False when there is nothing to deal or
         another replica dealt first."""
         seated = [s for s in await self.store.seats_of(table.id) if s.stack > 0 and not s.leaving]
-        if len(seated) < 2:
+        event = await self.store.tournament(table.id)
+        if event is None:  # away players sit out (a tournament deals them in: away.py)
+            seated = [s for s in seated if s.away_since is None]
+        plan = schedule.plan_hand(table, event, seated, time.time())
+        if plan is None:
             return False
         after = [i for i, s in enumerate(seated) if s.seat_no > table.button]
         button = after[0] if after else 0
         request = pb.StartHandRequest(
-            variant=table.variant,
+            variant=pb.Variant.ValueType(plan.variant),
             table=pb.Table(
-                ante=table.ante,
-                bring_in=table.bring_in,
-                small_bet=table.small_bet,
-                big_bet=table.big_bet,
+                ante=plan.stakes.ante,
+                bring_in=plan.stakes.bring_in,
+                small_bet=plan.stakes.small_bet,
+                big_bet=plan.stakes.big_bet,
                 all_in_face_up=table.all_in_face_up,
             ),
             players=[pb.Player(id=f"seat{s.seat_no}", stack=s.stack) for s in seated],
             button=button,
+            test_deck=self.test_decks.pop(0) if self.test_decks else [],
         )
-        update = await self.engine.start_hand(request)
+        update = await self.health.call(lambda: self.engine.start_hand(request))
         bots = [s.bot for s in seated]
         row = {
             "hand_id": update.hand_id,
@@ -323,13 +451,26 @@ class Tables:
             "names": [s.name for s in seated],
             "start_stacks": [s.stack for s in seated],
             "bots": bots,
+            "players": [s.player for s in seated],
         }
         step = self._step(update, bots, table.clock_seconds, "start", None, None, None)
         dealt = await self.store.begin_hand(
-            table.id, table.hand_no, seated[button].seat_no, row, step
+            table.id,
+            table.hand_no,
+            seated[button].seat_no,
+            row,
+            step,
+            plan.table_values,
+            plan.tournament_values,
+            list(update.result.stacks) if update.over else None,
+            self.timing.pause,
         )
         if dealt:
+            await self.away.dealt(table, [s.seat_no for s in seated])
+            metrics.HANDS_DEALT.labels(views.game_name(plan.variant)).inc()
             self.on_change(table.id)
+        else:
+            metrics.CAS_CONFLICTS.labels("deal").inc()
         return dealt
 
     # ---- what a seat sees ---------------------------------------------------------------
@@ -344,11 +485,26 @@ class Tables:
         narration: list[str] = []
         if hand is not None:
             engine_seat = hand.seat_map.index(seat) if seat in hand.seat_map else None
+            viewer = seated.get(seat) if seat is not None else None
+            # the seat's new occupant sees the last hand of the one before as a spectator
+            if (
+                engine_seat is not None
+                and viewer is not None
+                and viewer.player is not None
+                and not await self.store.played(viewer.player, hand.hand_id)
+            ):
+                engine_seat = None
             update = parse_update(hand.update)
             hand_part, per_seat = views.hand_view(update, hand, engine_seat, hand.names)
+            hand_part["voided"] = False
+            hand_part["on_time_bank"] = hand.bank_from is not None and not hand.over
             if engine_seat is not None:
                 legal = views.legal_moves(update, engine_seat)
             for step in await self.store.history_of(hand.hand_id):
+                if step.source == "void":
+                    hand_part["voided"] = True
+                    narration.append(recovery.VOID_MESSAGE)
+                    continue
                 past = parse_update(step.update)
                 seen = past.seats[engine_seat] if engine_seat is not None else past.spectator
                 narration += views.narrate(seen.events, hand.names, engine_seat)
@@ -365,6 +521,8 @@ class Tables:
                 "bot": row.bot if row else None,
                 "stack": row.stack if row else 0,
                 "leaving": bool(row.leaving) if row else False,
+                "away": row is not None and row.away_since is not None,
+                "time_bank": round(row.time_bank) if row and row.bot is None else None,
                 "you": number == seat,
                 "in_hand": False,
             }
@@ -374,6 +532,7 @@ class Tables:
                     entry["stack"] = row.stack
             seats.append(entry)
         you = seated.get(seat) if seat is not None else None
+        event = await self.store.tournament(table_id)
         return {
             "type": "table",
             "now": int(time.time() * 1000),
@@ -389,8 +548,23 @@ class Tables:
                 },
                 "clock_seconds": table.clock_seconds,
                 "version": table.version,
+                "rotation": schedule.game_part(table, hand.number if hand else None),
             },
-            "you": None if you is None else {"seat": you.seat_no, "name": you.name},
+            "tournament": None
+            if event is None
+            else schedule.tournament_part(table, event, seated, time.time()),
+            "you": None
+            if you is None
+            else {
+                "seat": you.seat_no,
+                "name": you.name,
+                "away": you.away_since is not None,
+                "time_bank": round(you.time_bank),
+            },
+            "engine": {
+                "up": not self.health.down,
+                "message": recovery.DOWN_MESSAGE if self.health.down else None,
+            },
             "seats": seats,
             "hand": hand_part,
             "legal": legal,

@@ -9,6 +9,7 @@ loser of a race sees ``False`` and re-reads."""
 from __future__ import annotations
 
 import asyncio
+import secrets
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -16,6 +17,8 @@ from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
+
+from studclients.table import tournament
 
 metadata = sa.MetaData()
 
@@ -42,6 +45,34 @@ tables = sa.Table(
     sa.Column("next_hand_at", sa.Float, nullable=False, default=0.0),
     # bumped by every change of the table or its hand: what pushes follow
     sa.Column("version", sa.BigInteger, nullable=False, default=0),
+    # (added after the first release: each has a server default, see add_missing_columns)
+    # each player's time bank (seconds) and how many hands they are dealt between refills
+    sa.Column("bank_seconds", sa.Float, nullable=False, server_default=sa.text("30")),
+    sa.Column("bank_every", sa.Integer, nullable=False, server_default=sa.text("10")),
+    # a mixed table: the games in turn (engine variants), rotate_every hands each (the
+    # variant column is the game of the newest hand); NULL: one game only (mixed.py)
+    sa.Column("games", sa.JSON, nullable=True),
+    sa.Column("rotate_every", sa.Integer, nullable=True),
+)
+
+tournaments = sa.Table(
+    "tournaments",
+    metadata,
+    sa.Column("table_id", sa.String(64), sa.ForeignKey("tables.id"), primary_key=True),
+    # tournament.Schedule.as_dict(): levels, every, unit, payouts, buy_in
+    sa.Column("schedule", sa.JSON, nullable=False),
+    sa.Column("entrants", sa.Integer, nullable=False),
+    # registering (seats filling), running, finished
+    sa.Column("status", sa.String(12), nullable=False),
+    sa.Column("started_at", sa.Float, nullable=True),
+    # the table's hand_no before the first hand of the tournament
+    sa.Column("first_hand", sa.Integer, nullable=True),
+    # the level of the newest hand (0-based)
+    sa.Column("level", sa.Integer, nullable=False, default=0),
+    # finishing places by table seat ({"2": 3}) and the entrants' names by table seat
+    sa.Column("places", sa.JSON, nullable=False),
+    sa.Column("names", sa.JSON, nullable=False),
+    sa.Column("finished_at", sa.Float, nullable=True),
 )
 
 seats = sa.Table(
@@ -56,6 +87,18 @@ seats = sa.Table(
     sa.Column("stack", sa.BigInteger, nullable=False),
     # leaves when the hand in progress ends
     sa.Column("leaving", sa.Boolean, nullable=False, default=False),
+    # (added after the first release: nullable or with a server default)
+    # seconds left in the player's time bank, hands dealt since it was last refilled
+    sa.Column("time_bank", sa.Float, nullable=False, server_default=sa.text("0")),
+    sa.Column("bank_hands", sa.Integer, nullable=False, server_default=sa.text("0")),
+    # clock timeouts in a row (a move of their own resets it)
+    sa.Column("timeouts", sa.Integer, nullable=False, server_default=sa.text("0")),
+    # away since (epoch seconds): not dealt in until they come back; NULL when present
+    sa.Column("away_since", sa.Float, nullable=True),
+    # SHA-256 of the seat's resume token (an HttpOnly cookie that recovers the seat)
+    sa.Column("resume_hash", sa.LargeBinary(32), nullable=True),
+    # a random id of this sitting (a new one for each join): whose hands are whose
+    sa.Column("player", sa.String(32), nullable=True),
 )
 
 hands = sa.Table(
@@ -80,7 +123,19 @@ hands = sa.Table(
     # the deck and salt behind the commitment: audit material, never sent to a browser
     sa.Column("reveal", sa.LargeBinary, nullable=True),
     sa.Column("updated_at", sa.Float, nullable=False),
+    # (added after the first release) when the seat to act went onto its time bank
+    sa.Column("bank_from", sa.Float, nullable=True),
     sa.Index("hands_open", "over", "deadline"),
+)
+
+plays = sa.Table(
+    "plays",
+    metadata,
+    # who was dealt into which hand: a sitting (seats.player) and the hand; a player's
+    # history is the finished hands of their sitting
+    sa.Column("player", sa.String(32), primary_key=True),
+    sa.Column("hand_id", sa.String(32), sa.ForeignKey("hands.hand_id"), primary_key=True),
+    sa.Column("seat_no", sa.Integer, nullable=False),
 )
 
 history = sa.Table(
@@ -88,7 +143,7 @@ history = sa.Table(
     metadata,
     sa.Column("hand_id", sa.String(32), sa.ForeignKey("hands.hand_id"), primary_key=True),
     sa.Column("seq", sa.BigInteger, primary_key=True),
-    # start, player, clock or bot
+    # start, player, clock, bot or void (a hand no engine could open, called off)
     sa.Column("source", sa.String(8), nullable=False),
     sa.Column("seat", sa.Integer, nullable=True),
     sa.Column("action", sa.Integer, nullable=True),
@@ -128,20 +183,22 @@ def async_url(url: str) -> str:
     return url
 
 
-# columns added to a table since the first release, each with the SQL that adds it to a
-# database made before (the value every existing row takes is the column's default)
-NEW_COLUMNS = {
-    ("tables", "all_in_face_up"): "ALTER TABLE tables ADD COLUMN all_in_face_up"
-    " BOOLEAN NOT NULL DEFAULT FALSE",
-}
-
-
-def _add_new_columns(conn: sa.Connection) -> None:
-    """Bring a database made by an earlier release up to date (``NEW_COLUMNS``)."""
+def add_missing_columns(conn: sa.Connection) -> None:
+    """Brings a database made by an older stud-table up to ``metadata``: every column it
+    lacks is added (``ALTER TABLE ... ADD COLUMN``). So every column added to the schema
+    after its first release is nullable or has a ``server_default``."""
     inspector = sa.inspect(conn)
-    for (table, column), sql in NEW_COLUMNS.items():
-        if column not in {c["name"] for c in inspector.get_columns(table)}:
-            conn.execute(sa.text(sql))
+    for table in metadata.sorted_tables:
+        present = {column["name"] for column in inspector.get_columns(table.name)}
+        for column in table.columns:
+            if column.name in present:
+                continue
+            if not column.nullable and column.server_default is None:
+                raise RuntimeError(f"{table.name}.{column.name}: new columns need a default")
+            spec = sa.schema.CreateColumn(column).compile(dialect=conn.dialect)
+            name = conn.dialect.identifier_preparer.quote(table.name)
+            ddl = f"ALTER TABLE {name} ADD COLUMN {spec}"
+            conn.execute(sa.text(ddl))
 
 
 class Store:
@@ -161,7 +218,7 @@ class Store:
             try:
                 async with self.engine.begin() as conn:
                     await conn.run_sync(metadata.create_all)
-                    await conn.run_sync(_add_new_columns)
+                    await conn.run_sync(add_missing_columns)
                 return
             except sa.exc.DBAPIError:
                 if attempt == 2:
@@ -199,6 +256,47 @@ class Store:
             query = sa.select(history).where(history.c.hand_id == hand_id).order_by(history.c.seq)
             return (await conn.execute(query)).all()
 
+    async def tournament(self, table_id: str) -> sa.Row[Any] | None:
+        async with self.engine.connect() as conn:
+            query = sa.select(tournaments).where(tournaments.c.table_id == table_id)
+            return (await conn.execute(query)).first()
+
+    async def all_tournaments(self) -> dict[str, sa.Row[Any]]:
+        async with self.engine.connect() as conn:
+            return {row.table_id: row for row in await conn.execute(sa.select(tournaments))}
+
+    async def hands_played(self, player: str) -> Sequence[sa.Row[Any]]:
+        """The finished hands the sitting ``player`` was dealt into, oldest first."""
+        async with self.engine.connect() as conn:
+            query = (
+                sa.select(hands)
+                .join(plays, plays.c.hand_id == hands.c.hand_id)
+                .where(plays.c.player == player, hands.c.over)
+                .order_by(hands.c.number)
+            )
+            return (await conn.execute(query)).all()
+
+    async def played(self, player: str, hand_id: str) -> bool:
+        """Whether the sitting ``player`` was dealt into the hand."""
+        async with self.engine.connect() as conn:
+            query = sa.select(plays.c.seat_no).where(
+                plays.c.player == player, plays.c.hand_id == hand_id
+            )
+            return (await conn.execute(query)).first() is not None
+
+    async def finished_hands(self, table_id: str) -> Sequence[sa.Row[Any]]:
+        async with self.engine.connect() as conn:
+            query = (
+                sa.select(hands)
+                .where(hands.c.table_id == table_id, hands.c.over)
+                .order_by(hands.c.number)
+            )
+            return (await conn.execute(query)).all()
+
+    async def open_hands(self) -> Sequence[sa.Row[Any]]:
+        async with self.engine.connect() as conn:
+            return (await conn.execute(sa.select(hands).where(~hands.c.over))).all()
+
     async def due_hands(self, now: float) -> Sequence[sa.Row[Any]]:
         """Hands in progress whose clock (or bot's thinking time) has run out."""
         async with self.engine.connect() as conn:
@@ -215,9 +313,9 @@ class Store:
             return (await conn.execute(query)).all()
 
     # ---- writing ------------------------------------------------------------------------
-    async def create_table(self, **values: Any) -> bool:
-        """Creates the table unless one with that id exists (another replica may be creating
-        it at the same moment); True when created here."""
+    async def create_table(self, tournament: dict[str, Any] | None = None, **values: Any) -> bool:
+        """Creates the table (and its tournament) unless one with that id exists (another
+        replica may be creating it at the same moment); True when created here."""
         try:
             async with self.engine.begin() as conn:
                 await conn.execute(
@@ -225,6 +323,17 @@ class Store:
                         button=-1, hand_no=0, next_hand_at=0.0, version=0, **values
                     )
                 )
+                if tournament is not None:
+                    await conn.execute(
+                        sa.insert(tournaments).values(
+                            table_id=values["id"],
+                            status="registering",
+                            level=0,
+                            places={},
+                            names={},
+                            **tournament,
+                        )
+                    )
         except sa.exc.IntegrityError:
             return False
         return True
@@ -236,10 +345,17 @@ class Store:
         )
 
     async def take_seat(
-        self, table_id: str, name: str, token_hash: bytes | None, bot: str | None, stack: int
+        self,
+        table_id: str,
+        name: str,
+        token_hash: bytes | None,
+        bot: str | None,
+        stack: int,
+        **extra: Any,
     ) -> int | None:
         """Sits a player (or bot) in the lowest free seat; the seat, or None when full. Two
-        joins racing for one seat: the primary key lets one in, the other tries the next."""
+        joins racing for one seat: the primary key lets one in, the other tries the next.
+        ``extra``: more of the seat's columns (its time bank, its resume token's hash)."""
         for _ in range(20):
             async with self.engine.begin() as conn:
                 table = (
@@ -266,6 +382,8 @@ class Store:
                             bot=bot,
                             stack=stack,
                             leaving=False,
+                            player=secrets.token_hex(16),
+                            **extra,
                         )
                     )
                 except sa.exc.IntegrityError:
@@ -291,8 +409,16 @@ class Store:
         button: int,
         row: dict[str, Any],
         step: Step,
+        table_values: dict[str, Any] | None = None,
+        tournament_values: dict[str, Any] | None = None,
+        final_stacks: Sequence[int] | None = None,
+        pause: float = 0.0,
     ) -> bool:
-        """Records a newly dealt hand if the table still stands at ``expected_hand_no``."""
+        """Records a newly dealt hand if the table still stands at ``expected_hand_no``;
+        ``table_values`` (the hand's game and stakes) and ``tournament_values`` (its
+        level, the start) are written in the same transaction, and so is the settlement
+        of a hand over at the deal (``final_stacks``: every player but one all in on the
+        antes), which would otherwise be dealt again and again."""
         now = time.time()
         async with self.engine.begin() as conn:
             moved = await conn.execute(
@@ -303,11 +429,19 @@ class Store:
                     current_hand=row["hand_id"],
                     button=button,
                     version=tables.c.version + 1,
+                    **(table_values or {}),
                 )
             )
             if moved.rowcount != 1:
                 await conn.rollback()
                 return False
+            if tournament_values:
+                await conn.execute(
+                    sa.update(tournaments)
+                    .where(tournaments.c.table_id == table_id)
+                    .values(**tournament_values)
+                )
+            players = row.pop("players", None) or []
             await conn.execute(
                 sa.insert(hands).values(
                     table_id=table_id,
@@ -323,7 +457,22 @@ class Store:
                     **row,
                 )
             )
+            for seat_no, player in zip(row["seat_map"], players, strict=True):
+                if player is not None:
+                    await conn.execute(
+                        sa.insert(plays).values(
+                            player=player, hand_id=row["hand_id"], seat_no=seat_no
+                        )
+                    )
             await self._history(conn, row["hand_id"], 0, step, now)
+            if final_stacks is not None:
+                query = sa.select(hands).where(hands.c.hand_id == row["hand_id"])
+                await self._settle(conn, (await conn.execute(query)).one(), final_stacks)
+                await conn.execute(
+                    sa.update(tables)
+                    .where(tables.c.id == table_id)
+                    .values(next_hand_at=now + pause)
+                )
             return True
 
     @staticmethod
@@ -369,6 +518,7 @@ class Store:
                     over=step.over,
                     reveal=step.reveal,
                     updated_at=now,
+                    bank_from=None,
                 )
             )
             if moved.rowcount != 1:
@@ -388,8 +538,11 @@ class Store:
     @staticmethod
     async def _settle(conn: AsyncConnection, hand: sa.Row[Any], final: Sequence[int]) -> None:
         """Stacks carry over to the next hand; leavers and busted players stand up (a
-        busted bot gets a fresh stack: it is the house's)."""
+        busted bot gets a fresh stack: it is the house's). At a tournament the busted
+        keep their seats with no chips, and their places are decided here."""
         table = (await conn.execute(sa.select(tables).where(tables.c.id == hand.table_id))).one()
+        if await _settle_tournament(conn, hand, final):
+            return
         for seat_no, stack in zip(hand.seat_map, final, strict=True):
             where = (seats.c.table_id == hand.table_id) & (seats.c.seat_no == seat_no)
             row = (await conn.execute(sa.select(seats).where(where))).first()
@@ -400,3 +553,29 @@ class Store:
             else:
                 fresh = table.start_stack if stack == 0 else stack
                 await conn.execute(sa.update(seats).where(where).values(stack=fresh))
+
+
+async def _settle_tournament(
+    conn: AsyncConnection, hand: sa.Row[Any], final: Sequence[int]
+) -> bool:
+    """The end of a tournament hand (False at a table that runs none): the stacks, the
+    places of the players who busted on it, and the end of the tournament once one player
+    has every chip."""
+    where = tournaments.c.table_id == hand.table_id
+    row = (await conn.execute(sa.select(tournaments).where(where))).first()
+    if row is None or row.status != "running":
+        return False
+    for seat_no, stack in zip(hand.seat_map, final, strict=True):
+        await conn.execute(
+            sa.update(seats)
+            .where(seats.c.table_id == hand.table_id, seats.c.seat_no == seat_no)
+            .values(stack=stack)
+        )
+    before = tournament.Standings(row.entrants, {int(s): p for s, p in row.places.items()})
+    start = dict(zip(hand.seat_map, hand.start_stacks, strict=True))
+    after = tournament.eliminate(before, start, dict(zip(hand.seat_map, final, strict=True)))
+    values: dict[str, Any] = {"places": {str(s): p for s, p in after.places.items()}}
+    if after.finished:
+        values.update(status="finished", finished_at=time.time())
+    await conn.execute(sa.update(tournaments).where(where).values(**values))
+    return True

@@ -77,6 +77,7 @@ def hand_view(
             "all_in": info.all_in,
             "cards": seat_cards(info),
             "revealed": info.revealed,
+            "tabled": info.tabled,  # R-ALL-IN-FACE-UP: every card of it face up to everyone
             "in_hand": True,
         }
     part: dict[str, Any] = {
@@ -106,6 +107,7 @@ def hand_view(
                         "cards": list(shown.cards),
                         "best_five": list(shown.best_five),
                         "description": shown.description,
+                        "low_best_five": list(shown.low_best_five),
                         "low_description": shown.low_description,
                     }
                 )

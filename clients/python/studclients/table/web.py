@@ -10,14 +10,17 @@ import asyncio
 import contextlib
 import json
 import logging
+import re
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 from aiohttp import WSMsgType, web
 
-from studclients.table import tokens, views
+from studclients.table import histories, lobby, metrics, resume, tokens
 from studclients.table.game import ApiError, Tables
+from studclients.table.pushes import Subscriber
+from studclients.table.ratelimit import RateLimited, RateLimits
 
 log = logging.getLogger("stud-table")
 STATIC = Path(__file__).parent / "static"
@@ -35,39 +38,49 @@ SECURITY_HEADERS = {
 
 
 class Hub:
-    """WebSocket subscribers by table; pushes a fresh page to each when the table's version
-    moves (a local write wakes it at once, other replicas' writes within POLL_SECONDS)."""
+    """WebSocket subscribers by table; queues a fresh page for each when the table's version
+    moves (a local write wakes it at once, other replicas' writes within POLL_SECONDS).
+    Each subscriber sends from its own bounded queue (``pushes``): nobody waits on a slow
+    reader."""
 
     def __init__(self, tables: Tables) -> None:
         self.tables = tables
-        self.subscribers: dict[str, dict[web.WebSocketResponse, str]] = {}
+        self.subscribers: dict[str, dict[web.WebSocketResponse, Subscriber]] = {}
         self.versions: dict[str, int] = {}
         self.wake = asyncio.Event()
 
     def changed(self, table_id: str) -> None:
         self.wake.set()
 
-    async def subscribe(self, table_id: str, ws: web.WebSocketResponse, token: str) -> None:
-        self.subscribers.setdefault(table_id, {})[ws] = token
-        await self.push(table_id, ws, token)
+    async def subscribe(
+        self, table_id: str, ws: web.WebSocketResponse, request: web.Request, token: str
+    ) -> None:
+        subscriber = Subscriber(ws, request, token)
+        self.subscribers.setdefault(table_id, {})[ws] = subscriber
+        await self.push(table_id, subscriber)
 
-    def unsubscribe(self, table_id: str, ws: web.WebSocketResponse) -> None:
+    def unsubscribe(self, table_id: str, ws: web.WebSocketResponse, stop: bool = True) -> None:
+        """Forgets the subscriber; ``stop=False`` lets its sender finish what is queued."""
         subs = self.subscribers.get(table_id, {})
-        subs.pop(ws, None)
+        subscriber = subs.pop(ws, None)
+        if subscriber is not None and stop:
+            subscriber.task.cancel()
         if not subs:
             self.subscribers.pop(table_id, None)
             self.versions.pop(table_id, None)
 
-    async def push(self, table_id: str, ws: web.WebSocketResponse, token: str) -> None:
-        """The seat's page; a token that no longer holds a seat gets ``gone`` and is closed."""
+    async def push(self, table_id: str, subscriber: Subscriber) -> None:
+        """Queues the seat's page; a token that no longer holds a seat gets ``gone`` and
+        the connection is closed after it."""
         try:
-            seat = await self.tables.authenticate(table_id, token)
+            seat = await self.tables.authenticate(table_id, subscriber.token)
         except ApiError as error:
-            await ws.send_json({"type": "gone", **error.body()})
-            await ws.close()
-            self.unsubscribe(table_id, ws)
+            subscriber.offer(json.dumps({"type": "gone", **error.body()}), close_after=True)
+            self.unsubscribe(table_id, subscriber.ws, stop=False)  # it sends, then closes
             return
-        await ws.send_json(await self.tables.page(table_id, seat))
+        page = await self.tables.page(table_id, seat)
+        if not subscriber.offer(json.dumps(page)):
+            self.unsubscribe(table_id, subscriber.ws)
 
     async def run(self) -> None:
         while True:
@@ -87,12 +100,11 @@ class Hub:
             if self.versions.get(table_id) == version:
                 continue
             self.versions[table_id] = version
-            for ws, token in list(self.subscribers.get(table_id, {}).items()):
-                if ws.closed:
+            for ws, subscriber in list(self.subscribers.get(table_id, {}).items()):
+                if ws.closed or subscriber.dropped:
                     self.unsubscribe(table_id, ws)
                     continue
-                with contextlib.suppress(ConnectionError, RuntimeError):
-                    await self.push(table_id, ws, token)
+                await self.push(table_id, subscriber)
 
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
@@ -106,25 +118,62 @@ async def errors(request: web.Request, handler: Handler) -> web.StreamResponse:
         response = await handler(request)
     except ApiError as error:
         response = web.json_response(error.body(), status=error.status)
+        if isinstance(error, RateLimited):
+            response.headers["Retry-After"] = str(error.retry_after)
     except web.HTTPException as error:
         reason = "not_found" if error.status == 404 else "http_error"
         body = {"error": {"reason": reason, "message": error.reason}}
         response = web.json_response(body, status=error.status)
+    except Exception:
+        log.exception("%s %s failed", request.method, request.path)
+        body = {"error": {"reason": "internal", "message": "the server failed; try again"}}
+        response = web.json_response(body, status=500)
     response.headers.update(SECURITY_HEADERS)
     if request.path.startswith("/api/"):
         response.headers["Cache-Control"] = "no-store"
     return response
 
 
-async def json_body(request: web.Request) -> Any:
+def parse_json(text: str) -> Any:
+    """The JSON value of ``text``; 400 ``malformed_json`` when it is not JSON or nests
+    deeper than the parser's recursion limit (a ``RecursionError`` is not a 500)."""
     try:
-        return json.loads(await request.text() or "null")
+        return json.loads(text)
     except ValueError:
         raise ApiError(400, "malformed_json", "the body is not valid JSON") from None
+    except RecursionError:
+        raise ApiError(400, "malformed_json", "the JSON nests too deeply") from None
 
 
-def build_app(tables: Tables, hub: Hub) -> web.Application:
+async def json_body(request: web.Request) -> Any:
+    return parse_json(await request.text() or "null")
+
+
+def zip_download(data: bytes, name: str) -> web.Response:
+    name = re.sub(r"[^A-Za-z0-9_.-]", "_", name)
+    return web.Response(
+        body=data,
+        content_type="application/zip",
+        headers={"Content-Disposition": f'attachment; filename="{name}"'},
+    )
+
+
+def build_app(
+    tables: Tables,
+    hub: Hub,
+    operator: bytes | None = None,
+    limits: RateLimits | None = None,
+) -> web.Application:
+    """The routes; ``operator`` is the operator token's SHA-256 (None: no operator API),
+    ``limits`` the rate limits (the defaults when None)."""
     app = web.Application(middlewares=[errors], client_max_size=16 * 1024)
+    limits = limits or RateLimits()
+
+    def limit(route: str, request: web.Request, key: str | None = None) -> None:
+        """One request of ``route`` by this client (its seat token, else its address)."""
+        assert limits is not None
+        client = tokens.token_hash(key).hex() if key else (request.remote or "unknown")
+        limits.check(route, client)
 
     async def index(request: web.Request) -> web.StreamResponse:
         return web.FileResponse(STATIC / "index.html")
@@ -133,27 +182,51 @@ def build_app(tables: Tables, hub: Hub) -> web.Application:
         return web.json_response({"status": "ok"})
 
     async def list_tables(request: web.Request) -> web.StreamResponse:
-        answer = []
-        for table in await tables.store.all_tables():
-            seated = await tables.store.seats_of(table.id)
-            answer.append(
-                {
-                    "id": table.id,
-                    "name": table.name,
-                    "game": views.game_name(table.variant),
-                    "seated": len(seated),
-                    "max_seats": table.max_seats,
-                }
-            )
-        return web.json_response({"tables": answer})
+        return web.json_response(await lobby.listing(tables))
 
     def token_of(request: web.Request) -> str | None:
         return tokens.bearer(request.headers.get("Authorization"))
 
+    def require_operator(request: web.Request) -> None:
+        if operator is None:
+            raise ApiError(403, "no_operator", "this stud-table has no operator token set")
+        if not tokens.is_operator(token_of(request), operator):
+            raise ApiError(401, "not_operator", "the operator token is required")
+
+    async def create_table(request: web.Request) -> web.StreamResponse:
+        require_operator(request)
+        answer = await lobby.create(tables, await json_body(request))
+        return web.json_response(answer, status=201)
+
+    async def my_history(request: web.Request) -> web.StreamResponse:
+        table_id = request.match_info["table"]
+        data = await histories.for_player(tables, table_id, token_of(request))
+        return zip_download(data, f"stud-table-{table_id}-history.zip")
+
+    async def table_history(request: web.Request) -> web.StreamResponse:
+        require_operator(request)
+        table_id = request.match_info["table"]
+        audience = request.query.get("audience", "audit")
+        data = await histories.for_operator(tables, table_id, audience)
+        return zip_download(data, f"stud-table-{table_id}-{audience}.zip")
+
     async def join(request: web.Request) -> web.StreamResponse:
+        limit("join", request)
         body = await json_body(request)
         name = body.get("name") if isinstance(body, dict) else None
-        return web.json_response(await tables.join(request.match_info["table"], name))
+        table_id = request.match_info["table"]
+        answer = await tables.join(table_id, name)
+        resume_token = answer.pop("resume")
+        response = web.json_response(answer)
+        resume.set_cookie(response, request, table_id, resume_token)
+        return response
+
+    async def resume_seats(request: web.Request) -> web.StreamResponse:
+        limit("resume", request)
+        return await resume.resume_seats(tables.store, request)
+
+    async def back(request: web.Request) -> web.StreamResponse:
+        return web.json_response(await tables.back(request.match_info["table"], token_of(request)))
 
     async def view(request: web.Request) -> web.StreamResponse:
         table_id = request.match_info["table"]
@@ -161,15 +234,20 @@ def build_app(tables: Tables, hub: Hub) -> web.Application:
         return web.json_response(await tables.page(table_id, seat))
 
     async def act(request: web.Request) -> web.StreamResponse:
+        limit("act", request, token_of(request))
         body = await json_body(request)
         return web.json_response(
             await tables.act(request.match_info["table"], token_of(request), body)
         )
 
     async def leave(request: web.Request) -> web.StreamResponse:
-        return web.json_response(await tables.leave(request.match_info["table"], token_of(request)))
+        table_id = request.match_info["table"]
+        response = web.json_response(await tables.leave(table_id, token_of(request)))
+        resume.clear_cookie(response, table_id)
+        return response
 
     async def add_bot(request: web.Request) -> web.StreamResponse:
+        limit("bots", request)
         body = await json_body(request)
         kind = body.get("kind", "station") if isinstance(body, dict) else None
         answer = await tables.add_bot(request.match_info["table"], token_of(request), kind)
@@ -178,7 +256,14 @@ def build_app(tables: Tables, hub: Hub) -> web.Application:
     async def socket(request: web.Request) -> web.StreamResponse:
         ws = web.WebSocketResponse(heartbeat=20.0, max_msg_size=4096)
         await ws.prepare(request)
-        table_id = await hello(ws)
+        metrics.WEBSOCKETS_OPEN.inc()
+        try:
+            return await serve_socket(request, ws)
+        finally:
+            metrics.WEBSOCKETS_OPEN.dec()
+
+    async def serve_socket(request: web.Request, ws: web.WebSocketResponse) -> web.StreamResponse:
+        table_id = await hello(request, ws)
         if table_id is None:
             return ws
         try:
@@ -197,7 +282,7 @@ def build_app(tables: Tables, hub: Hub) -> web.Application:
             hub.unsubscribe(table_id, ws)
         return ws
 
-    async def hello(ws: web.WebSocketResponse) -> str | None:
+    async def hello(request: web.Request, ws: web.WebSocketResponse) -> str | None:
         """The first message must be ``{"type": "hello", "table": ID, "token": TOKEN}``."""
 
         async def refuse(reason: str, message: str, code: int) -> None:
@@ -213,9 +298,9 @@ def build_app(tables: Tables, hub: Hub) -> web.Application:
             await refuse("bad_hello", "the first message must be JSON text", 4400)
             return None
         try:
-            hello = json.loads(first.data)
-        except ValueError:
-            await refuse("malformed_json", "the hello message is not valid JSON", 4400)
+            hello = parse_json(first.data)
+        except ApiError as error:
+            await refuse(error.reason, f"the hello message: {error.message}", 4400)
             return None
         if not isinstance(hello, dict) or hello.get("type") != "hello":
             await refuse("bad_hello", 'expected {"type": "hello", "table", "token"}', 4400)
@@ -229,17 +314,22 @@ def build_app(tables: Tables, hub: Hub) -> web.Application:
         except ApiError as error:
             await refuse(error.reason, error.message, 4401 if error.status == 401 else 4404)
             return None
-        await hub.subscribe(table_id, ws, token)
+        await hub.subscribe(table_id, ws, request, token)
         return table_id
 
     app.router.add_get("/", index)
     app.router.add_get("/healthz", health)
     app.router.add_static("/static/", STATIC, append_version=False)
     app.router.add_get("/api/tables", list_tables)
+    app.router.add_post("/api/tables", create_table)
+    app.router.add_get("/api/tables/{table}/history", my_history)
+    app.router.add_get("/api/operator/tables/{table}/history", table_history)
     app.router.add_post("/api/tables/{table}/join", join)
     app.router.add_get("/api/tables/{table}/view", view)
     app.router.add_post("/api/tables/{table}/act", act)
     app.router.add_post("/api/tables/{table}/leave", leave)
     app.router.add_post("/api/tables/{table}/bots", add_bot)
+    app.router.add_post("/api/tables/{table}/back", back)
+    app.router.add_post(resume.COOKIE_PATH, resume_seats)
     app.router.add_get("/ws", socket)
     return app

@@ -1,11 +1,17 @@
 // stud-table's page: join a table, then show what the server pushes for this seat over a
 // WebSocket and send moves with the seat token as a bearer header. The token lives in
-// sessionStorage (this tab only) and never in a URL.
+// sessionStorage (this tab only) and never in a URL; a new tab of the same browser gets
+// the seat back through the HttpOnly resume cookie (POST /api/resume).
+
+import {
+  downloadHistory, ordinal, placesOf, renderGame, renderLobbyTables, renderTournament, setupOperator,
+} from "./rooms.js";
+import { renderShowdown } from "./showdown.js";
+import { buttonForKey, renderMoves } from "./turn.js";
 
 const $ = (id) => document.getElementById(id);
 const RANKS = { T: "10", J: "Jack", Q: "Queen", K: "King", A: "Ace" };
 const SUITS = { c: ["♣", "clubs"], d: ["♦", "diamonds"], h: ["♥", "hearts"], s: ["♠", "spades"] };
-const KEYS = { fold: "f", check: "k", call: "c", bring_in: "b", complete: "m", bet: "b", raise: "r" };
 
 let seat = JSON.parse(sessionStorage.getItem("stud-seat") || "null"); // {table, seat, token}
 let page = null;        // the newest pushed page
@@ -48,6 +54,16 @@ async function api(path, body, method = "POST") {
   return data;
 }
 
+/** The seat this browser held at a table, recovered from the resume cookie (or null). */
+async function resumeSeat() {
+  try {
+    const { seats } = await api("/api/resume", {});
+    return seats.length ? { table: seats[0].table, seat: seats[0].seat, token: seats[0].token } : null;
+  } catch {
+    return null;
+  }
+}
+
 // ---- lobby -------------------------------------------------------------------------------
 async function loadLobby() {
   $("lobby").hidden = false;
@@ -57,10 +73,21 @@ async function loadLobby() {
   select.replaceChildren(...tables.map((t) => {
     const option = document.createElement("option");
     option.value = t.id;
-    option.textContent = `${t.name}: ${t.game} (${t.seated}/${t.max_seats} seated)`;
+    option.textContent = `${t.name}: ${t.game} (${t.seated}/${t.max_seats} seated, ${t.state})`;
     return option;
   }));
+  renderLobbyTables(tables);
 }
+setupOperator(loadLobby);
+// the lobby's list follows the tables (seats taken, state) while it is on screen
+setInterval(async () => {
+  if ($("lobby").hidden) return;
+  try {
+    renderLobbyTables((await api("/api/tables", undefined, "GET")).tables);
+  } catch {
+    // offline for a moment: the next round tries again
+  }
+}, 5000);
 
 $("join-form").addEventListener("submit", async (event) => {
   event.preventDefault();
@@ -93,7 +120,7 @@ function connect() {
     const message = JSON.parse(event.data);
     if (message.type === "table") {
       retry = 0;
-      setConnection(true);
+      setConnection(true, message.engine);
       render(message);
     } else if (message.type === "gone" || (message.type === "error" && /token/.test(message.error.reason))) {
       leaveToLobby(message.error.message);
@@ -109,9 +136,12 @@ function connect() {
   });
 }
 
-function setConnection(live) {
-  $("connection").textContent = live ? "live" : "reconnecting…";
-  $("connection").classList.toggle("live", live);
+function setConnection(live, engine) {
+  const engineUp = !engine || engine.up;
+  $("connection").textContent = !live ? "reconnecting…" : (engineUp ? "live" : "game server down");
+  $("connection").classList.toggle("live", live && engineUp);
+  $("notice").textContent = live && !engineUp ? engine.message : "";
+  $("notice").hidden = !(live && !engineUp);
 }
 
 function leaveToLobby(message) {
@@ -140,12 +170,17 @@ function render(data) {
     $("community").append("Community card: ", cardElement({ card: hand.community_card, up: true }));
   }
   renderSeats(data);
-  renderMoves(data);
-  renderShowdown(hand);
+  renderMoves(data, sendMove);
+  renderShowdown(hand, cardElement);
+  renderAway(data.you);
   renderNarration(hand, data.narration);
+  renderGame(table, hand);
+  renderTournament(data);
 }
 
-function renderSeats({ seats, hand }) {
+function renderSeats(data) {
+  const { seats, hand } = data;
+  const places = placesOf(data.tournament);
   $("seats").replaceChildren(...seats.map((s) => {
     const li = document.createElement("li");
     li.className = "seat";
@@ -159,6 +194,7 @@ function renderSeats({ seats, hand }) {
     li.classList.toggle("you", s.you);
     li.classList.toggle("acting", acting);
     li.classList.toggle("folded", !!s.folded);
+    li.classList.toggle("tabled", !!s.tabled);
     const head = document.createElement("div");
     head.className = "seat-head";
     const name = document.createElement("span");
@@ -182,8 +218,11 @@ function renderSeats({ seats, hand }) {
     if (acting) notes.push("to act");
     if (s.folded) notes.push("folded");
     if (s.all_in) notes.push("all in");
+    if (s.tabled) notes.push("hand tabled");
+    if (places[s.seat]) notes.push(`finished ${ordinal(places[s.seat])}`);
     if (s.leaving) notes.push("leaving after this hand");
-    if (hand && !s.in_hand) notes.push("sitting out this hand");
+    if (s.away) notes.push("away");
+    if (hand && !s.in_hand && !places[s.seat]) notes.push("sitting out this hand");
     status.textContent = notes.join(", ");
     const cards = document.createElement("div");
     cards.className = "cards";
@@ -192,24 +231,6 @@ function renderSeats({ seats, hand }) {
     li.append(head, money, status, cards);
     return li;
   }));
-}
-
-function renderMoves({ legal, hand }) {
-  const moves = $("moves");
-  const buttons = legal.map((move) => {
-    const button = document.createElement("button");
-    button.type = "button";
-    button.dataset.action = move.action;
-    if (move.to !== undefined) button.dataset.to = move.to;
-    button.textContent = move.label;
-    button.setAttribute("aria-keyshortcuts", KEYS[move.action]);
-    button.addEventListener("click", () => sendMove(move, hand.seq));
-    return button;
-  });
-  moves.replaceChildren(...buttons);
-  $("turn").classList.toggle("mine", buttons.length > 0);
-  $("turn-heading").textContent = buttons.length ? "Your move" : (hand && !hand.over ? "Waiting" : "Between hands");
-  if (!buttons.length) $("clock").textContent = "";
 }
 
 async function sendMove(move, seq) {
@@ -225,27 +246,10 @@ async function sendMove(move, seq) {
   }
 }
 
-function renderShowdown(hand) {
-  const over = !!(hand && hand.over);
-  $("showdown").hidden = !over;
-  if (!over) {
-    $("shown").replaceChildren();
-    $("pots").replaceChildren();
-    return;
-  }
-  $("shown").replaceChildren(...hand.shown.map((s) => {
-    const li = document.createElement("li");
-    li.append(`${s.name}: ${s.description} `);
-    for (const card of s.cards) li.append(cardElement({ card, up: true }));
-    return li;
-  }));
-  $("pots").replaceChildren(...hand.pots.map((p, i) => {
-    const li = document.createElement("li");
-    const label = i === 0 ? "main pot" : `side pot ${i}`;
-    li.textContent = `${p.winners.join(" and ")} win${p.winners.length === 1 ? "s" : ""} ${p.amount} ` +
-      `from the ${label}${p.description ? ` with ${p.description}` : ""}`;
-    return li;
-  }));
+function renderAway(you) {
+  const away = !!(you && you.away);
+  $("away").hidden = !away;
+  $("time-bank").textContent = you && !away ? `Time bank: ${you.time_bank} s` : "";
 }
 
 function renderNarration(hand, lines) {
@@ -268,7 +272,7 @@ function tick() {
   const mine = page && page.legal.length > 0;
   if (hand && !hand.over && hand.deadline && mine) {
     const left = Math.max(0, Math.ceil((hand.deadline - (Date.now() + clockOffset)) / 1000));
-    $("clock").textContent = `${left} s left to act`;
+    $("clock").textContent = hand.on_time_bank ? `Time bank: ${left} s left` : `${left} s left to act`;
     $("clock").classList.toggle("urgent", left <= 5);
   }
   for (const li of $("seats").children) {
@@ -283,8 +287,7 @@ setInterval(tick, 500);
 
 document.addEventListener("keydown", (event) => {
   if (event.target instanceof HTMLInputElement || event.ctrlKey || event.metaKey || event.altKey) return;
-  const match = [...$("moves").querySelectorAll("button")].find(
-    (b) => b.getAttribute("aria-keyshortcuts") === event.key && !b.disabled);
+  const match = buttonForKey(event.key);
   if (match) match.click();
 });
 
@@ -298,6 +301,14 @@ $("leave").addEventListener("click", async () => {
   }
 });
 
+$("history").addEventListener("click", async () => {
+  try {
+    await downloadHistory(seat);
+  } catch (error) {
+    $("act-error").textContent = error.message;
+  }
+});
+
 $("add-bot").addEventListener("click", async () => {
   try {
     await api(`/api/tables/${encodeURIComponent(seat.table)}/bots`, { kind: "station" });
@@ -306,4 +317,22 @@ $("add-bot").addEventListener("click", async () => {
   }
 });
 
-if (seat) openTable(); else loadLobby();
+$("back").addEventListener("click", async () => {
+  try {
+    await api(`/api/tables/${encodeURIComponent(seat.table)}/back`, {});
+  } catch (error) {
+    $("act-error").textContent = error.message;
+  }
+});
+
+if (seat) {
+  openTable();
+} else {
+  loadLobby();  // at once; a seat this browser still holds (a closed tab) replaces it
+  resumeSeat().then((found) => {
+    if (!found || seat) return;
+    seat = found;
+    sessionStorage.setItem("stud-seat", JSON.stringify(seat));
+    openTable();
+  });
+}

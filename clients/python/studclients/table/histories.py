@@ -1,0 +1,64 @@
+"""Hand histories as downloads: a player gets the finished hands of their own sitting in
+the players' rendering (what every player may see once a hand is over: R-MUCK), an
+operator every finished hand of a table in either rendering, the audit one included. The
+engine writes the PHH (``GetHandHistory`` on the hand's sealed final state); here they
+are packed one hand per file (``NNNN-HANDID.phh``, what ``stud-replay`` reads) in a zip."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from collections.abc import Sequence
+from typing import Any
+
+from stud_api.stud.v1 import stud_engine_pb2 as pb
+
+from studclients.engine import EngineError
+from studclients.table.game import ApiError, Tables
+
+#: The newest hands a download holds at most (the older ones stay in the database).
+MAX_HANDS = 1000
+AUDIENCES = {"players": pb.HISTORY_AUDIENCE_PLAYERS, "audit": pb.HISTORY_AUDIENCE_AUDIT}
+
+
+async def pack(
+    tables: Tables, hands: Sequence[Any], audience: pb.HistoryAudience.ValueType
+) -> bytes:
+    """A zip of one PHH file per hand; a hand the engine cannot write (its sealing key is
+    gone, say) is listed in ``skipped.txt`` instead. 503 when the engine is unreachable."""
+    buffer = io.BytesIO()
+    skipped = []
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for hand in hands[-MAX_HANDS:]:
+            request = pb.GetHandHistoryRequest(state=hand.state, audience=audience)
+            try:
+                answer = await tables.engine.get_hand_history(request)
+            except EngineError as error:
+                if error.code in ("UNAVAILABLE", "DEADLINE_EXCEEDED", "CANCELLED"):
+                    raise ApiError(
+                        503, "engine_unavailable", "the engine is not reachable"
+                    ) from None
+                skipped.append(f"hand {hand.number} ({hand.hand_id}): {error.code}\n")
+                continue
+            archive.writestr(f"{hand.number:04d}-{hand.hand_id}.phh", answer.phh)
+        if skipped:
+            archive.writestr("skipped.txt", "".join(skipped))
+    return buffer.getvalue()
+
+
+async def for_player(tables: Tables, table_id: str, token: str | None) -> bytes:
+    """The history of the token's sitting: the finished hands it was dealt into."""
+    seat = await tables.authenticate(table_id, token)
+    row = next(s for s in await tables.store.seats_of(table_id) if s.seat_no == seat)
+    hands = await tables.store.hands_played(row.player) if row.player else []
+    return await pack(tables, hands, pb.HISTORY_AUDIENCE_PLAYERS)
+
+
+async def for_operator(tables: Tables, table_id: str, audience: str) -> bytes:
+    """Every finished hand of the table, in the rendering named (``players``, ``audit``)."""
+    if audience not in AUDIENCES:
+        raise ApiError(400, "bad_field", f"audience must be one of {', '.join(AUDIENCES)}")
+    if await tables.store.table(table_id) is None:
+        raise ApiError(404, "no_table", f"there is no table {table_id!r}")
+    hands = await tables.store.finished_hands(table_id)
+    return await pack(tables, hands, AUDIENCES[audience])

@@ -1,0 +1,142 @@
+"""stud-table's operator API and hand-history downloads against a real stud-server: only
+the operator token creates tables (checked field by field, never logged); a player's
+download holds the hands of their own sitting only, in the players' rendering, even when
+someone else held the same seat before; the operator's holds every hand, audited."""
+
+from __future__ import annotations
+
+import io
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+import zipfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from support.polling import poll_until
+from support.table_harness import TableServer, call, join, view
+
+OPERATOR = "the-operator-token-of-this-test-0123456789"
+PASSIVE = ("check", "call", "bring_in")
+
+
+def download(base: str, path: str, token: str | None) -> tuple[int, dict[str, str]]:
+    """(status, {file name: text}) of a zip download."""
+    request = urllib.request.Request(base + path)
+    if token is not None:
+        request.add_header("Authorization", f"Bearer {token}")
+    try:
+        with urllib.request.urlopen(request, timeout=60) as answer:
+            assert answer.headers["Content-Type"] == "application/zip"
+            assert answer.headers["Content-Disposition"].startswith("attachment;")
+            with zipfile.ZipFile(io.BytesIO(answer.read())) as archive:
+                return answer.status, {n: archive.read(n).decode() for n in archive.namelist()}
+    except urllib.error.HTTPError as error:
+        return error.code, {}
+
+
+def play_until(base: str, token: str, hands_over: int) -> set[str]:
+    """Plays passively until ``hands_over`` hands this seat acted in are over: their ids."""
+    acted: set[str] = set()
+    seen: set[str] = set()
+
+    def step() -> bool:
+        page = view(base, token)
+        hand = page["hand"]
+        if hand and hand["over"] and hand["id"] in acted:
+            seen.add(hand["id"])
+        if page["legal"]:
+            move = next(m for m in page["legal"] if m["action"] in PASSIVE)
+            body = {"action": move["action"], "seq": hand["seq"]}
+            if "to" in move:
+                body["to"] = move["to"]
+            if call(base, "POST", "/api/tables/main/act", body, token)[0] == 200:
+                acted.add(hand["id"])
+        return len(seen) >= hands_over
+
+    poll_until(step, f"{hands_over} hands", 120)
+    return seen
+
+
+def test_operators_create_tables_and_players_download_only_their_own_hands(
+    live_server: Callable[..., Any], tmp_path: Path
+) -> None:
+    engine = live_server()
+    secret = tmp_path / "operator"
+    secret.write_text(OPERATOR, encoding="utf-8")
+    server = TableServer(
+        engine.target, f"sqlite:///{tmp_path / 'table.db'}",
+        ["--seats", "2", "--bots", "station", "--clock", "120", "--pause", "0.2",
+         "--bot-delay", "0.05", "--operator-token-file", str(secret)],
+    )  # fmt: skip
+    closed = TableServer(engine.target, f"sqlite:///{tmp_path / 'other.db'}")
+    try:
+        base = server.url
+        level = {"ante": 1, "bring_in": 5, "small_bet": 10}
+        body = {"id": "sng-1", "seats": 3, "tournament": {"levels": [level], "payouts": [10000]}}
+        assert call(base, "POST", "/api/tables", body)[0] == 401
+        assert call(base, "POST", "/api/tables", body, token=OPERATOR + "x")[0] == 401
+        status, answer = call(closed.url, "POST", "/api/tables", body, token=OPERATOR)
+        assert (status, answer["error"]["reason"]) == (403, "no_operator")
+        seat_token = join(base, "Ann")[1]
+        assert call(base, "POST", "/api/tables", body, token=seat_token)[0] == 401
+        bad = {**body, "seats": 11}
+        status, answer = call(base, "POST", "/api/tables", bad, token=OPERATOR)
+        assert (status, answer["error"]["reason"]) == (400, "bad_field")
+        assert "seats" in answer["error"]["message"]
+        assert call(base, "POST", "/api/tables", body, token=OPERATOR) == (
+            201, {"table": "sng-1", "created": True})  # fmt: skip
+        assert call(base, "POST", "/api/tables", body, token=OPERATOR)[0] == 409
+        listed = {t["id"]: t for t in call(base, "GET", "/api/tables")[1]["tables"]}
+        assert listed["sng-1"]["state"] == "registering"
+        assert listed["main"]["kind"] == "cash" and listed["main"]["seated"] == 2
+
+        # Ann plays two hands, downloads them, leaves; Cy takes her seat and plays one
+        ann_hands = play_until(base, seat_token, 2)
+        status, ann_files = download(base, "/api/tables/main/history", seat_token)
+        assert status == 200 and len(ann_files) >= 2
+        ann_seat = view(base, seat_token)["you"]["seat"]
+        call(base, "POST", "/api/tables/main/leave", {}, seat_token)
+        poll_until(lambda: call(base, "GET", "/api/tables/main/view", token=seat_token)[0] == 401,
+                   "Ann to leave", 30)  # fmt: skip
+        cy_seat, cy_token = join(base, "Cy")
+        assert cy_seat == ann_seat
+        cy_hands = play_until(base, cy_token, 1)
+        status, cy_files = download(base, "/api/tables/main/history", cy_token)
+        assert status == 200 and cy_files
+        assert download(base, "/api/tables/main/history", None)[0] == 401
+        status, audit = download(base, "/api/operator/tables/main/history", OPERATOR)
+        assert status == 200
+        assert download(base, "/api/operator/tables/main/history", seat_token)[0] == 401
+        assert download(base, "/api/operator/tables/main/history?audience=x", OPERATOR)[0] == 400
+    finally:
+        server.stop()
+        closed.stop()
+    # the operator's CLI: the same audit histories, written to a file
+    out = tmp_path / "audit.zip"
+    db = f"sqlite:///{tmp_path / 'table.db'}"
+    cli = [sys.executable, "-m", "studclients.table", "--target", engine.target, "--db", db,
+           "--table", "main", "--export-history", str(out)]  # fmt: skip
+    done = subprocess.run(cli, capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    with zipfile.ZipFile(out) as archive:
+        exported = {n: archive.read(n).decode() for n in archive.namelist()}
+    assert exported == audit and f"{len(audit)} hands of table main (audit)" in done.stdout
+    missing = subprocess.run([*cli[:-4], "--table", "none", "--export-history", str(out)],
+                             capture_output=True, text=True, timeout=60, check=False)  # fmt: skip
+    assert missing.returncode == 1 and "there is no table 'none'" in missing.stderr
+
+    def ids(files: dict[str, str]) -> set[str]:
+        return {
+            name.split("-", 1)[1].removesuffix(".phh") for name in files if name != "skipped.txt"
+        }
+
+    assert ann_hands <= ids(ann_files) and cy_hands <= ids(cy_files)
+    assert not ids(ann_files) & ids(cy_files), "a player got another sitting's hands"
+    assert ids(ann_files) | ids(cy_files) <= ids(audit)
+    for text in [*ann_files.values(), *cy_files.values()]:
+        assert "_salt" not in text and "_deck =" not in text  # the players' rendering
+    assert all("_deck =" in text for text in audit.values())
+    assert OPERATOR not in server.output() and OPERATOR not in closed.output()

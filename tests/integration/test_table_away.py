@@ -1,0 +1,160 @@
+"""stud-table's time banks, players away, seats recovered on a new tab and rate limits,
+against a real stud-server: a player who never acts goes onto the time bank, times out
+twice, sits out (not dealt in) until they come back; a closed tab's seat is recovered with
+the HttpOnly resume cookie (rotated at each use); join, act, bots and resume answer 429
+with Retry-After past their limits, changing nothing."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sqlite3
+import urllib.error
+import urllib.request
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import pytest
+from support.polling import poll_until
+from support.table_harness import call, join, table_on_new_engine, view
+
+
+def test_a_player_who_never_acts_uses_the_bank_sits_out_and_comes_back(
+    live_server: Callable[..., Any], tmp_path: Path
+) -> None:
+    server = table_on_new_engine(
+        live_server,
+        tmp_path,
+        ["--seats", "4", "--bots", "station,station", "--bot-delay", "0.05", "--pause", "0.3",
+         "--clock", "1", "--time-bank", "2", "--bank-every", "1", "--metrics-port", "0"],
+    )  # fmt: skip
+    try:
+        seat, token = join(server.url, "Ann")
+        assert view(server.url, token)["you"]["time_bank"] == 2
+
+        def page() -> dict[str, Any]:
+            return view(server.url, token)
+
+        poll_until(
+            lambda: (p := page())["hand"] and p["hand"]["on_time_bank"]
+            and p["hand"]["to_act"] == seat,
+            what="Ann's clock to run onto her time bank",
+        )  # fmt: skip
+        poll_until(lambda: page()["you"]["away"], timeout=90, what="Ann marked away")
+        assert server.metric("stud_table_players_away_total") == 1
+        assert server.metric("stud_table_time_banks_used_total") >= 1  # refilled by a hand
+        assert server.metric("stud_table_clock_timeouts_total") >= 2
+        away = page()
+        assert away["seats"][seat]["away"] is True
+        # from the next hand she is not dealt in, and the bots play on without her
+        first = poll_until(
+            lambda: (p := page())["hand"] and not p["hand"]["over"]
+            and p["hand"]["number"] > away["hand"]["number"] and p,
+            what="a hand dealt while Ann is away",
+        )  # fmt: skip
+        assert first["seats"][seat]["in_hand"] is False and first["legal"] == []
+        status, answer = call(server.url, "POST", "/api/tables/main/back", {}, token=token)
+        assert (status, answer) == (200, {"back": True, "was_away": True})
+        assert page()["you"]["away"] is False
+        poll_until(
+            lambda: (p := page())["hand"] and p["seats"][seat]["in_hand"]
+            and p["hand"]["number"] > first["hand"]["number"],
+            what="Ann dealt in again",
+        )  # fmt: skip
+    finally:
+        server.stop()
+
+
+def test_a_closed_tab_recovers_its_seat_with_the_resume_cookie(
+    live_server: Callable[..., Any], tmp_path: Path
+) -> None:
+    server = table_on_new_engine(live_server, tmp_path, ["--seats", "4", "--clock", "60"])
+
+    async def run() -> None:
+        jar = aiohttp.CookieJar(unsafe=True)  # cookies for 127.0.0.1
+        async with aiohttp.ClientSession(server.url, cookie_jar=jar) as tab:
+            async with tab.post("/api/tables/main/join", json={"name": "Ann"}) as answer:
+                joined = await answer.json()
+                cookie = answer.headers["Set-Cookie"]
+            assert set(joined) == {"table", "seat", "token"}, "the resume token is no JSON"
+            for part in ("HttpOnly", "SameSite=Strict", "Path=/api/resume"):
+                assert part.lower() in cookie.lower(), cookie
+            old_cookie = next(iter(jar)).value
+            # a new tab of the same browser: the page has no token, only the cookie
+            async with tab.post("/api/resume") as answer:
+                resumed = (await answer.json())["seats"]
+            assert [(s["table"], s["seat"]) for s in resumed] == [("main", joined["seat"])]
+            new_token = resumed[0]["token"]
+            assert new_token != joined["token"]
+            assert view(server.url, new_token)["you"]["name"] == "Ann"
+            status, _ = call(server.url, "GET", "/api/tables/main/view", token=joined["token"])
+            assert status == 401, "the old tab's token is spent"
+            assert next(iter(jar)).value != old_cookie, "the resume token rotates"
+            # the spent resume token recovers nothing
+            async with aiohttp.ClientSession(server.url) as other:
+                other.cookie_jar.update_cookies({next(iter(jar)).key: old_cookie})
+                async with other.post(
+                    "/api/resume", headers={"Cookie": f"{next(iter(jar)).key}={old_cookie}"}
+                ) as answer:
+                    assert (await answer.json())["seats"] == []
+            # leaving clears it
+            headers = {"Authorization": f"Bearer {new_token}"}
+            async with tab.post("/api/tables/main/leave", json={}, headers=headers) as answer:
+                assert answer.status == 200
+            async with tab.post("/api/resume") as answer:
+                assert (await answer.json())["seats"] == []
+
+    try:
+        asyncio.run(run())
+    finally:
+        server.stop()
+
+
+def test_rate_limits_answer_429_with_retry_after_and_change_nothing(
+    live_server: Callable[..., Any], tmp_path: Path
+) -> None:
+    db = tmp_path / "table.db"
+    server = table_on_new_engine(
+        live_server,
+        tmp_path,
+        ["--seats", "6", "--clock", "60", "--rate-limits", "join=2/60,act=3/60,bots=1/60",
+         "--metrics-port", "0"],
+    )  # fmt: skip
+    try:
+        base = server.url
+        _, token = join(base, "Ann")
+        join(base, "Bob")
+        request = urllib.request.Request(
+            base + "/api/tables/main/join", data=b'{"name": "Cy"}', method="POST"
+        )
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(request, timeout=10)
+        assert refused.value.code == 429
+        assert int(refused.value.headers["Retry-After"]) >= 1
+        assert json.loads(refused.value.read())["error"]["reason"] == "rate_limited"
+        assert (
+            call(base, "POST", "/api/tables/main/bots", {"kind": "station"}, token=token)[0] == 200
+        )
+        status, answer = call(
+            base, "POST", "/api/tables/main/bots", {"kind": "station"}, token=token
+        )
+        assert status == 429, answer
+        for _ in range(3):
+            assert (
+                call(
+                    base, "POST", "/api/tables/main/act", {"action": "fold", "seq": -1}, token=token
+                )[0]
+                == 409
+            )
+        status, answer = call(
+            base, "POST", "/api/tables/main/act", {"action": "fold", "seq": -1}, token=token
+        )
+        assert status == 429, answer
+        with sqlite3.connect(db) as conn:
+            assert conn.execute("SELECT count(*) FROM seats").fetchone() == (3,)
+        assert server.metric("stud_table_rate_limited_total", 'route="join"') == 1
+        assert server.metric("stud_table_rate_limited_total", 'route="act"') == 1
+    finally:
+        server.stop()
