@@ -163,3 +163,39 @@ def test_hand_after_hand_button_moves_and_busted_bots_are_replaced(
     assert hero_out == (game.chairs[0].stack == 0)
     assert game.hands == 25 or hero_out
     assert "WARNING" not in text
+
+
+def test_all_in_face_up_tables_the_hands_for_everyone_to_see(
+    live_server: Callable[..., LiveServer],
+) -> None:
+    """``--all-in-face-up`` (R-ALL-IN-FACE-UP), short stacks: once a player is all-in and
+    the betting is over, the session says so and shows every hand still in, then the
+    bots' later down cards as they are dealt (``Kc (down)``, seen by all)."""
+    from studclients.engine import Dial, SyncEngine
+    from studclients.narration import YOU
+    from studclients.play import BOT_NAMES, Game, build_parser
+
+    server = live_server()
+    args = build_parser().parse_args(
+        ["--players", "4", "--stack", "40", "--bots", "random", "--seed", "3", "--hands", "25",
+         "--all-in-face-up"]
+    )  # fmt: skip
+    said: list[str] = []
+
+    def read(prompt: str) -> str:
+        return "" if prompt.startswith("Press Enter") else passive_key(prompt)
+
+    with SyncEngine(Dial((server.target,))) as engine:
+        game = Game(engine, args, read=read, write=said.append)
+        assert game.table.all_in_face_up
+        assert game.run() == 0
+    text = "\n".join(said)
+    tablings = text.count("All in: hands face up")
+    assert tablings >= 1, text
+    names = "|".join((YOU.capitalize(), *BOT_NAMES))  # a replaced bot's name may carry a number
+    shown = re.findall(rf"^(?:{names})\d*: ((?:[2-9TJQKA][cdhs] ?){{3,}})$", text, re.MULTILINE)
+    assert len(shown) >= 2 * tablings, text  # every hand still in: two at least each time
+    bots = "|".join(BOT_NAMES)
+    down = rf"^Dealt: .*\b(?:{bots})\d* (?:[2-9TJQKA][cdhs], )*[2-9TJQKA][cdhs] \(down\)"
+    assert re.search(down, text, re.MULTILINE), text  # a tabled bot's down card, seen
+    assert "WARNING" not in text

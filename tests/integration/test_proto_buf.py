@@ -79,7 +79,7 @@ def test_a_breaking_change_fails_buf_breaking(
 
 def test_an_undocumented_field_fails_buf_lint(tmp_path: Path) -> None:
     copy = proto_copy(tmp_path)
-    edit(copy / API, "  bool revealed = 12;\n", "  bool revealed = 12;\n  int32 table_no = 13;\n")
+    edit(copy / API, "  bool revealed = 12;\n", "  bool revealed = 12;\n  int32 table_no = 99;\n")
     proc = buf_lint(copy)
     assert proc.returncode != 0
     assert 'Field "table_no" should have a non-empty comment' in proc.stdout + proc.stderr

@@ -83,10 +83,13 @@ def conserved(hand: Hand) -> bool:
     return sum(hand.stacks) + sum(hand.committed) == sum(hand.starting_stacks)
 
 
-def random_table(rng: random.Random, variant: Variant, rake: bool = True) -> Table:
+def random_table(
+    rng: random.Random, variant: Variant, rake: bool = True, face_up: float = 0.0
+) -> Table:
     """A valid table for ``variant`` with random stakes and options: the open-pair big
     bet only where the game has it (R-OPEN-PAIR; not Razz or Stud Hi-Lo), a rake (R-RAKE,
-    with or without a cap) about half the time when ``rake``."""
+    with or without a cap) about half the time when ``rake``, ``all_in_face_up``
+    (R-ALL-IN-FACE-UP) with the chance ``face_up`` (0: off, and no draw is made)."""
     raked = rake and rng.random() < 0.5
     return Table(
         ante=rng.choice([0, 1, 5]),
@@ -99,4 +102,5 @@ def random_table(rng: random.Random, variant: Variant, rake: bool = True) -> Tab
         odd_chip=rng.choice(list(OddChip)),
         rake_percent_bp=rng.choice([250, 500, 1000, 10_000]) if raked else 0,
         rake_cap=rng.choice([0, 0, 3, 15]) if raked else 0,
+        all_in_face_up=face_up > 0 and rng.random() < face_up,
     )

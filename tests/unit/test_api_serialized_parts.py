@@ -13,7 +13,7 @@ from studengine.api.views import build_view, build_views, event_to_pb
 from studengine.cards import format_card
 from studengine.rules.hand import Hand, start_hand
 from studengine.rules.types import CardDealt, Event, Variant
-from studengine.rules.visibility import revealed_seats
+from studengine.rules.visibility import revealed_seats, tabled_after
 from studengine.state._gen.stud.internal.v1 import state_pb2
 from studengine.state.codec import FORMAT_VERSION, HandRecord, decode, encode, encode_hand
 from support.stud_helpers import table_for
@@ -53,14 +53,16 @@ def reference_view(
             down_cards=downs if visible else [],
             down_card_count=len(downs),
             revealed=seat in revealed,
+            tabled=seat in hand.tabled,
         )
     if hand.community is not None:
         view.community_card = format_card(hand.community)
     if hand.to_act is not None:
         view.to_act = hand.to_act
-    for event in events:
+    cut, tabled = tabled_after(hand, events)  # R-ALL-IN-FACE-UP
+    for index, event in enumerate(events):
         msg = view.events.add()
-        msg.CopyFrom(event_to_pb(event, viewer))
+        msg.CopyFrom(event_to_pb(event, viewer, tabled if index >= cut else frozenset()))
     return view
 
 
@@ -75,7 +77,10 @@ def played_hands(seed: int, count: int) -> list[tuple[Hand, list[Event]]]:
         deck = list(range(52))
         rng.shuffle(deck)
         table = table_for(
-            variant, rake_percent_bp=rng.choice([0, 500]), rake_cap=rng.choice([0, 7])
+            variant,
+            rake_percent_bp=rng.choice([0, 500]),
+            rake_cap=rng.choice([0, 7]),
+            all_in_face_up=rng.random() < 0.5,  # R-ALL-IN-FACE-UP
         )
         hand, events = start_hand(variant, table, stacks, 0, deck)
         for _ in range(rng.randint(0, 60)):
@@ -89,7 +94,7 @@ def played_hands(seed: int, count: int) -> list[tuple[Hand, list[Event]]]:
 
 
 def test_views_equal_the_plain_message_built_ones() -> None:
-    showdowns = private = 0
+    showdowns = private = tabled = 0
     for hand, events in played_hands(5, 250):
         ids = [f"player-{i}" for i in range(hand.players)]
         spectator, seats = build_views(hand, ids, events)
@@ -101,7 +106,9 @@ def test_views_equal_the_plain_message_built_ones() -> None:
             assert build_view(hand, ids, events, seat) == view
         showdowns += bool(revealed_seats(hand))
         private += any(isinstance(e, CardDealt) and not e.face_up for e in events)
+        tabled += bool(hand.tabled)
     assert showdowns > 10 and private > 10  # revealed seats and hidden deals were covered
+    assert tabled > 10  # and hands tabled, with the deals after it (R-ALL-IN-FACE-UP)
 
 
 def test_state_bytes_equal_the_whole_message_serialized() -> None:

@@ -1,17 +1,23 @@
-"""The visibility policy (R-MUCK) on its own, and the view encoder showing exactly what it
-decides: own down cards, up cards, and the down cards of hands a showdown revealed; never
-a mucked hand's."""
+"""The visibility policy (R-MUCK, R-ALL-IN-FACE-UP) on its own, and the view encoder
+showing exactly what it decides: own down cards, up cards, and the down cards of hands a
+showdown revealed or that were tabled; never a mucked hand's."""
 
 from __future__ import annotations
 
+import dataclasses
 import random
 
 from studengine.api.views import build_view
 from studengine.cards import format_card
 from studengine.rules.hand import Hand, start_hand
-from studengine.rules.types import CardDealt, Variant
-from studengine.rules.visibility import revealed_seats, sees_dealt_card, visible_cards
-from support.stud_helpers import table_for
+from studengine.rules.types import CardDealt, HandsTabled, Variant
+from studengine.rules.visibility import (
+    revealed_seats,
+    sees_dealt_card,
+    tabled_after,
+    visible_cards,
+)
+from support.stud_helpers import TABLE_7S, new_hand, play, table_for
 
 
 def finished_hands(seed: int, count: int) -> list[Hand]:
@@ -74,3 +80,31 @@ def test_the_encoder_shows_exactly_what_the_policy_decides() -> None:
                 downs = [c for c, up in zip(sight[seat], hand.spec.face_up, strict=False) if not up]
                 shown = [format_card(c) for c in downs if c is not None]
                 assert list(info.down_cards) == (shown if None not in downs else [])
+
+
+def test_a_deal_to_a_tabled_hand_is_seen_by_every_viewer_r_all_in_face_up() -> None:
+    """R-ALL-IN-FACE-UP: seat 0 calls all-in on third street; in that call's events the
+    deals after the HandsTabled (``tabled_after``) are seen by every viewer, down cards
+    included; with the option off the same deals stay their owners'."""
+    moves = ["0 COMPLETE", "1 RAISE 40", "0 CALL"]
+    hands = ["Ah Kh 2c 3d 4s 7c Jd", "9s 9h 5d 9d 5s Qc 8h"]
+    for option in (True, False):
+        table = dataclasses.replace(TABLE_7S, all_in_face_up=option)
+        hand, _ = new_hand(Variant.SEVEN_CARD_STUD, hands, stacks=[30, 1000], table=table)
+        events = play(hand, moves)
+        cut, tabled = tabled_after(hand, events)
+        at = next((i for i, e in enumerate(events) if isinstance(e, HandsTabled)), None)
+        if option:
+            assert at is not None and (cut, tabled) == (at + 1, {0, 1})
+        else:
+            assert at is None and (cut, tabled) == (len(events), set())
+        downs = [
+            (deal, tabled if index >= cut else frozenset())
+            for index, deal in enumerate(events)
+            if isinstance(deal, CardDealt) and not deal.face_up
+        ]
+        assert len(downs) == 2  # seventh street's down cards
+        for deal, seen_by_all in downs:
+            for viewer in (None, 0, 1):
+                visible = sees_dealt_card(deal, viewer, seen_by_all)
+                assert visible == (option or viewer == deal.seat)

@@ -50,3 +50,22 @@ def test_command_plays_every_vector() -> None:
         text=True,
     )
     check_command_output(run.stdout + run.stderr, len(VECTORS))
+
+
+def test_runner_checks_tabled_and_reports_what_it_cannot_check() -> None:
+    """R-ALL-IN-FACE-UP's ``tabled`` expectation is checked, not passed: a wrong one is a
+    difference; an ``expect`` key (or table option) the runner does not know is reported
+    before the hand starts, never passed without its check."""
+    name = "7s-all-in-face-up-tabled-before-the-deal.json"
+    vector = json.loads((CONFORMANCE_DIR / name).read_text())
+    last = vector["steps"][-1]["expect"]
+    assert last["tabled"] == [0, 1]
+    last["tabled"] = [0]
+    difference = play_vector(vector, LocalDriver())
+    assert difference is not None and "tabled is [0, 1], expected [0]" in difference
+    last["tabled"] = [0, 1]
+    vector["steps"][0]["expect"]["mucked"] = []
+    assert play_vector(vector, LocalDriver()) == "start: unsupported field 'mucked'"
+    del vector["steps"][0]["expect"]["mucked"]
+    vector["table"]["all_in_face_down"] = True
+    assert play_vector(vector, LocalDriver()) == "start: unsupported field 'all_in_face_down'"

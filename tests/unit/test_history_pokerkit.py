@@ -16,12 +16,17 @@ raked hand PokerKit rakes only part of the pot (``expected_stacks``). PHH define
 ``rake`` field (PokerKit's ``HandHistory.rake`` is its rake function, not a field): the
 rake taken is written as ``_rake``.
 
+With ``all_in_face_up`` (R-ALL-IN-FACE-UP) the tabled hands' ``sm`` lines are where PokerKit
+holds its all-in showdown (before the remaining deals) and the showdowns of its run-out
+(after a down card): PokerKit reads them back.
+
 Counts: ``HANDS`` per variant (700 each, 2,100 in all) keep the whole file well under a
 minute on two cores.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import tomllib
 import warnings
@@ -167,3 +172,35 @@ def test_pokerkit_exports_with_all_ins_replay_through_our_engine() -> None:
         assert replay(parse(export)).stacks_agree, export
         checked += 1
     assert checked > 100
+
+
+def pokerkit_agrees(hand: Hand, index: int) -> bool:
+    """Whether PokerKit plays the hand's players' history to our stacks (no rake)."""
+    text = render(hand, meta_for(hand, index), Audience.PLAYERS)
+    try:
+        return pokerkit_stacks(text, raked=False) == expected_stacks(hand)
+    except (ValueError, KeyError):  # PokerKit's all-in model and rules (see README)
+        return False
+
+
+@pytest.mark.parametrize("variant", PHH_VARIANTS, ids=lambda v: PHH_CODES[v])
+def test_pokerkit_reads_the_tabled_hands_back_r_all_in_face_up(variant: Variant) -> None:
+    """R-ALL-IN-FACE-UP: short stacks, each hand played with the option on and off (same
+    deck, same decisions). A tabled hand's ``sm`` lines (where it was tabled, and after
+    each later down card) are PokerKit's all-in showdown and the showdowns of its
+    run-out: every hand whose history PokerKit plays to our stacks with the option off
+    it also plays to them with the option on, tabled hands and all."""
+    rng = random.Random(f"pokerkit face up {variant.value}")
+    table = Table(ante=5, bring_in=10, small_bet=20, big_bet=40, open_pair_big_bet=False)
+    tabled = 0
+    for index in range(150):
+        stacks = [rng.randint(1, 150) for _ in range(random_players(rng, variant, most=6))]
+        seed = rng.random()
+        off = play_random_hand(random.Random(seed), variant, table, list(stacks))
+        face_up = dataclasses.replace(table, all_in_face_up=True)
+        on = play_random_hand(random.Random(seed), variant, face_up, list(stacks))
+        assert on.moves == off.moves and on.stacks == off.stacks
+        if on.tabled and pokerkit_agrees(off, index):
+            assert pokerkit_agrees(on, index), render(on, meta_for(on, index), Audience.PLAYERS)
+            tabled += 1
+    assert tabled > 75

@@ -1,23 +1,28 @@
-"""Razz, Seven Card Stud Hi-Lo and the rake (rulebook sections 7 and 8), each rule on a
-hand laid out card by card."""
+"""Razz, Seven Card Stud Hi-Lo, their odd chips (R-ODD-CHIP-LOW) and the rake (rulebook
+sections 6 to 8), each rule on a hand laid out card by card."""
 
 from __future__ import annotations
 
+import dataclasses
 import random
 
 import pytest
 from studengine import evaluator
-from studengine.cards import parse_cards, shuffled_deck
+from studengine.cards import format_card, parse_cards, shuffled_deck
+from studengine.rules.board import low_card_order
 from studengine.rules.hand import Hand, start_hand
 from studengine.rules.pots import rake_of, take_rake
 from studengine.rules.types import (
     HandMucked,
     HandShown,
     InvalidHand,
+    OddChip,
     PotAwarded,
     RakeTaken,
     Table,
 )
+from studengine.rules.variants import RAZZ as RAZZ_SPEC
+from studengine.rules.variants import SEVEN_CARD_STUD_HI_LO as HILO_SPEC
 from support.stud_helpers import HILO, RAZZ, SEVEN, TABLE_7R, check_down, new_hand, play
 
 
@@ -269,3 +274,53 @@ def test_eight_players_share_a_community_card_r_community_card(variant):
         ranking = hand.spec.ranking
         for shown in hand.result.shown:
             assert shown.rank == ranking.rank([*hand.cards[shown.seat], hand.community])
+
+
+# ---- R-ODD-CHIP-LOW ---------------------------------------------------------------
+
+
+def test_low_card_order_ace_of_clubs_lowest_king_of_spades_highest_r_odd_chip_low():
+    """R-ODD-CHIP-LOW: in a low game's card order the ace is the lowest rank and clubs
+    the lowest suit: A♣, A♦, A♥, A♠, 2♣ ... K♠ (first gets the odd chip first)."""
+    order = sorted(range(52), key=low_card_order, reverse=True)
+    assert [format_card(c) for c in order[:5]] == ["Ac", "Ad", "Ah", "As", "2c"]
+    assert format_card(order[-1]) == "Ks"
+    assert RAZZ_SPEC.ranking.card_order is low_card_order
+    assert HILO_SPEC.low_ranking is not None and HILO_SPEC.low_ranking.card_order is low_card_order
+    assert HILO_SPEC.ranking.card_order(parse_cards("As")[0]) > HILO_SPEC.ranking.card_order(
+        parse_cards("Ks")[0]
+    )  # the high half keeps the high order
+
+
+BY_SUIT = dataclasses.replace(TABLE_7R, odd_chip=OddChip.HIGH_CARD_BY_SUIT)
+
+
+def test_razz_odd_chip_to_the_lowest_card_r_odd_chip_low():
+    """R-ODD-CHIP-LOW, R-RAZZ-SHOWDOWN: equal lows (6-4-3-2-A) share 35; with
+    HIGH_CARD_BY_SUIT the odd chip goes to the A♣ (seat 0), not to the K♠ of seat 1 (the
+    highest card) nor to the seat nearest the dealer's left (seat 1)."""
+    hands = ["Ac 2d 3d 4s 6h Qh Qd", "Ad 2c 3c 4c 6c Ks Kh", "9s 9h 2s"]
+    for rule, odd_chip_to in [(BY_SUIT, 0), (TABLE_7R, 1)]:
+        hand, _ = new_hand(RAZZ, hands, table=rule)
+        play(hand, ["0 BRING_IN", "1 CALL", "2 FOLD"])
+        check_down(hand)
+        assert hand.result is not None
+        pot = hand.result.pots[0]
+        shares = dict(zip(pot.winners, pot.shares, strict=True))
+        assert shares == {odd_chip_to: 18, 1 - odd_chip_to: 17}
+
+
+def test_hilo_low_half_odd_chip_to_the_lowest_card_high_half_high_r_odd_chip_low():
+    """R-ODD-CHIP-LOW, R-HILO-SPLIT: a 35 pot halves into 18 (kings, the high) and 17
+    (6-4-3-2-A twice, the low); the low half's odd chip goes to the A♣ (seat 0) though
+    seat 1 holds the highest card (K♠) and is nearest the dealer's left."""
+    hand, _ = new_hand(
+        HILO, ["Ac 2d 3d 4s 6h Kh Kd", "Ad 2c 3c 4c 6c Ks Qs", "9s 9h Js"], table=BY_SUIT
+    )
+    play(hand, ["1 BRING_IN", "2 FOLD", "0 CALL"])
+    check_down(hand)
+    assert hand.result is not None
+    pot = hand.result.pots[0]
+    assert (pot.winners, pot.shares) == ((0,), (18,))
+    assert dict(zip(pot.low_winners, pot.low_shares, strict=True)) == {0: 9, 1: 8}
+    assert hand.stacks == [1012, 993, 995]

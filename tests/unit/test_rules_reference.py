@@ -3,7 +3,8 @@ only the hand's events (what a spectator saw), compared with the engine's
 ``legal_actions`` at every decision of thousands of random hands: every table option,
 ``small_bet == big_bet`` tables, short stacks (R-ACTIONS, R-LEGAL-ONCE, R-BRING-IN-*,
 R-SHORT-BRING-IN, R-ANTE-ALL-IN-LOW, R-CAP, R-OPEN-PAIR, R-HALF-BET, R-TABLE-STAKES), in
-all four games (Razz brings in by the highest card, R-RAZZ-BRING-IN) and on raked tables.
+all four games (Razz brings in by the highest card, R-RAZZ-BRING-IN) and on raked tables;
+and, on tables with ``all_in_face_up``, where the hands are tabled (R-ALL-IN-FACE-UP).
 
 Nothing here uses the engine's betting code or its round state: the reference replays
 the events of the current round from scratch for each decision.
@@ -23,9 +24,15 @@ from studengine.rules.types import (
     AntePosted,
     CardDealt,
     Event,
+    HandMucked,
+    HandShown,
+    HandsTabled,
     OddChip,
+    PotAwarded,
+    RakeTaken,
     StreetStarted,
     Table,
+    UncalledReturned,
     Variant,
 )
 
@@ -209,13 +216,66 @@ def random_table(rng: random.Random, variant: Variant) -> Table:
         odd_chip=rng.choice(list(OddChip)),
         rake_percent_bp=rng.choice([0, 0, 500, 10_000]),
         rake_cap=rng.choice([0, small]),
+        all_in_face_up=rng.random() < 0.5,
     )
+
+
+SETTLING = (UncalledReturned, HandShown, HandMucked, RakeTaken, PotAwarded)
+
+
+def reference_tabling(
+    starting: list[int], events: list[Event]
+) -> tuple[int, tuple[int, ...], list[list[int]]] | None:
+    """Where R-ALL-IN-FACE-UP tables the hands, read from the events alone (a table with
+    the option; ``events`` without the HandsTabled): when a round's betting is over (the
+    next street's first card is dealt, or the hand is settled) with a player in the hand
+    all-in and at most one able to bet, or at the showdown with a player all-in. Returns
+    the index of the event the tabling comes before, the seats still in, and their
+    cards so far; None when no hand is tabled."""
+    players = len(starting)
+    stacks, folded = list(starting), [False] * players
+    cards: list[list[int]] = [[] for _ in range(players)]
+    street = -1  # the betting round under way (none before the first StreetStarted)
+    for index, event in enumerate(events):
+        settling = isinstance(event, SETTLING)
+        new_street = isinstance(event, CardDealt) and event.street > street >= 0
+        if settling or new_street:
+            live = [seat for seat in range(players) if not folded[seat]]
+            able = [seat for seat in live if stacks[seat] > 0]
+            all_in = len(able) < len(live)
+            if len(live) > 1 and all_in and (len(able) <= 1 or settling):
+                return index, tuple(live), [cards[seat] for seat in live]
+            if settling:
+                return None
+        if isinstance(event, AntePosted | ActionTaken):
+            stacks[event.seat] -= event.amount
+        if isinstance(event, ActionTaken) and event.type is ActionType.FOLD:
+            folded[event.seat] = True
+        elif isinstance(event, CardDealt) and event.seat is not None:
+            cards[event.seat].append(event.card)
+        elif isinstance(event, StreetStarted):
+            street = event.street
+    return None
+
+
+def check_tabling(table: Table, starting: list[int], events: list[Event]) -> bool:
+    """The engine's HandsTabled is where the reference puts it, with its seats and cards
+    (none without the option); whether hands were tabled."""
+    tablings = [(i, e) for i, e in enumerate(events) if isinstance(e, HandsTabled)]
+    if not table.all_in_face_up:
+        assert not tablings
+        return False
+    want = reference_tabling(starting, [e for e in events if not isinstance(e, HandsTabled)])
+    got = [(i, e.seats, [list(c) for c in e.cards]) for i, e in tablings]
+    assert got == ([] if want is None else [want]), events
+    return bool(got)
 
 
 def test_engine_legal_actions_equal_the_rulebook_reference() -> None:
     """R-ACTIONS, R-LEGAL-ONCE, R-HALF-BET, R-CAP, R-OPEN-PAIR, R-BRING-IN-CHOICE,
     R-SHORT-BRING-IN, R-ANTE-ALL-IN-LOW: the engine offers exactly the reference's moves
-    at every decision of 4,000 random hands of the four games (R-RAZZ-BRING-IN)."""
+    at every decision of 4,000 random hands of the four games (R-RAZZ-BRING-IN); and
+    R-ALL-IN-FACE-UP: it tables the hands exactly where the reference does."""
     rng = random.Random("legal-reference")
     seen_cases: Counter[str] = Counter()
     decisions = 0
@@ -248,5 +308,7 @@ def test_engine_legal_actions_equal_the_rulebook_reference() -> None:
                 seen_cases["opener may fold"] += 1
             choice = rng.choice(hand.legal_actions())
             events += hand.act(me, choice.type, choice.to)
+        if check_tabling(table, stacks, events):
+            seen_cases["hands tabled"] += 1
     assert decisions > 20_000
-    assert min(seen_cases.values()) > 20 and len(seen_cases) == 4, seen_cases
+    assert min(seen_cases.values()) > 20 and len(seen_cases) == 5, seen_cases

@@ -12,7 +12,7 @@ import pytest
 from studengine.cards import shuffled_deck
 from studengine.rules.betting import BettingRound
 from studengine.rules.hand import Hand, start_hand
-from studengine.rules.types import Table, Variant
+from studengine.rules.types import ActionType, Table, Variant
 from studengine.state import wire
 from studengine.state._gen.stud.internal.v1 import state_pb2
 from studengine.state.codec import (
@@ -32,7 +32,7 @@ def random_hand(rng: random.Random) -> Hand:
     """A random hand after a random number of random legal actions (maybe over)."""
     variant = rng.choice(list(Variant))
     players = rng.randint(2, 10 if variant is Variant.FIVE_CARD_STUD else 8)
-    table = random_table(rng, variant)
+    table = random_table(rng, variant, face_up=0.5)
     stacks = [rng.randint(1, 300) for _ in range(players)]
     deck = shuffled_deck()
     rng.shuffle(deck)
@@ -58,11 +58,14 @@ def record_of(hand: Hand) -> HandRecord:
 
 
 def test_round_trip_random_hands_mid_play() -> None:
+    """Every field survives, tables with ``all_in_face_up`` and tabled hands
+    (R-ALL-IN-FACE-UP) among them."""
     rng = random.Random(7)
-    over = 0
+    over = tabled = 0
     for _ in range(400):
         hand = random_hand(rng)
         over += hand.is_over
+        tabled += bool(hand.tabled)
         record = record_of(hand)
         back = decode(encode(record))
         assert back == record
@@ -77,6 +80,7 @@ def test_round_trip_random_hands_mid_play() -> None:
         if not hand.is_over:
             assert back.hand.legal_actions() == hand.legal_actions()
     assert 20 < over < 380  # both finished and unfinished hands were covered
+    assert tabled > 10
 
 
 # the betting round's fields under their proto names; its table and bet size are the hand's
@@ -280,9 +284,97 @@ def test_new_game_fields_round_trip_and_broken_ones_are_refused() -> None:
     record = _finished_hilo_with_rake()
     data = encode(record)
     assert decode(data).hand == record.hand
-    for name, (change, reason) in NEW_GAME_CHANGES.items():
+    refused_each(data, NEW_GAME_CHANGES)
+
+
+Changes = dict[str, tuple[Callable[[state_pb2.EngineHand], None], str]]
+
+
+def refused_each(data: bytes, changes: Changes) -> None:
+    """Each change to the state ``data``'s hand is refused, with its own reason."""
+    for name, (change, reason) in changes.items():
         msg = state_pb2.HandState.FromString(data)
         change(msg.hand)
         with pytest.raises(StateInvalid) as refused:
             decode(msg.SerializeToString())
         assert str(refused.value).startswith(reason), (name, str(refused.value))
+
+
+# A state sealed's contents as the codec wrote them before ``all_in_face_up`` existed (made
+# with that codec, main at 44974a0: Seven Card Stud heads-up, button 1, stacks 30 and
+# 1,000, deck "Ah 9s Kh 9h 2c 5d 3d 9d 4s 5s 7c Qc Jd 8h", after seat 0's complete to 20).
+OLD_STATE = bytes.fromhex(
+    "08011210000102030405060708090a0b0c0d0e0f180120012a20000102030405060708090a0b0c0d0e0f"
+    "101112131415161718191a1b1c1d1e1f3201613201623a89010802120e0805100a18142028280438014001"
+    "180122031ee8072a34321f2e1e000d051d0b0f1428251a01020304060708090a0c0e1011121315161718"
+    "191b1c20212223242627292a2b2c2d2f30313330063a0305e307420219054a0214005203322e00520"
+    "31f1e0d620200006a0201007801800114880114900101c00100c80100d00101ea01020814"
+)
+
+
+def test_a_state_from_before_the_option_opens_with_it_off_r_all_in_face_up() -> None:
+    """An old state (no ``all_in_face_up``, no ``tabled``) opens with the option off and
+    nothing tabled, encodes back to the same bytes, and plays on as before: the all-in
+    call tables nothing."""
+    record = decode(OLD_STATE)
+    hand = record.hand
+    assert hand.table == Table(5, 10, 20, 40) and not hand.table.all_in_face_up
+    assert hand.tabled == [] and hand.to_act == 1
+    assert encode(record) == OLD_STATE
+    hand.act(1, ActionType.RAISE, 40)
+    hand.act(0, ActionType.CALL)  # all-in: with the option on this would table both
+    assert hand.over and hand.tabled == []
+
+
+def _tabled_record() -> HandRecord:
+    """A hand over whose two hands were tabled (R-ALL-IN-FACE-UP)."""
+    table = Table(5, 10, 20, 40, all_in_face_up=True)
+    hand, _ = new_hand(
+        Variant.SEVEN_CARD_STUD,
+        ["Ah Kh 2c 3d 4s 7c Jd", "9s 9h 5d 9d 5s Qc 8h", "Ts Th Td"],
+        stacks=[25, 1000, 1000],
+        table=table,
+    )
+    for seat, action in [(0, "COMPLETE"), (1, "CALL"), (2, "FOLD")]:
+        hand.act(seat, ActionType(action))
+    check_down(hand)
+    assert hand.over and hand.tabled == [0, 1]
+    return record_of(hand)
+
+
+TABLED_CHANGES: Changes = {
+    "option off": (
+        lambda h: setattr(h.table, "all_in_face_up", False),
+        "hands tabled on a table without all_in_face_up",
+    ),
+    "not a seat": (lambda h: h.tabled.append(3), "tabled seat 3 is not a seat"),
+    "order": (lambda h: h.tabled.reverse(), "tabled seats are not in seat order, once each"),
+    "twice": (lambda h: h.tabled.append(1), "tabled seats are not in seat order, once each"),
+    "folded": (lambda h: h.tabled.append(2), "a tabled seat has folded"),
+}
+
+
+def test_tabled_hands_round_trip_and_broken_ones_are_refused_r_all_in_face_up() -> None:
+    record = _tabled_record()
+    data = encode(record)
+    back = decode(data)
+    assert back.hand == record.hand and back.hand.tabled == [0, 1]
+    assert back.hand.table.all_in_face_up
+    refused_each(data, TABLED_CHANGES)
+
+
+def test_a_seat_to_act_after_a_tabling_is_refused() -> None:
+    """Tabled hands bet no more (R-ALL-IN-FACE-UP): a state with hands tabled and a seat
+    to act is not one the engine makes."""
+    hand, _ = start_hand(
+        Variant.SEVEN_CARD_STUD,
+        Table(5, 10, 20, 40, all_in_face_up=True),
+        [500, 500],
+        0,
+        shuffled_deck(),
+    )
+    msg = state_pb2.HandState.FromString(encode(record_of(hand)))
+    msg.hand.tabled.extend([0, 1])
+    with pytest.raises(StateInvalid) as refused:
+        decode(msg.SerializeToString())
+    assert str(refused.value) == "a seat to act after the hands were tabled"

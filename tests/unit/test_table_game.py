@@ -5,6 +5,7 @@ replicas racing one clock apply it once; a bot acts; the button moves and stacks
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,7 @@ import sqlalchemy as sa
 from stud_api.stud.v1 import stud_engine_pb2 as pb
 from studclients.table.game import Tables, TableSettings, Timing
 from studclients.table.store import Step, Store, history
+from studclients.table.store import tables as store_tables
 
 
 class ScriptedEngine:
@@ -138,6 +140,66 @@ def test_bots_play_the_button_moves_and_stacks_carry_over(tmp_path: Path) -> Non
         assert [p.stack for p in starts[1].players] == [1010, 990]
         moves = [r for r in engine.requests if isinstance(r, pb.ActRequest)]
         assert moves and all(r.action == pb.ACTION_TYPE_CHECK for r in moves)
+        await tables.store.close()
+
+    asyncio.run(run())
+
+
+def test_all_in_face_up_goes_through_to_the_engine_s_table(tmp_path: Path) -> None:
+    """A table's ``all_in_face_up`` (R-ALL-IN-FACE-UP) is in every StartHand it sends; off
+    by default."""
+
+    async def run() -> None:
+        engine = ScriptedEngine(moves=1)
+        tables = tables_on(tmp_path / "t.db", engine)
+        await tables.store.create_schema()
+        for table_id, face_up in (("plain", False), ("tourney", True)):
+            settings = TableSettings(
+                table_id, table_id, pb.VARIANT_SEVEN_CARD_STUD, bots=("station", "station")
+            )
+            if face_up:
+                settings = dataclasses.replace(settings, all_in_face_up=True)
+            await tables.create_table(settings)
+            assert (await tables.store.table(table_id)).all_in_face_up is face_up
+        await tables.tick()
+        starts = [r for r in engine.requests if isinstance(r, pb.StartHandRequest)]
+        assert sorted(r.table.all_in_face_up for r in starts) == [False, True]
+        await tables.store.close()
+
+    asyncio.run(run())
+
+
+def test_a_database_from_before_the_option_gets_its_column(tmp_path: Path) -> None:
+    """A database made before ``all_in_face_up`` existed: its tables table gains the
+    column (off for the tables already there), and new tables may turn it on."""
+    db = tmp_path / "old.db"
+    old = sa.MetaData()
+    columns = [
+        sa.Column(c.name, c.type, primary_key=c.primary_key, nullable=c.nullable)
+        for c in store_tables.columns
+        if c.name != "all_in_face_up"
+    ]
+    sa.Table("tables", old, *columns)
+    sync = sa.create_engine(f"sqlite:///{db}")
+    old.create_all(sync)
+    with sync.begin() as conn:
+        conn.execute(
+            sa.text(
+                "INSERT INTO tables (id, name, variant, ante, bring_in, small_bet, big_bet,"
+                " start_stack, max_seats, clock_seconds, button, hand_no, next_hand_at,"
+                " version) VALUES ('old', 'Old', 2, 5, 10, 20, 40, 1000, 6, 30, -1, 0, 0, 0)"
+            )
+        )
+    sync.dispose()
+
+    async def run() -> None:
+        tables = tables_on(db, ScriptedEngine())
+        await tables.store.create_schema()
+        await tables.store.create_schema()  # twice (another replica): nothing more to add
+        assert (await tables.store.table("old")).all_in_face_up is False
+        settings = TableSettings("new", "New", pb.VARIANT_SEVEN_CARD_STUD, all_in_face_up=True)
+        await tables.create_table(settings)
+        assert (await tables.store.table("new")).all_in_face_up is True
         await tables.store.close()
 
     asyncio.run(run())

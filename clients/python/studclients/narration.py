@@ -136,6 +136,12 @@ class _Story:
             text += ": no betting"
         self.say(text)
 
+    def tabled(self, tabled: pb.HandsTabled) -> None:
+        """R-ALL-IN-FACE-UP: every hand still in turned face up, each with its cards."""
+        self.say("all in: hands face up")
+        for hand in tabled.hands:
+            self.say(f"{self.voice.who(hand.seat)}: {' '.join(hand.cards)}")
+
     def shown(self, shown: pb.HandShown) -> None:
         if not self.showdown:
             self.say("showdown")
@@ -163,6 +169,8 @@ def narrate(events: Sequence[pb.Event], names: Sequence[str], viewer: int | None
         elif kind == "uncalled_returned":
             back = event.uncalled_returned
             story.say(f"{back.amount} uncalled returned to {voice.who(back.seat)}")
+        elif kind == "hands_tabled":
+            story.tabled(event.hands_tabled)
         elif kind == "hand_shown":
             story.shown(event.hand_shown)
         elif kind == "hand_mucked":

@@ -126,6 +126,7 @@ class Game:
         self.table = default_table(args.ante, args.bring_in, args.small_bet)
         self.table.rake_percent_bp = args.rake_bp  # R-RAKE (0: none)
         self.table.rake_cap = args.rake_cap
+        self.table.all_in_face_up = args.all_in_face_up  # R-ALL-IN-FACE-UP (off: cash game)
         self.rng = random.Random(args.seed)
         kinds = [k.strip() for k in args.bots.split(",") if k.strip()]
         self.kinds = kinds or ["station"]
@@ -292,6 +293,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--small-bet", type=int, default=20, help="the big bet is twice this")
     p.add_argument("--rake-bp", type=int, default=0, help="rake, basis points of the pot")
     p.add_argument("--rake-cap", type=int, default=0, help="most rake a hand (0: no cap)")
+    p.add_argument(
+        "--all-in-face-up",
+        action="store_true",
+        help="table the hands once a player is all-in and the betting is over (tournaments)",
+    )
     p.add_argument(
         "--bots",
         default="equity,station,random",

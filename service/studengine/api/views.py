@@ -1,6 +1,6 @@
 """The views as bytes: the spectator view and each seat's view of a hand, with the events,
-encoded as ``visibility`` (the policy, R-MUCK) decides; nothing here decides what a
-viewer may see.
+encoded as ``visibility`` (the policy, R-MUCK, R-ALL-IN-FACE-UP) decides; nothing here
+decides what a viewer may see.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from studengine.rules.types import (
     HandEnded,
     HandMucked,
     HandShown,
+    HandsTabled,
     PotAwarded,
     RakeTaken,
     StreetStarted,
@@ -32,17 +33,24 @@ from studengine.rules.types import (
     UncalledReturned,
     Variant,
 )
-from studengine.rules.visibility import revealed_seats, sees_dealt_card, sees_down_cards
+from studengine.rules.visibility import (
+    NONE_TABLED,
+    revealed_seats,
+    sees_dealt_card,
+    sees_down_cards,
+    tabled_after,
+)
 from studengine.state.wire import length_key, record
 
 
-def event_to_pb(event: Event, viewer: int | None) -> pb.Event:
-    """One event as ``viewer`` (a seat, or None for a spectator) may see it."""
+def event_to_pb(event: Event, viewer: int | None, tabled: frozenset[int] = NONE_TABLED) -> pb.Event:
+    """One event as ``viewer`` (a seat, or None for a spectator) may see it, ``tabled``
+    the seats tabled before it (``visibility.tabled_after``)."""
     match event:
         case AntePosted(seat, amount, all_in):
             return pb.Event(ante_posted=pb.AntePosted(seat=seat, amount=amount, all_in=all_in))
         case CardDealt(seat, card, face_up, street):
-            visible = sees_dealt_card(event, viewer)
+            visible = sees_dealt_card(event, viewer, tabled)
             dealt = pb.CardDealt(
                 card=CARD_TEXT[card] if visible else "",
                 face_up=face_up,
@@ -89,6 +97,10 @@ def _end_event_to_pb(event: Event) -> pb.Event:
                     low_description=low_words,
                 )
             )
+        case HandsTabled(seats, cards):
+            held = zip(seats, map(cards_text, cards), strict=True)
+            hands = [pb.TabledHand(seat=seat, cards=shown) for seat, shown in held]
+            return pb.Event(hands_tabled=pb.HandsTabled(hands=hands))
         case RakeTaken(amount):
             return pb.Event(rake_taken=pb.RakeTaken(amount=amount))
         case HandMucked(seat):
@@ -172,7 +184,8 @@ _HIDDEN_CARD = length_key(_SEAT_FIELDS["cards"]) + b"\x00"  # ""
 
 class _Pieces:
     """The serialized parts of a hand's views: the fields before and after the seats,
-    each seat as the spectator sees it, and the events."""
+    each seat as the spectator sees it, and the events; ``private``, the events that dealt
+    a seat a card only it sees: (index, seat, card, street)."""
 
     def __init__(self, hand: Hand, player_ids: Sequence[str], events: Sequence[Event]) -> None:
         self.hand = hand
@@ -195,7 +208,6 @@ class _Pieces:
         self.seats: list[bytes] = []  # each seat's record as the spectator sees it
         for seat, cards in enumerate(hand.cards):
             ups, downs = spec.up_positions_of[len(cards)], spec.down_positions_of[len(cards)]
-            folded = hand.folded[seat]
             stack = hand.stacks[seat]
             shown = sees_down_cards(revealed, seat, None)  # seen by every viewer
             # set field by field, the defaults (False) skipped: cheaper than keywords
@@ -205,13 +217,14 @@ class _Pieces:
             info.stack = stack
             info.committed = hand.committed[seat]
             info.round_bet = hand.round.bets[seat]
-            if folded:
+            if hand.folded[seat]:
                 info.folded = True
             elif stack == 0:
                 info.all_in = True
             info.down_card_count = len(downs)
             if shown:
                 info.revealed = True
+                info.tabled = seat in hand.tabled  # R-ALL-IN-FACE-UP (tabled: shown too)
             base = info.SerializeToString() + b"".join([_UP_CARDS[cards[i]] for i in ups])
             self.bases.append(base)
             if shown:
@@ -227,12 +240,27 @@ class _Pieces:
         self.events = [
             record(_EVENTS_TAG, event_to_pb(e, None).SerializeToString()) for e in events
         ]
-        # the events that dealt a seat a down card: (index, seat, card, street)
         self.private = [
             (index, e.seat, e.card, e.street)
             for index, e in enumerate(events)
             if isinstance(e, CardDealt) and e.seat is not None and not sees_dealt_card(e, None)
         ]
+        if hand.tabled:  # R-ALL-IN-FACE-UP: the deals after the tabling are seen by all
+            self._show_tabled(events)
+
+    def _show_tabled(self, events: Sequence[Event]) -> None:
+        """The events after the hands were tabled as every viewer sees them: the deals
+        to those hands in the open, no longer private (R-ALL-IN-FACE-UP)."""
+        cut, tabled = tabled_after(self.hand, events)
+        public = set()
+        for index in range(cut, len(events)):
+            e = events[index]
+            self.events[index] = record(
+                _EVENTS_TAG, event_to_pb(e, None, tabled).SerializeToString()
+            )
+            if isinstance(e, CardDealt) and sees_dealt_card(e, None, tabled):
+                public.add(index)
+        self.private = [deal for deal in self.private if deal[0] not in public]
 
     def spectator(self) -> bytes:
         return self.head + b"".join(self.seats) + self.tail + b"".join(self.events)

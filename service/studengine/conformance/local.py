@@ -38,6 +38,7 @@ def snapshot_of(hand: Hand) -> Snapshot:
         else [(p.amount, sorted(p.winners), sorted(p.low_winners)) for p in result.pots],
         revealed=[] if result is None else list(result.revealed),
         rake=0 if result is None else result.rake,
+        tabled=list(hand.tabled),
     )
 
 

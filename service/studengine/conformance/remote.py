@@ -44,6 +44,7 @@ def snapshot_of(update: pb.HandUpdate) -> Snapshot:
         pots=[(p.amount, sorted(p.winners), sorted(p.low_winners)) for p in update.result.pots],
         revealed=sorted(update.result.revealed),
         rake=update.result.rake,
+        tabled=[s.seat for s in update.spectator.seats if s.tabled],
     )
 
 

@@ -29,6 +29,7 @@ class Snapshot:
     pots: list[tuple[int, list[int], list[int]]] = field(default_factory=list)
     revealed: list[int] = field(default_factory=list)
     rake: int = 0
+    tabled: list[int] = field(default_factory=list)  # face up to everyone (R-ALL-IN-FACE-UP)
 
 
 class ActionRefused(Exception):
@@ -64,6 +65,8 @@ def check_expect(step: int, expect: dict[str, Any], snap: Snapshot) -> str | Non
         return f"step {step}: pot is {snap.pot}, expected {expect['pot']}"
     if "stacks" in expect and list(expect["stacks"]) != snap.stacks:
         return f"step {step}: stacks are {snap.stacks}, expected {expect['stacks']}"
+    if "tabled" in expect and sorted(expect["tabled"]) != snap.tabled:
+        return f"step {step}: tabled is {snap.tabled}, expected {sorted(expect['tabled'])}"
     return None
 
 
@@ -88,6 +91,7 @@ def check_result(expected: dict[str, Any], snap: Snapshot) -> str | None:
 # the vector fields this runner checks; a vector asking for more (a table option or a
 # result field of a game not built yet) is reported, never passed without its check
 TABLE_FIELDS = {option.name for option in dataclasses.fields(Table)}  # both drivers map them all
+EXPECT_FIELDS = {"to_act", "legal", "pot", "stacks", "tabled"}
 RESULT_FIELDS = {"stacks", "pots", "revealed", "rake"}
 POT_FIELDS = {"amount", "winners", "low_winners"}
 
@@ -95,6 +99,9 @@ POT_FIELDS = {"amount", "winners", "low_winners"}
 def unsupported(vector: dict[str, Any]) -> str | None:
     """The first field of ``vector`` this runner cannot check, or None."""
     extra = set(vector["table"]) - TABLE_FIELDS
+    for step in vector["steps"]:
+        if isinstance(step, dict):
+            extra |= set(step.get("expect", {})) - EXPECT_FIELDS
     result = vector.get("result", {})
     extra |= set(result) - RESULT_FIELDS
     for pot in result.get("pots", []):

@@ -4,7 +4,8 @@ Two renderings (``Audience``): ``AUDIT`` has every card dealt, the salt and the 
 (the deck commitment's reveal): the back-end's record for disputes and regulators.
 ``PLAYERS`` is what every player may see once the hand is over: a down card appears only
 when the same rule as the API's views lets a spectator see it (``rules.visibility``,
-R-MUCK: the hands the showdown revealed), else as ``??``; no salt, no deck.
+R-MUCK: the hands the showdown revealed; R-ALL-IN-FACE-UP: the hands tabled), else as
+``??``; no salt, no deck.
 
 PHH players ``p1``, ``p2``, ... are the seats in dealing order (``p1`` on the dealer's
 left, the dealer last); ``seats`` gives each one's seat number (1-based) and ``_button``
@@ -12,7 +13,10 @@ the dealer's. Each street's cards are one ``d dh pN CARDS`` line per player (the
 community card of R-COMMUNITY-CARD a ``d db`` line), actions are ``pN f`` (fold), ``pN
 cc`` (check or call), ``pN pb`` (bring-in), ``pN cbr TO`` (complete, bet or raise to TO,
 the round total), a timeout marked ``# timeout``; at the showdown ``pN sm CARDS`` shows a
-hand and ``pN sm`` mucks it.
+hand and ``pN sm`` mucks it. Hands tabled (R-ALL-IN-FACE-UP) are shown where they were
+turned face up, before the cards dealt after it, each by a ``pN sm CARDS`` line of its
+cards so far, and again after each later down card dealt to it (all its cards): PHH's
+all-in showdown and the showdowns of its run-out, as PokerKit plays them.
 """
 
 from __future__ import annotations
@@ -36,6 +40,7 @@ from studengine.rules.types import (
     Event,
     HandMucked,
     HandShown,
+    HandsTabled,
     IllegalAction,
     InvalidHand,
 )
@@ -157,6 +162,9 @@ def phh_actions(hand: Hand, order: Sequence[int], audience: Audience) -> Iterato
     player = {seat: f"p{position + 1}" for position, seat in enumerate(order)}
     revealed = revealed_seats(hand)
     dealt: dict[int | None, list[str]] = {}  # this street's cards so far, by seat
+    held: dict[int, list[int]] = {seat: [] for seat in order}  # each seat's cards so far
+    tabled: set[int] = set()  # R-ALL-IN-FACE-UP: the hands face up, from their tabling on
+    turned: list[int] = []  # tabled hands dealt a down card since the last deal lines
 
     def card_text(event: CardDealt) -> str:
         seen = audience is Audience.AUDIT or event.face_up
@@ -164,15 +172,24 @@ def phh_actions(hand: Hand, order: Sequence[int], audience: Audience) -> Iterato
             return format_card(event.card)
         return HIDDEN
 
+    def show(seat: int) -> str:
+        return f"{player[seat]} sm {''.join(map(format_card, held[seat]))}"
+
     def deals() -> Iterator[str]:
         for seat, cards in dealt.items():
             who = "d db" if seat is None else f"d dh {player[seat]}"
             yield f"{who} {''.join(cards)}"
         dealt.clear()
+        yield from map(show, turned)  # a tabled hand's new down card is face up too
+        turned.clear()
 
     for event in replay_log(hand):
         if isinstance(event, CardDealt):
             dealt.setdefault(event.seat, []).append(card_text(event))
+            if event.seat is not None:
+                held[event.seat].append(event.card)
+                if event.seat in tabled and not event.face_up and event.seat not in turned:
+                    turned.append(event.seat)
             continue
         yield from deals()
         if isinstance(event, ActionTaken):
@@ -181,8 +198,11 @@ def phh_actions(hand: Hand, order: Sequence[int], audience: Audience) -> Iterato
             if verb == "cbr":
                 line += f" {event.to}"
             yield line + (" # timeout" if event.timeout else "")
-        elif isinstance(event, HandShown):
-            yield f"{player[event.seat]} sm {''.join(map(format_card, hand.cards[event.seat]))}"
+        elif isinstance(event, HandsTabled):  # shown now, and again only with a new down card
+            tabled.update(event.seats)
+            yield from map(show, event.seats)
+        elif isinstance(event, HandShown) and event.seat not in tabled:
+            yield show(event.seat)
         elif isinstance(event, HandMucked):
             yield f"{player[event.seat]} sm"
     yield from deals()

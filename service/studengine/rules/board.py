@@ -53,6 +53,18 @@ def low_rank(card: int) -> int:
     return ((card >> 2) + 1) % 13
 
 
+def high_card_order(card: int) -> int:
+    """A card's place by rank, ace highest, then suit, spades highest (R-ODD-CHIP,
+    R-SUITS): larger is higher, the ace of spades the largest."""
+    return card
+
+
+def low_card_order(card: int) -> int:
+    """A card's place as a low card (R-ODD-CHIP-LOW): the ace lowest, then 2 ... K, and
+    between equal ranks clubs lowest; larger is lower, the ace of clubs the largest."""
+    return -(low_rank(card) * 4 + (card & 3))
+
+
 @cache
 def _low_strength_of_ranks(ranks: tuple[int, ...]) -> tuple[int, ...]:
     """Low board strength by ace-to-five rank multiset: the negated high-board strength

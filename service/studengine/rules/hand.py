@@ -26,6 +26,7 @@ from studengine.rules.types import (
     HandMucked,
     HandResult,
     HandShown,
+    HandsTabled,
     IllegalAction,
     LegalAction,
     Move,
@@ -67,6 +68,7 @@ class Hand:
     over: bool
     result: HandResult | None
     moves: list[Move]  # every action taken, in order (the deal is the deck)
+    tabled: list[int]  # the seats whose hands were turned face up (R-ALL-IN-FACE-UP)
 
     # ---- what the hand looks like --------------------------------------------------
 
@@ -272,10 +274,26 @@ class Hand:
     def _end_round(self) -> list[Event]:
         self.to_act = None
         self.round.bring_in_due = False
-        if self.street == len(self.spec.streets) - 1:
+        last = self.street == len(self.spec.streets) - 1
+        if self.table.all_in_face_up and not self.tabled:  # R-ALL-IN-FACE-UP
+            tabling = self._table_hands(last)
+            if tabling:  # then the round ends as any other, with the hands face up
+                return tabling + self._end_round()
+        if last:
             return self._settle()
         self.street += 1
         return self._deal_street() + self._begin_round()
+
+    def _table_hands(self, last: bool) -> list[Event]:
+        """R-ALL-IN-FACE-UP: the betting is over with a player in the hand all-in (no
+        further round: at most one player still able to bet, or this was the last
+        round), so every hand still in is turned face up, before any further card."""
+        live = [seat for seat in range(self.players) if not self.folded[seat]]
+        able = sum(1 for seat in live if self.stacks[seat] > 0)
+        if able == len(live) or (able > 1 and not last):
+            return []
+        self.tabled = live
+        return [HandsTabled(tuple(live), tuple(tuple(self.cards[seat]) for seat in live))]
 
     # ---- the end ------------------------------------------------------------------
 
@@ -292,6 +310,7 @@ class Hand:
                 folded=self.folded,
                 last_round=self.round,
                 rake_due=self.street >= 1,  # R-RAKE: the second round was started
+                tabled=bool(self.tabled),
             )
         )
         events: list[Event] = []
@@ -392,6 +411,7 @@ def start_hand(
         over=False,
         result=None,
         moves=[],
+        tabled=[],
     )
     events = hand._post_antes()
     events += hand._deal_street()

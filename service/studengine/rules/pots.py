@@ -75,10 +75,13 @@ def split_pot(
     winners: Sequence[int],
     rule: OddChip,
     button: int,
-    players: int,
-    highest_card: Callable[[int], int],
+    cards: Sequence[Sequence[int]],
+    card_order: Callable[[int], int],
 ) -> tuple[int, ...]:
-    """Each winner's share of ``amount``; odd chips one each by the R-ODD-CHIP rule.
+    """Each winner's share of ``amount``; odd chips one each by the R-ODD-CHIP rule:
+    nearest the dealer's left, or with HIGH_CARD_BY_SUIT to the winner holding the best
+    card of all its ``cards`` by ``card_order``, larger first (the game's order: high, or
+    low in a low game, R-ODD-CHIP-LOW).
 
     Returns the shares in the order of ``winners``.
     """
@@ -86,8 +89,10 @@ def split_pot(
     shares = dict.fromkeys(winners, base)
     if odd:
         if rule is OddChip.HIGH_CARD_BY_SUIT:
-            order = sorted(winners, key=highest_card, reverse=True)
+            best = {seat: max(map(card_order, cards[seat])) for seat in winners}
+            order = sorted(winners, key=best.__getitem__, reverse=True)
         else:
+            players = len(cards)
             order = sorted(winners, key=lambda seat: (seat - button - 1) % players)
         for seat in order[:odd]:
             shares[seat] += 1

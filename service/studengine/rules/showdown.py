@@ -1,7 +1,8 @@
 """The end of a hand, worked out without touching it: uncalled chips back, the rake, pots
 awarded (split high and low in Stud Hi-Lo), hands shown or mucked (R-SIDE-POTS, R-RAKE,
-R-SHOWDOWN-ORDER, R-MUCK, R-HILO-MUCK, R-HAND-RANK, R-RAZZ-SHOWDOWN, R-HILO-SPLIT,
-R-SPLIT, R-ODD-CHIP). ``settle`` returns a ``Settlement``; ``Hand`` applies it.
+R-SHOWDOWN-ORDER, R-MUCK, R-HILO-MUCK, R-ALL-IN-FACE-UP, R-HAND-RANK, R-RAZZ-SHOWDOWN,
+R-HILO-SPLIT, R-SPLIT, R-ODD-CHIP, R-ODD-CHIP-LOW). ``settle`` returns a ``Settlement``;
+``Hand`` applies it.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from studengine.rules.betting import BettingRound
 from studengine.rules.board import best_board, clockwise_from
 from studengine.rules.pots import build_layers, rake_of, split_pot, take_rake, uncalled_chips
 from studengine.rules.types import Pot, ShownHand, Table
-from studengine.rules.variants import VariantSpec
+from studengine.rules.variants import Ranking, VariantSpec
 
 
 @dataclass(frozen=True)
@@ -50,6 +51,7 @@ class Finished:
     folded: Sequence[bool]
     last_round: BettingRound
     rake_due: bool  # a second betting round was started (R-RAKE: no drop before)
+    tabled: bool = False  # the hands still in are face up: none is mucked (R-ALL-IN-FACE-UP)
 
     def holding(self, seat: int) -> list[int]:
         """The seat's cards, the community card included (R-COMMUNITY-CARD)."""
@@ -123,19 +125,21 @@ def award(
     contenders = [seat for seat in eligible if lows.get(seat, NO_LOW) != NO_LOW]
     low_winners = best_of(contenders, lows) if contenders else ()
     low_amount = amount // 2 if low_winners else 0
-    shares = _split(hand, amount - low_amount, winners)
-    low_shares = _split(hand, low_amount, low_winners) if low_winners else ()
+    spec = hand.spec
+    shares = _split(hand, amount - low_amount, winners, spec.ranking)
+    low_shares: tuple[int, ...] = ()
+    if low_winners and spec.low_ranking is not None:
+        low_shares = _split(hand, low_amount, low_winners, spec.low_ranking)
     return Pot(amount, eligible, winners, shares, low_winners, low_shares, rake)
 
 
-def _split(hand: Finished, amount: int, winners: tuple[int, ...]) -> tuple[int, ...]:
+def _split(
+    hand: Finished, amount: int, winners: tuple[int, ...], ranking: Ranking
+) -> tuple[int, ...]:
+    """A half's (or a whole pot's) shares; with HIGH_CARD_BY_SUIT, the odd chips by the
+    best card each winner holds in ``ranking``'s card order (R-ODD-CHIP, R-ODD-CHIP-LOW)."""
     return split_pot(
-        amount,
-        winners,
-        hand.table.odd_chip,
-        hand.button,
-        len(hand.committed),
-        lambda seat: max(hand.cards[seat]),
+        amount, winners, hand.table.odd_chip, hand.button, hand.cards, ranking.card_order
     )
 
 
@@ -147,17 +151,19 @@ def show_or_muck(
     lows: Mapping[int, int],
 ) -> list[Showing]:
     """Each live seat in showing order, shown if it shows first or wins or ties any pot,
-    or any half of one (R-MUCK, R-HILO-MUCK); mucked otherwise."""
+    or any half of one (R-MUCK, R-HILO-MUCK), or the hands were tabled
+    (R-ALL-IN-FACE-UP); mucked otherwise."""
     players = len(hand.committed)
     ranking, low_ranking = hand.spec.ranking, hand.spec.low_ranking
     first = first_to_show(hand, live)
     pot_winners = {seat for pot in pots for seat in (*pot.winners, *pot.low_winners)}
+    every_hand = hand.tabled  # R-ALL-IN-FACE-UP: none is mucked
     showings: list[Showing] = []
     for seat in clockwise_from(first, players):
         if hand.folded[seat]:
             continue
         shown = None
-        if seat == first or seat in pot_winners:
+        if every_hand or seat == first or seat in pot_winners:
             cards = hand.holding(seat)
             rank = ranks[seat]
             low = lows.get(seat, NO_LOW)

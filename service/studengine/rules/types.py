@@ -33,11 +33,13 @@ class ActionType(enum.Enum):
 
 @dataclass(frozen=True)
 class Table:
-    """Stakes and table options (R-STAKES, R-CAP, R-OPEN-PAIR, R-ODD-CHIP, R-RAKE).
+    """Stakes and table options (R-STAKES, R-CAP, R-OPEN-PAIR, R-ODD-CHIP, R-RAKE,
+    R-ALL-IN-FACE-UP).
 
     ``open_pair_big_bet`` must be off in Razz and Stud Hi-Lo (the option does not exist
     there); ``rake_percent_bp`` is basis points of the pots, ``rake_cap`` the most taken
-    from one hand (0: no cap)."""
+    from one hand (0: no cap); ``all_in_face_up`` tables every hand still in once the
+    betting is over with a player all-in (the tournament rule; off: cash games)."""
 
     ante: int
     bring_in: int
@@ -49,6 +51,7 @@ class Table:
     odd_chip: OddChip = OddChip.LEFT_OF_DEALER
     rake_percent_bp: int = 0
     rake_cap: int = 0
+    all_in_face_up: bool = False
 
     @classmethod
     def for_game(
@@ -162,6 +165,15 @@ class HandShown(ShownHand):
     the ``low_*`` fields its eight-or-better low in Stud Hi-Lo, ``low`` 0: none)."""
 
 
+class HandsTabled(NamedTuple):
+    """Every hand still in turned face up at once, before any further card is dealt
+    (R-ALL-IN-FACE-UP): the ``seats`` in seat order and each one's ``cards`` so far, in
+    the order dealt. From here on all their cards, later ones too, are seen by everyone."""
+
+    seats: tuple[int, ...]
+    cards: tuple[tuple[int, ...], ...]
+
+
 class HandMucked(NamedTuple):
     seat: int
 
@@ -197,6 +209,7 @@ Event = (
     | StreetStarted
     | ActionTaken
     | UncalledReturned
+    | HandsTabled
     | HandShown
     | HandMucked
     | RakeTaken

@@ -22,8 +22,10 @@ from studengine import evaluator
 from studengine.cards import DECK_SIZE
 from studengine.rules.board import (
     board_strength,
+    high_card_order,
     highest_up_card_ace_low,
     low_board_strength,
+    low_card_order,
     lowest_up_card,
 )
 
@@ -52,37 +54,46 @@ class Street:
 class Ranking:
     """How hands rank at showdown: ``rank`` (larger wins, equal ties), the five cards
     that make it, its words ("Two Pair, Kings and Sevens") and its category ("Two
-    Pair"); ``rank_many`` ranks a batch (one byte a card, ``evaluator.evaluate_many``)."""
+    Pair"); ``rank_many`` ranks a batch (one byte a card, ``evaluator.evaluate_many``);
+    ``card_order`` is a card's place in the order by which odd chips go to tied winners
+    with ``HIGH_CARD_BY_SUIT`` (larger first: the high card in a high game, R-ODD-CHIP;
+    the low card in a low one, R-ODD-CHIP-LOW)."""
 
     rank: Callable[[Sequence[int]], int]
     best_five: Callable[[Sequence[int]], tuple[int, ...]]
     describe: Callable[[int], str]
     category: Callable[[int], str]
     rank_many: Callable[[object, int], array.array[int]]
+    card_order: Callable[[int], int]
 
 
-HIGH = Ranking(  # R-HAND-RANK
+HIGH = Ranking(  # R-HAND-RANK; odd chips by the highest card (R-ODD-CHIP)
     evaluator.evaluate,
     evaluator.best_five,
     evaluator.describe,
     evaluator.category_name,
     evaluator.evaluate_many,
+    high_card_order,
 )
-# R-LOW-A5: every hand has an ace-to-five low (Razz, R-RAZZ-SHOWDOWN)
+# R-LOW-A5: every hand has an ace-to-five low (Razz, R-RAZZ-SHOWDOWN); odd chips by the
+# lowest card (R-ODD-CHIP-LOW)
 LOW_A5 = Ranking(
     evaluator.evaluate_low,
     evaluator.best_five_low,
     evaluator.describe_low,
     evaluator.low_category_name,
     evaluator.evaluate_low_many,
+    low_card_order,
 )
-# R-HILO-QUALIFY: eight or better, else evaluator.NO_LOW (0): no low, no share of the low half
+# R-HILO-QUALIFY: eight or better, else evaluator.NO_LOW (0): no low, no share of the low
+# half; the low half's odd chips by the lowest card (R-HILO-SPLIT, R-ODD-CHIP-LOW)
 LOW_8 = Ranking(
     evaluator.evaluate_low8,
     evaluator.best_five_low,
     evaluator.describe_low,
     evaluator.low_category_name,
     evaluator.evaluate_low8_many,
+    low_card_order,
 )
 
 

@@ -137,6 +137,8 @@ def _play_fields(hand: Hand) -> state_pb2.EngineHand:
         _fill_result(msg.result, hand.result)
     if hand.moves:
         msg.moves = pack_moves(hand.moves)
+    if hand.tabled:
+        msg.tabled.extend(hand.tabled)
     return msg
 
 
@@ -419,6 +421,17 @@ def check_to_act(to_act: int | None, over: bool, folded: list[bool], stacks: lis
     _check(stacks[to_act] > 0, f"seat {to_act} to act has no chips")
 
 
+def check_tabled(tabled: list[int], table: Table, folded: list[bool], to_act: int | None) -> None:
+    """R-ALL-IN-FACE-UP: hands are tabled only on a table with the option, once nobody is
+    to act; the tabled seats are in seat order, once each, and none has folded."""
+    if not tabled:
+        return
+    _check(table.all_in_face_up, "hands tabled on a table without all_in_face_up")
+    _check(to_act is None, "a seat to act after the hands were tabled")
+    _check(tabled == sorted(set(tabled)), "tabled seats are not in seat order, once each")
+    _check(not any(folded[seat] for seat in tabled), "a tabled seat has folded")
+
+
 def decode_hand(msg: state_pb2.EngineHand) -> Hand:
     """The engine's Hand, every invariant checked (``StateInvalid`` names the broken one)."""
     variant = VARIANT_BY_CODE.get(msg.variant)
@@ -448,6 +461,8 @@ def decode_hand(msg: state_pb2.EngineHand) -> Hand:
     over = msg.over
     to_act = _optional_seat(msg, "to_act", players)
     check_to_act(to_act, over, folded, stacks)
+    tabled = list(_seats(msg.tabled, players, "tabled seat"))
+    check_tabled(tabled, table, folded, to_act)
     return Hand(
         variant=variant,
         table=table,
@@ -482,6 +497,7 @@ def decode_hand(msg: state_pb2.EngineHand) -> Hand:
         over=over,
         result=result,
         moves=unpack_moves(msg.moves, players),
+        tabled=tabled,
     )
 
 

@@ -67,6 +67,11 @@ def build_parser() -> argparse.ArgumentParser:
     add("--bring-in", type=int, default=10)
     add("--small-bet", type=int, default=20, help="the big bet is twice this")
     add("--clock", type=float, default=30.0, help="seconds a player has to act")
+    add(
+        "--all-in-face-up",
+        action="store_true",
+        help="a new table tables the hands once a player is all-in and the betting is over",
+    )
     add("--bots", default="", help=f"bots to seat at a new table: {','.join(BOT_KINDS)}")
     add("--pause", type=float, default=4.0, help="seconds between hands")
     add("--bot-delay", type=float, default=0.8, help="a bot's thinking time (seconds)")
@@ -109,6 +114,7 @@ async def serve(args: argparse.Namespace, dial: Dial) -> None:
             max_seats=args.seats,
             clock_seconds=args.clock,
             bots=bots,
+            all_in_face_up=args.all_in_face_up,
         )
     )
     runner = web.AppRunner(build_app(tables, hub), handle_signals=False)

@@ -54,6 +54,7 @@ class TableSettings:
     max_seats: int = 6
     clock_seconds: float = 30.0
     bots: tuple[str, ...] = ()
+    all_in_face_up: bool = False  # the engine's Table option (R-ALL-IN-FACE-UP)
 
 
 @dataclass(frozen=True)
@@ -112,6 +113,7 @@ class Tables:
             start_stack=settings.start_stack,
             max_seats=settings.max_seats,
             clock_seconds=settings.clock_seconds,
+            all_in_face_up=settings.all_in_face_up,
         )
         if created:
             for kind in settings.bots:
@@ -308,6 +310,7 @@ class Tables:
                 bring_in=table.bring_in,
                 small_bet=table.small_bet,
                 big_bet=table.big_bet,
+                all_in_face_up=table.all_in_face_up,
             ),
             players=[pb.Player(id=f"seat{s.seat_no}", stack=s.stack) for s in seated],
             button=button,

@@ -32,6 +32,8 @@ tables = sa.Table(
     sa.Column("start_stack", sa.BigInteger, nullable=False),
     sa.Column("max_seats", sa.Integer, nullable=False),
     sa.Column("clock_seconds", sa.Float, nullable=False),
+    # the engine's Table.all_in_face_up (R-ALL-IN-FACE-UP); added after the first release
+    sa.Column("all_in_face_up", sa.Boolean, nullable=False, server_default=sa.false()),
     # the table seat that held the button in the newest hand (-1: none yet)
     sa.Column("button", sa.Integer, nullable=False, default=-1),
     sa.Column("hand_no", sa.Integer, nullable=False, default=0),
@@ -126,6 +128,22 @@ def async_url(url: str) -> str:
     return url
 
 
+# columns added to a table since the first release, each with the SQL that adds it to a
+# database made before (the value every existing row takes is the column's default)
+NEW_COLUMNS = {
+    ("tables", "all_in_face_up"): "ALTER TABLE tables ADD COLUMN all_in_face_up"
+    " BOOLEAN NOT NULL DEFAULT FALSE",
+}
+
+
+def _add_new_columns(conn: sa.Connection) -> None:
+    """Bring a database made by an earlier release up to date (``NEW_COLUMNS``)."""
+    inspector = sa.inspect(conn)
+    for (table, column), sql in NEW_COLUMNS.items():
+        if column not in {c["name"] for c in inspector.get_columns(table)}:
+            conn.execute(sa.text(sql))
+
+
 class Store:
     """The database: tables, seats, hands (newest state per hand) and each hand's history."""
 
@@ -143,6 +161,7 @@ class Store:
             try:
                 async with self.engine.begin() as conn:
                     await conn.run_sync(metadata.create_all)
+                    await conn.run_sync(_add_new_columns)
                 return
             except sa.exc.DBAPIError:
                 if attempt == 2:
