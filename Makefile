@@ -3,7 +3,7 @@
 # distributions into it, editable: the API package (proto/python), the server (.) and the
 # Python clients (clients/python).
 
-.PHONY: all venv gen run fmt lint buf-lint unit integration deploy-check test tools clean \
+.PHONY: all venv gen run fmt lint buf-lint unit unit-pure integration deploy-check test tools clean \
         lock bench-eval bench-engine bench-rpc cluster soak image-check load play \
         node-gen node-client node-play table table-deps
 
@@ -43,6 +43,16 @@ endif
 	touch $@
 
 venv: $(STAMP)
+
+# The engine's hot modules compiled by mypyc beside their sources (setup.py lists them;
+# STUDENGINE_BUILD=pure builds none), rebuilt when a source changes: until then an edited
+# module runs as pure Python (studengine/compiled.py never mixes the two).
+ENGINE_SRC := $(wildcard service/studengine/cards.py service/studengine/rules/*.py \
+                         service/studengine/state/*.py service/studengine/api/*.py)
+COMPILED   := service/studengine/_mypyc_build.py
+$(COMPILED): $(STAMP) setup.py $(ENGINE_SRC)
+	$(PY) setup.py -q build_ext --inplace
+	touch $@
 
 # Debian packages the stud-table tests use (the integration tier): chromium (the browser
 # tests, never a Playwright-downloaded browser) and postgresql (two replicas on one real
@@ -233,17 +243,30 @@ lint: $(STAMP) $(GEN)
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 
-# no network, no system installs, no server processes
-unit: $(STAMP) $(GEN)
+# no network, no system installs, no server processes; then the engine's tests again on
+# the pure-Python fallback
+unit: $(STAMP) $(GEN) $(COMPILED)
 	$(BIN)/pytest -q -n 2 --dist loadfile tests/unit
+	$(MAKE) --no-print-directory unit-pure
+
+# the engine's tests on the .py sources of the compiled modules (STUDENGINE_PURE=1): the
+# conformance vectors, the property tests, the reference legal moves, the PokerKit
+# differential, the codec and the views
+ENGINE_TESTS := tests/unit/test_build.py tests/unit/test_cards.py tests/unit/test_conformance.py \
+                $(wildcard tests/unit/test_rules_*.py) tests/unit/test_history_pokerkit.py \
+                tests/unit/test_state_codec.py tests/unit/test_state_wire.py \
+                tests/unit/test_api_visibility.py \
+                tests/unit/test_api_serialized_parts.py tests/unit/test_api_tabled_views.py
+unit-pure: $(STAMP) $(GEN)
+	STUDENGINE_PURE=1 $(BIN)/pytest -q -n 2 --dist loadfile $(ENGINE_TESTS)
 
 # real servers on 127.0.0.1 and real clients (the Node.js one needs npm packages;
 # stud-table's browser and replica tests need Debian's chromium and postgresql)
-integration: $(STAMP) $(GEN) $(NODE_CLIENT) $(GO_PLAY) $(JAVA_PLAY) $(TABLE_DEPS)
+integration: $(STAMP) $(GEN) $(COMPILED) $(NODE_CLIENT) $(GO_PLAY) $(JAVA_PLAY) $(TABLE_DEPS)
 	$(BIN)/pytest -q -n 2 --dist loadfile tests/integration
 
 # manifests, Prometheus rules and live scrapes, the local cluster, the image's Dockerfile
-deploy-check: $(STAMP) $(GEN) $(TOOLS_STAMP)
+deploy-check: $(STAMP) $(GEN) $(COMPILED) $(TOOLS_STAMP)
 	$(BIN)/pytest -q -n 2 --dist loadfile tests/deploy
 
 test: lint buf-lint unit integration deploy-check
@@ -263,8 +286,11 @@ $(BENCH_STAMP): $(STAMP) benchmarks/requirements.txt
 bench-eval: $(BENCH_STAMP) $(GEN)
 	$(BENCH_PY) -m benchmarks.eval
 
+# the compiled engine, its pure-Python fallback and PokerKit, hands/s side by side;
+# BENCH_ENGINE_ARGS='--instructions 40': instructions per hand under callgrind instead
+BENCH_ENGINE_ARGS ?=
 bench-engine: $(BENCH_STAMP) $(GEN)
-	$(BENCH_PY) -m benchmarks.engine
+	$(BENCH_PY) -m benchmarks.engine $(BENCH_ENGINE_ARGS)
 
 # Act vs a bare echo service on the same gRPC settings: calls/s, latency, server CPU per call
 bench-rpc: $(BENCH_STAMP) $(GEN)

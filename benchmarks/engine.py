@@ -1,21 +1,33 @@
 """``make bench-engine``: random complete hands per second, ours next to PokerKit's.
 
-Both engines play the same kind of hands in the same run: fixed-limit stud, ante 5,
+The engines play the same kind of hands in the same run: fixed-limit stud, ante 5,
 bring-in 10, bets 20/40, stacks 1,000, every decision chosen uniformly at random among
 the legal ones (a fresh shuffle per hand, the showdown evaluated), in each game: PokerKit's
 ``FixedLimitSevenCardStud``, ``FixedLimitRazz`` and
 ``FixedLimitSevenCardStudHighLowSplitEightOrBetter`` next to ours (PokerKit has no Five
-Card Stud). ``make bench-engine`` installs PokerKit into .venv-bench.
+Card Stud). Ours runs twice: the compiled build (mypyc, this process) and its pure-Python
+fallback (a child process with ``STUDENGINE_PURE=1``, measured in turn with the others).
+``make bench-engine`` installs PokerKit into .venv-bench.
+
+``--instructions N`` counts instructions per hand under callgrind instead (valgrind),
+for each build and PokerKit, heads-up and eight-handed: the count of N hands less that of
+none (both after the same warm-up hands), divided by N; unlike rates, unmoved by load.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import random
+import re
+import shutil
+import subprocess
+import sys
 import time
 from collections.abc import Callable
 from functools import partial
 
+from studengine import compiled
 from studengine.rules.hand import start_hand
 from studengine.rules.types import Table, Variant
 
@@ -116,48 +128,176 @@ def measure(play: Callable[[random.Random], int], seconds: float) -> tuple[float
             return hands / (now - start), actions / hands
 
 
-def side_by_side(
-    plays: list[Callable[[random.Random], int]], seconds: float, rounds: int = 5
-) -> list[tuple[float, float]]:
-    """Interleave short slices of each contender and keep each one's best slice, so a
-    busy machine slows them alike instead of skewing the ratio."""
-    best = [(0.0, 0.0)] * len(plays)
+class PureChild:
+    """The pure-Python build in a child process (``STUDENGINE_PURE=1``): it measures when
+    asked, so its slices interleave with the others' like an in-process contender."""
+
+    def __init__(self) -> None:
+        env = {**os.environ, compiled.PURE_SWITCH: "1"}
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "benchmarks.engine", "--serve"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+
+    def player(self, variant: Variant, players: int) -> Callable[[float], tuple[float, float]]:
+        def measured(seconds: float) -> tuple[float, float]:
+            assert self.proc.stdin is not None and self.proc.stdout is not None
+            self.proc.stdin.write(f"{variant.value} {players} {seconds}\n")
+            self.proc.stdin.flush()
+            rate, acts = self.proc.stdout.readline().split()
+            return float(rate), float(acts)
+
+        return measured
+
+    def close(self) -> None:
+        if self.proc.stdin is not None:
+            self.proc.stdin.close()
+        self.proc.wait(timeout=30)
+
+
+def serve() -> None:
+    """The child's loop: ``VARIANT PLAYERS SECONDS`` in, ``RATE ACTS`` out."""
+    assert compiled.BUILD == "python"
+    for line in sys.stdin:
+        name, players, seconds = line.split()
+        rate, acts = measure(partial(ours, Variant(name), int(players)), float(seconds))
+        print(rate, acts, flush=True)
+
+
+Measured = Callable[[float], tuple[float, float]]
+
+
+def interleaved(contenders: list[Measured], seconds: float, rounds: int = 5) -> list[float]:
+    """Each contender's best rate over ``rounds`` short slices taken in turn."""
+    best = [0.0] * len(contenders)
     for _ in range(rounds):
-        for index, play in enumerate(plays):
-            rate, acts = measure(play, seconds / rounds)
-            if rate > best[index][0]:
-                best[index] = (rate, acts)
+        for index, contender in enumerate(contenders):
+            best[index] = max(best[index], contender(seconds / rounds)[0])
     return best
+
+
+def speed(seconds: float) -> None:
+    have_pokerkit = True
+    try:
+        import pokerkit  # noqa: F401
+    except ImportError:
+        have_pokerkit = False
+        print("PokerKit is not installed (make bench-engine installs it into .venv-bench)")
+    two_builds = compiled.BUILD == "mypyc"
+    if not two_builds:
+        print("no compiled build here (a pure-Python install): the pure-Python engine only")
+    child = PureChild() if two_builds else None
+    ours_name = "mypyc" if two_builds else "pure"
+    head = f"{'game':<22}{'players':>8}{'acts':>6}{ours_name + ' hands/s':>15}"
+    if two_builds:
+        head += f"{'pure hands/s':>14}{'mypyc/pure':>11}"
+    if have_pokerkit:
+        head += f"{'PokerKit':>10}{ours_name + '/PK':>10}" + (
+            f"{'pure/PK':>9}" if two_builds else ""
+        )
+    print(head)
+    try:
+        for variant in Variant:
+            for players in (2, 5, 8):
+                acts = measure(partial(ours, variant, players), 0.2)[1]
+                contenders: list[Measured] = [partial(measure, partial(ours, variant, players))]
+                if child is not None:
+                    contenders.append(child.player(variant, players))
+                pk = have_pokerkit and variant in POKERKIT_GAMES
+                if pk:
+                    contenders.append(partial(measure, pokerkit_player(variant, players)))
+                rates = interleaved(contenders, seconds)
+                line = f"{variant.value:<22}{players:>8}{acts:>6.1f}{rates[0]:>15,.0f}"
+                if child is not None:
+                    line += f"{rates[1]:>14,.0f}{rates[0] / rates[1]:>10.2f}x"
+                if pk:
+                    theirs = rates[-1]
+                    line += f"{theirs:>10,.0f}{rates[0] / theirs:>9.1f}x"
+                    if child is not None:
+                        line += f"{rates[1] / theirs:>8.1f}x"
+                print(line, flush=True)
+    finally:
+        if child is not None:
+            child.close()
+
+
+WARM_UP = 30  # hands played before those counted (showdowns among them)
+COUNTED = (Variant.SEVEN_CARD_STUD, Variant.RAZZ, Variant.SEVEN_CARD_STUD_HI_LO)
+
+
+def play_hands(engine: str, variant: Variant, players: int, count: int) -> None:
+    """``count`` seeded random hands (the callgrind run) after WARM_UP more that set up
+    what is made on first use (the evaluator's tables)."""
+    rng = random.Random(2026)
+    random.seed(2026)  # PokerKit shuffles with the module's generator
+    play = (
+        pokerkit_player(variant, players)
+        if engine == "pokerkit"
+        else partial(ours, variant, players)
+    )
+    for _ in range(WARM_UP + count):
+        play(rng)
+
+
+def instructions(hands: int) -> None:
+    """Instructions per hand under callgrind, each build and PokerKit: (count(N) -
+    count(0)) / N, both counts after the same warm-up hands."""
+
+    def count(engine: str, variant: Variant, players: int, how_many: int) -> int:
+        env = {**os.environ, compiled.PURE_SWITCH: "1" if engine == "pure" else ""}
+        env["PYTHONHASHSEED"] = "0"  # the same dict and set layouts in every run
+        play = f"{engine}:{variant.value}:{players}:{how_many}"
+        proc = subprocess.run(
+            ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
+             sys.executable, "-m", "benchmarks.engine", "--play", play],
+            env=env, capture_output=True, text=True, check=True,
+        )  # fmt: skip
+        found = re.search(r"Collected : (\d+)", proc.stderr)
+        assert found, proc.stderr[-2000:]
+        return int(found.group(1))
+
+    if shutil.which("valgrind") is None:
+        sys.exit("valgrind is not installed: apt-get install valgrind")
+    engines = ["mypyc", "pure"] if compiled.BUILD == "mypyc" else ["pure"]
+    print(f"instructions per hand under callgrind ({hands} hands), ratios to PokerKit's")
+    print(
+        f"{'game':<22}{'players':>8}"
+        + "".join(f"{name:>14}" for name in engines)
+        + (f"{'PokerKit':>14}" + "".join(f"{name + '/PK':>10}" for name in engines))
+    )
+    for variant in COUNTED:
+        for players in (2, 8):
+            per_hand = [
+                (count(engine, variant, players, hands) - count(engine, variant, players, 0))
+                / hands
+                for engine in [*engines, "pokerkit"]
+            ]
+            line = f"{variant.value:<22}{players:>8}" + "".join(f"{n:>14,.0f}" for n in per_hand)
+            line += "".join(f"{per_hand[-1] / n:>9.1f}x" for n in per_hand[:-1])
+            print(line, flush=True)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=3.0, help="time per measurement")
-    args = parser.parse_args()
-    try:
-        import pokerkit  # noqa: F401
-
-        have_pokerkit = True
-    except ImportError:
-        have_pokerkit = False
-        print(
-            "PokerKit is not installed (make bench-engine installs it into .venv-bench): ours only"
-        )
-
-    print(
-        f"{'game':<22}{'players':>8}{'ours hands/s':>14}{'acts/hand':>11}"
-        f"{'PokerKit hands/s':>18}{'acts/hand':>11}{'ratio':>8}"
+    parser.add_argument(
+        "--instructions", type=int, metavar="HANDS", help="callgrind instructions per hand"
     )
-    for variant in Variant:
-        for players in (2, 5, 8):
-            plays: list[Callable[[random.Random], int]] = [partial(ours, variant, players)]
-            if have_pokerkit and variant in POKERKIT_GAMES:
-                plays.append(pokerkit_player(variant, players))
-            (rate, acts), *theirs = side_by_side(plays, args.seconds)
-            line = f"{variant.value:<22}{players:>8}{rate:>14,.0f}{acts:>11.1f}"
-            for their_rate, their_acts in theirs:
-                line += f"{their_rate:>18,.0f}{their_acts:>11.1f}{rate / their_rate:>7.1f}x"
-            print(line, flush=True)
+    parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--play", help=argparse.SUPPRESS)  # ENGINE:VARIANT:PLAYERS:HANDS
+    args = parser.parse_args()
+    if args.serve:
+        serve()
+    elif args.play is not None:
+        engine, variant, players, hands = args.play.split(":")
+        play_hands(engine, Variant(variant), int(players), int(hands))
+    elif args.instructions:
+        instructions(args.instructions)
+    else:
+        speed(args.seconds)
 
 
 if __name__ == "__main__":

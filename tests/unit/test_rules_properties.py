@@ -5,11 +5,13 @@ action leaves the hand exactly as it was; at the end, how pots split (R-HILO-SPL
 
 from __future__ import annotations
 
+import dataclasses
 import random
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from studengine.rules.betting import BettingRound
 from studengine.rules.hand import Hand, start_hand
 from studengine.rules.types import (
     ActionTaken,
@@ -210,3 +212,35 @@ def test_thousands_of_random_hands_r_conservation(variant: Variant) -> None:
 def test_hypothesis_random_play_r_conservation(variant: Variant, seed: int) -> None:
     """R-CONSERVATION under hypothesis-chosen seeds (shrinks to a small failing seed)."""
     play_random_hand(variant, random.Random(seed))
+
+
+def mutable_parts(value: object) -> list[object]:
+    """The lists a hand (or its betting round) holds, nested ones included."""
+    found: list[object] = []
+    for item in dataclasses.fields(value):  # type: ignore[arg-type]
+        part = getattr(value, item.name)
+        if isinstance(part, list):
+            found += [part, *(inner for inner in part if isinstance(inner, list))]
+        elif isinstance(part, BettingRound):
+            found += mutable_parts(part)
+    return found
+
+
+@pytest.mark.parametrize("variant", list(Variant))
+def test_copy_is_equal_and_shares_nothing_mutable(variant: Variant) -> None:
+    """``Hand.copy`` (what the refusal checks above compare against): an equal hand that
+    shares no list with the original, so playing the copy leaves the original as it was."""
+    rng = random.Random(f"copy-{variant.value}")
+    for _ in range(50):
+        hand = play_random_hand(variant, rng)
+        copied = hand.copy()
+        assert copied == hand
+        shared = {id(part) for part in mutable_parts(hand)} & set(map(id, mutable_parts(copied)))
+        assert not shared
+    table = random_table(rng, variant)
+    hand, _ = start_hand(variant, table, [500] * 4, 0, list(range(52)))
+    before, copied = hand.copy(), hand.copy()
+    while copied.to_act is not None:
+        choice = copied.legal_actions()[-1]
+        copied.act(copied.to_act, choice.type, choice.to)
+    assert hand == before and copied.is_over

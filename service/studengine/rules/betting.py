@@ -10,16 +10,24 @@ Each rule the legal moves depend on is one named predicate below.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Final, final
 
 from studengine.rules.types import ActionType, LegalAction, Table
 
-FOLD, CHECK, CALL = ActionType.FOLD, ActionType.CHECK, ActionType.CALL
-BRING_IN, COMPLETE = ActionType.BRING_IN, ActionType.COMPLETE
-BET, RAISE = ActionType.BET, ActionType.RAISE
-FOLD_ACTION, CHECK_ACTION = LegalAction(FOLD), LegalAction(CHECK)
+# Final: constants the compiled build reads directly (no lookup of a global or an enum member)
+FOLD: Final = ActionType.FOLD
+CHECK: Final = ActionType.CHECK
+CALL: Final = ActionType.CALL
+BRING_IN: Final = ActionType.BRING_IN
+COMPLETE: Final = ActionType.COMPLETE
+BET: Final = ActionType.BET
+RAISE: Final = ActionType.RAISE
+FOLD_ACTION: Final = LegalAction(FOLD)
+CHECK_ACTION: Final = LegalAction(CHECK)
 
 
+@final
 @dataclass
 class BettingRound:
     """The state of one betting round, made when the round begins."""
@@ -39,6 +47,10 @@ class BettingRound:
     opener_may_fold: bool = False  # R-ANTE-ALL-IN-LOW: the opener is not the low card
     first_actor: int | None = None  # who acted first (R-SHOWDOWN-ORDER)
     last_aggressor: int | None = None  # who last bet, completed or raised
+
+    def copy(self) -> BettingRound:
+        """An independent copy (its lists copied)."""
+        return replace(self, bets=list(self.bets), acted=list(self.acted))
 
     # ---- the rulebook's predicates -------------------------------------------------
 
@@ -176,7 +188,7 @@ class BettingRound:
 
     def take(self, seat: int, action: LegalAction) -> int:
         """Record a legal action of ``seat``; returns the chips it moves from the stack."""
-        kind, to = action
+        kind, to = action.type, action.to
         moved = 0
         if to is not None:  # everything but FOLD and CHECK sets the seat's round total
             moved = to - self.bets[seat]

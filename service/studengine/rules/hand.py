@@ -9,9 +9,9 @@ the service can write it out and read it back exactly.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, field, replace
+from typing import Final, final
 
 from studengine.rules.betting import BettingRound
 from studengine.rules.board import best_board, clockwise_from, has_open_pair
@@ -46,9 +46,12 @@ from studengine.rules.validation import (
 )
 from studengine.rules.variants import VARIANTS, VariantSpec, deals_community_card
 
-FOLD, CHECK, BRING_IN = ActionType.FOLD, ActionType.CHECK, ActionType.BRING_IN
+FOLD: Final = ActionType.FOLD  # Final: read directly by the compiled build
+CHECK: Final = ActionType.CHECK
+BRING_IN: Final = ActionType.BRING_IN
 
 
+@final
 @dataclass
 class Hand:
     variant: Variant
@@ -69,12 +72,12 @@ class Hand:
     result: HandResult | None
     moves: list[Move]  # every action taken, in order (the deal is the deck)
     tabled: list[int]  # the seats whose hands were turned face up (R-ALL-IN-FACE-UP)
+    spec: VariantSpec = field(init=False, repr=False, compare=False)  # the variant's rules
+
+    def __post_init__(self) -> None:
+        self.spec = VARIANTS[self.variant]  # looked up once, not at every step
 
     # ---- what the hand looks like --------------------------------------------------
-
-    @property
-    def spec(self) -> VariantSpec:
-        return VARIANTS[self.variant]
 
     @property
     def players(self) -> int:
@@ -101,7 +104,19 @@ class Hand:
         return [cards[i] for i in self.spec.down_positions_of[len(cards)]]
 
     def copy(self) -> Hand:
-        return copy.deepcopy(self)
+        """An independent copy: every list copied, the frozen parts (table, result) shared."""
+        return replace(
+            self,
+            starting_stacks=list(self.starting_stacks),
+            deck=list(self.deck),
+            stacks=list(self.stacks),
+            committed=list(self.committed),
+            cards=[list(cards) for cards in self.cards],
+            folded=list(self.folded),
+            round=self.round.copy(),
+            moves=list(self.moves),
+            tabled=list(self.tabled),
+        )
 
     # ---- the three questions of every action ---------------------------------------
 
@@ -371,7 +386,18 @@ def _showings(settlement: Settlement) -> list[Event]:
         if shown is None:
             events.append(HandMucked(showing.seat))
             continue
-        events.append(HandShown(**asdict(shown)))  # the event of the same shown hand
+        events.append(  # the event of the same shown hand
+            HandShown(
+                shown.seat,
+                shown.cards,
+                shown.best_five,
+                shown.rank,
+                shown.description,
+                shown.low,
+                shown.low_best_five,
+                shown.low_description,
+            )
+        )
     return events
 
 

@@ -5,17 +5,20 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from typing import Final, final
 
-from studengine.rules.types import OddChip, Table
+from studengine.rules.types import OddChip, Record, Table
 
 BASIS_POINTS = 10_000
 
 
-@dataclass(frozen=True)
-class Layer:
-    amount: int
-    eligible: tuple[int, ...]
+@final
+class Layer(Record):
+    __match_args__ = ("amount", "eligible")
+
+    def __init__(self, amount: int, eligible: tuple[int, ...]) -> None:
+        self.amount: Final = amount
+        self.eligible: Final = eligible
 
 
 def uncalled_chips(committed: Sequence[int]) -> tuple[int, int] | None:

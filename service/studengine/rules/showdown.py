@@ -8,50 +8,94 @@ R-HILO-SPLIT, R-SPLIT, R-ODD-CHIP, R-ODD-CHIP-LOW). ``settle`` returns a ``Settl
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from typing import Final, final
 
 from studengine.evaluator import NO_LOW
 from studengine.rules.betting import BettingRound
 from studengine.rules.board import best_board, clockwise_from
 from studengine.rules.pots import build_layers, rake_of, split_pot, take_rake, uncalled_chips
-from studengine.rules.types import Pot, ShownHand, Table
+from studengine.rules.types import Pot, Record, ShownHand, Table
 from studengine.rules.variants import Ranking, VariantSpec
 
 
-@dataclass(frozen=True)
-class Showing:
+@final
+class Showing(Record):
     """One seat's turn at showdown, in showing order: its hand shown, or mucked (None)."""
 
-    seat: int
-    shown: ShownHand | None
+    __match_args__ = ("seat", "shown")
+
+    def __init__(self, seat: int, shown: ShownHand | None) -> None:
+        self.seat: Final = seat
+        self.shown: Final = shown
 
 
-@dataclass(frozen=True)
-class Settlement:
+@final
+class Settlement(Record):
     """Everything the end of a hand moves and reveals."""
 
-    uncalled: tuple[int, int] | None  # (seat, chips) nobody matched, returned first
-    rake: int  # chips the house takes from the pots (R-RAKE)
-    pots: tuple[Pot, ...]  # main pot first; each pot's winners and their shares
-    descriptions: tuple[str, ...]  # each pot's winning hand ("" when uncontested)
-    low_descriptions: tuple[str, ...]  # each pot's winning low ("" when none won it)
-    showings: tuple[Showing, ...]  # empty when everyone else folded
+    __match_args__ = ("uncalled", "rake", "pots", "descriptions", "low_descriptions", "showings")
+
+    def __init__(
+        self,
+        uncalled: tuple[int, int] | None,
+        rake: int,
+        pots: tuple[Pot, ...],
+        descriptions: tuple[str, ...],
+        low_descriptions: tuple[str, ...],
+        showings: tuple[Showing, ...],
+    ) -> None:
+        self.uncalled: Final = uncalled  # (seat, chips) nobody matched, returned first
+        self.rake: Final = rake  # chips the house takes from the pots (R-RAKE)
+        self.pots: Final = pots  # main pot first; each pot's winners and their shares
+        self.descriptions: Final = descriptions  # each pot's winning hand ("" when uncontested)
+        self.low_descriptions: Final = (
+            low_descriptions  # each pot's winning low ("" when none won it)
+        )
+        self.showings: Final = showings  # empty when everyone else folded
 
 
-@dataclass(frozen=True)
-class Finished:
+@final
+class Finished(Record):
     """What the showdown reads of a finished hand: its cards, chips and last round."""
 
-    spec: VariantSpec
-    table: Table
-    button: int
-    cards: Sequence[Sequence[int]]
-    community: int | None
-    committed: Sequence[int]
-    folded: Sequence[bool]
-    last_round: BettingRound
-    rake_due: bool  # a second betting round was started (R-RAKE: no drop before)
-    tabled: bool = False  # the hands still in are face up: none is mucked (R-ALL-IN-FACE-UP)
+    __match_args__ = (
+        "spec",
+        "table",
+        "button",
+        "cards",
+        "community",
+        "committed",
+        "folded",
+        "last_round",
+        "rake_due",
+        "tabled",
+    )
+
+    def __init__(
+        self,
+        spec: VariantSpec,
+        table: Table,
+        button: int,
+        cards: Sequence[Sequence[int]],
+        community: int | None,
+        committed: Sequence[int],
+        folded: Sequence[bool],
+        last_round: BettingRound,
+        rake_due: bool,
+        tabled: bool = False,
+    ) -> None:
+        self.spec: Final = spec
+        self.table: Final = table
+        self.button: Final = button
+        self.cards: Final = cards
+        self.community: Final = community
+        self.committed: Final = committed
+        self.folded: Final = folded
+        self.last_round: Final = last_round
+        # a second betting round was started (R-RAKE: no drop before)
+        self.rake_due: Final = rake_due
+        # the hands still in are face up: none is mucked (R-ALL-IN-FACE-UP)
+        self.tabled: Final = tabled
 
     def holding(self, seat: int) -> list[int]:
         """The seat's cards, the community card included (R-COMMUNITY-CARD)."""
@@ -154,7 +198,6 @@ def show_or_muck(
     or any half of one (R-MUCK, R-HILO-MUCK), or the hands were tabled
     (R-ALL-IN-FACE-UP); mucked otherwise."""
     players = len(hand.committed)
-    ranking, low_ranking = hand.spec.ranking, hand.spec.low_ranking
     first = first_to_show(hand, live)
     pot_winners = {seat for pot in pots for seat in (*pot.winners, *pot.low_winners)}
     every_hand = hand.tabled  # R-ALL-IN-FACE-UP: none is mucked
@@ -162,27 +205,23 @@ def show_or_muck(
     for seat in clockwise_from(first, players):
         if hand.folded[seat]:
             continue
-        shown = None
-        if every_hand or seat == first or seat in pot_winners:
-            cards = hand.holding(seat)
-            rank = ranks[seat]
-            low = lows.get(seat, NO_LOW)
-            shown = ShownHand(
-                seat,
-                tuple(hand.cards[seat]),
-                tuple(ranking.best_five(cards)),
-                rank,
-                ranking.describe(rank),
-            )
-            if low_ranking is not None and low != NO_LOW:
-                shown = replace(
-                    shown,
-                    low=low,
-                    low_best_five=tuple(low_ranking.best_five(cards)),
-                    low_description=low_ranking.describe(low),
-                )
+        shows = every_hand or seat == first or seat in pot_winners
+        shown = shown_hand(hand, seat, ranks[seat], lows.get(seat, NO_LOW)) if shows else None
         showings.append(Showing(seat, shown))
     return showings
+
+
+def shown_hand(hand: Finished, seat: int, rank: int, low: int) -> ShownHand:
+    """A hand as shown: ranked as the game ranks it, and in a split game with its low
+    when it has one."""
+    cards = hand.holding(seat)
+    ranking, low_ranking = hand.spec.ranking, hand.spec.low_ranking
+    dealt, best_five = tuple(hand.cards[seat]), tuple(ranking.best_five(cards))
+    if low_ranking is None or low == NO_LOW:
+        return ShownHand(seat, dealt, best_five, rank, ranking.describe(rank))
+    low_five = tuple(low_ranking.best_five(cards))
+    description, low_description = ranking.describe(rank), low_ranking.describe(low)
+    return ShownHand(seat, dealt, best_five, rank, description, low, low_five, low_description)
 
 
 def first_to_show(hand: Finished, live: list[int]) -> int:

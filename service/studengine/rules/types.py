@@ -1,14 +1,16 @@
 """The engine's vocabulary: variants (defined with the game facts, ``variants``), tables,
 actions, events, results and errors.
 
-Plain frozen data. Nothing here knows of gRPC, protobuf or crypto.
+Plain data set once: the table a frozen dataclass, the many small records plain final
+classes (``Record``), which the compiled build makes native. Nothing here knows of gRPC,
+protobuf or crypto.
 """
 
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from dataclasses import dataclass
+from typing import Any, ClassVar, Final, final
 
 from studengine.rules.variants import VARIANTS
 from studengine.rules.variants import Variant as Variant  # the vocabulary's, re-exported
@@ -31,6 +33,7 @@ class ActionType(enum.Enum):
     RAISE = "RAISE"
 
 
+@final
 @dataclass(frozen=True)
 class Table:
     """Stakes and table options (R-STAKES, R-CAP, R-OPEN-PAIR, R-ODD-CHIP, R-RAKE,
@@ -70,137 +73,269 @@ class Table:
         return cls(ante, bring_in, small_bet, big_bet, **options)
 
 
-class LegalAction(NamedTuple):
+class Record:
+    """Plain data of a few named fields, set once: equal when of one class with equal
+    fields, hashable, shown with them. The engine's many small records (legal actions,
+    moves, events) are plain classes rather than named tuples or dataclasses: the
+    compiled build makes them native classes, their construction compiled too."""
+
+    __match_args__: ClassVar[tuple[str, ...]] = ()  # the fields, in order
+
+    def values(self) -> tuple[object, ...]:
+        return tuple([getattr(self, name) for name in self.__match_args__])
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, Record)
+            and type(other) is type(self)
+            and (self.values() == other.values())
+        )
+
+    def __hash__(self) -> int:
+        return hash(self.values())
+
+    def __repr__(self) -> str:
+        pairs = zip(self.__match_args__, self.values(), strict=True)
+        shown = ", ".join(f"{name}={value!r}" for name, value in pairs)
+        return f"{type(self).__name__}({shown})"
+
+
+@final
+class LegalAction(Record):
     """One choice open to the player to act.
 
     ``to`` is the player's total put in on this betting round once the action is done
     (a "raise to" amount); None for FOLD and CHECK.
     """
 
-    type: ActionType
-    to: int | None = None
+    __match_args__ = ("type", "to")
+
+    def __init__(self, type: ActionType, to: int | None = None) -> None:
+        self.type: Final = type
+        self.to: Final = to
 
     def __str__(self) -> str:
         return self.type.value if self.to is None else f"{self.type.value} {self.to}"
 
 
-class Move(NamedTuple):
+@final
+class Move(Record):
     """One action as the hand keeps it in its log (``Hand.moves``), all a history needs:
     who acted, how, the round total for a sized action (None for FOLD and CHECK), and
     whether the clock chose it."""
 
-    seat: int
-    type: ActionType
-    to: int | None = None
-    timeout: bool = False
+    __match_args__ = ("seat", "type", "to", "timeout")
+
+    def __init__(
+        self, seat: int, type: ActionType, to: int | None = None, timeout: bool = False
+    ) -> None:
+        self.seat: Final = seat
+        self.type: Final = type
+        self.to: Final = to
+        self.timeout: Final = timeout
 
 
 # ---- events: what happened, in order, for clients to animate ----------------------
-# Named tuples (a shown hand: its frozen dataclass): immutable and typed (mypy sees
-# every field).
+# Records (above): typed, set once (Final), equal when their fields are.
 
 
-class AntePosted(NamedTuple):
-    seat: int
-    amount: int
-    all_in: bool
+@final
+class AntePosted(Record):
+    __match_args__ = ("seat", "amount", "all_in")
+
+    def __init__(self, seat: int, amount: int, all_in: bool) -> None:
+        self.seat: Final = seat
+        self.amount: Final = amount
+        self.all_in: Final = all_in
 
 
-class CardDealt(NamedTuple):
+@final
+class CardDealt(Record):
     """A card dealt to ``seat`` (None: the community card, R-COMMUNITY-CARD).
 
     A face-down card is visible only to its owner until a showdown reveals it.
     """
 
-    seat: int | None
-    card: int
-    face_up: bool
-    street: int
+    __match_args__ = ("seat", "card", "face_up", "street")
+
+    def __init__(self, seat: int | None, card: int, face_up: bool, street: int) -> None:
+        self.seat: Final = seat
+        self.card: Final = card
+        self.face_up: Final = face_up
+        self.street: Final = street
 
 
-class StreetStarted(NamedTuple):
+@final
+class StreetStarted(Record):
     """A betting round begins (``betting`` False: dealt out, no round is held)."""
 
-    street: int
-    name: str
-    betting: bool
-    first_to_act: int | None
+    __match_args__ = ("street", "name", "betting", "first_to_act")
+
+    def __init__(self, street: int, name: str, betting: bool, first_to_act: int | None) -> None:
+        self.street: Final = street
+        self.name: Final = name
+        self.betting: Final = betting
+        self.first_to_act: Final = first_to_act
 
 
-class ActionTaken(NamedTuple):
-    seat: int
-    type: ActionType
-    to: int
-    amount: int  # chips this action moved from the stack
-    all_in: bool
-    timeout: bool = False
+@final
+class ActionTaken(Record):
+    __match_args__ = ("seat", "type", "to", "amount", "all_in", "timeout")
+
+    def __init__(
+        self, seat: int, type: ActionType, to: int, amount: int, all_in: bool, timeout: bool = False
+    ) -> None:
+        self.seat: Final = seat
+        self.type: Final = type
+        self.to: Final = to
+        self.amount: Final = amount  # chips this action moved from the stack
+        self.all_in: Final = all_in
+        self.timeout: Final = timeout
 
 
-class UncalledReturned(NamedTuple):
-    seat: int
-    amount: int
+@final
+class UncalledReturned(Record):
+    __match_args__ = ("seat", "amount")
+
+    def __init__(self, seat: int, amount: int) -> None:
+        self.seat: Final = seat
+        self.amount: Final = amount
 
 
-@dataclass(frozen=True)
-class ShownHand:
+class ShownHand(Record):
     """A hand revealed at showdown: ``rank``, ``best_five`` and ``description`` as the
     game ranks it (Razz: the ace-to-five low); in Stud Hi-Lo also its eight-or-better
     low (``low`` is ``evaluator.NO_LOW``, 0, when it has none). The result keeps it, and
     the ``HandShown`` event is one."""
 
-    seat: int
-    cards: tuple[int, ...]
-    best_five: tuple[int, ...]
-    rank: int
-    description: str
-    low: int = 0
-    low_best_five: tuple[int, ...] = ()
-    low_description: str = ""
+    __match_args__ = (
+        "seat",
+        "cards",
+        "best_five",
+        "rank",
+        "description",
+        "low",
+        "low_best_five",
+        "low_description",
+    )
+
+    def __init__(
+        self,
+        seat: int,
+        cards: tuple[int, ...],
+        best_five: tuple[int, ...],
+        rank: int,
+        description: str,
+        low: int = 0,
+        low_best_five: tuple[int, ...] = (),
+        low_description: str = "",
+    ) -> None:
+        self.seat: Final = seat
+        self.cards: Final = cards
+        self.best_five: Final = best_five
+        self.rank: Final = rank
+        self.description: Final = description
+        self.low: Final = low
+        self.low_best_five: Final = low_best_five
+        self.low_description: Final = low_description
 
 
-@dataclass(frozen=True)
+@final
 class HandShown(ShownHand):
     """The event of a hand shown at showdown: the ``ShownHand`` the result keeps, as it
     happened (``rank``/``description`` as the game ranks it, Razz: its ace-to-five low;
     the ``low_*`` fields its eight-or-better low in Stud Hi-Lo, ``low`` 0: none)."""
 
+    # ShownHand's, named again: mypyc's class patterns read only a class's own
+    __match_args__ = (
+        "seat",
+        "cards",
+        "best_five",
+        "rank",
+        "description",
+        "low",
+        "low_best_five",
+        "low_description",
+    )
 
-class HandsTabled(NamedTuple):
+
+@final
+class HandsTabled(Record):
     """Every hand still in turned face up at once, before any further card is dealt
     (R-ALL-IN-FACE-UP): the ``seats`` in seat order and each one's ``cards`` so far, in
     the order dealt. From here on all their cards, later ones too, are seen by everyone."""
 
-    seats: tuple[int, ...]
-    cards: tuple[tuple[int, ...], ...]
+    __match_args__ = ("seats", "cards")
+
+    def __init__(self, seats: tuple[int, ...], cards: tuple[tuple[int, ...], ...]) -> None:
+        self.seats: Final = seats
+        self.cards: Final = cards
 
 
-class HandMucked(NamedTuple):
-    seat: int
+@final
+class HandMucked(Record):
+    __match_args__ = ("seat",)
+
+    def __init__(self, seat: int) -> None:
+        self.seat: Final = seat
 
 
-class RakeTaken(NamedTuple):
+@final
+class RakeTaken(Record):
     """The house's rake, taken from the pots before they are awarded (R-RAKE)."""
 
-    amount: int
+    __match_args__ = ("amount",)
+
+    def __init__(self, amount: int) -> None:
+        self.amount: Final = amount
 
 
-class PotAwarded(NamedTuple):
+@final
+class PotAwarded(Record):
     """A pot paid out; in Stud Hi-Lo ``winners``/``shares`` are the high half and the
     ``low_*`` fields the low half (empty when no eligible low qualifies, R-HILO-SPLIT)."""
 
-    pot: int  # index: 0 is the main pot
-    amount: int  # after the rake
-    winners: tuple[int, ...]
-    shares: tuple[int, ...]  # chips to each winner, same order
-    description: str  # the winning hand, or "" when everyone else folded
-    low_winners: tuple[int, ...] = ()
-    low_shares: tuple[int, ...] = ()
-    low_description: str = ""
-    rake: int = 0  # chips the rake took from this pot (R-RAKE)
+    __match_args__ = (
+        "pot",
+        "amount",
+        "winners",
+        "shares",
+        "description",
+        "low_winners",
+        "low_shares",
+        "low_description",
+        "rake",
+    )
+
+    def __init__(
+        self,
+        pot: int,
+        amount: int,
+        winners: tuple[int, ...],
+        shares: tuple[int, ...],
+        description: str,
+        low_winners: tuple[int, ...] = (),
+        low_shares: tuple[int, ...] = (),
+        low_description: str = "",
+        rake: int = 0,
+    ) -> None:
+        self.pot: Final = pot  # index: 0 is the main pot
+        self.amount: Final = amount  # after the rake
+        self.winners: Final = winners
+        self.shares: Final = shares  # chips to each winner, same order
+        self.description: Final = description  # the winning hand, or "" when everyone else folded
+        self.low_winners: Final = low_winners
+        self.low_shares: Final = low_shares
+        self.low_description: Final = low_description
+        self.rake: Final = rake  # chips the rake took from this pot (R-RAKE)
 
 
-class HandEnded(NamedTuple):
-    stacks: tuple[int, ...]
+@final
+class HandEnded(Record):
+    __match_args__ = ("stacks",)
+
+    def __init__(self, stacks: tuple[int, ...]) -> None:
+        self.stacks: Final = stacks
 
 
 Event = (
@@ -221,29 +356,59 @@ Event = (
 # ---- the end of a hand ------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Pot:
+@final
+class Pot(Record):
     """A pot and its winners. ``amount`` is what is left after the rake (``rake`` of it
     went to the house, R-RAKE). In Stud Hi-Lo ``winners``/``shares`` take the high half
     and ``low_winners``/``low_shares`` the low half (R-HILO-SPLIT); elsewhere the low
     ones are empty."""
 
-    amount: int
-    eligible: tuple[int, ...]
-    winners: tuple[int, ...]
-    shares: tuple[int, ...]
-    low_winners: tuple[int, ...] = ()
-    low_shares: tuple[int, ...] = ()
-    rake: int = 0
+    __match_args__ = (
+        "amount",
+        "eligible",
+        "winners",
+        "shares",
+        "low_winners",
+        "low_shares",
+        "rake",
+    )
+
+    def __init__(
+        self,
+        amount: int,
+        eligible: tuple[int, ...],
+        winners: tuple[int, ...],
+        shares: tuple[int, ...],
+        low_winners: tuple[int, ...] = (),
+        low_shares: tuple[int, ...] = (),
+        rake: int = 0,
+    ) -> None:
+        self.amount: Final = amount
+        self.eligible: Final = eligible
+        self.winners: Final = winners
+        self.shares: Final = shares
+        self.low_winners: Final = low_winners
+        self.low_shares: Final = low_shares
+        self.rake: Final = rake
 
 
-@dataclass(frozen=True)
-class HandResult:
-    pots: tuple[Pot, ...]  # main pot first, then side pots
-    stacks: tuple[int, ...]  # final stacks
-    shown: tuple[ShownHand, ...]  # revealed at showdown, in showing order (R-MUCK)
-    uncalled: tuple[tuple[int, int], ...] = field(default=())  # (seat, amount) returned
-    rake: int = 0  # chips the house took (R-RAKE): stacks + rake = starting stacks
+@final
+class HandResult(Record):
+    __match_args__ = ("pots", "stacks", "shown", "uncalled", "rake")
+
+    def __init__(
+        self,
+        pots: tuple[Pot, ...],
+        stacks: tuple[int, ...],
+        shown: tuple[ShownHand, ...],
+        uncalled: tuple[tuple[int, int], ...] = (),
+        rake: int = 0,
+    ) -> None:
+        self.pots: Final = pots  # main pot first, then side pots
+        self.stacks: Final = stacks  # final stacks
+        self.shown: Final = shown  # revealed at showdown, in showing order (R-MUCK)
+        self.uncalled: Final = uncalled  # (seat, amount) returned
+        self.rake: Final = rake  # chips the house took (R-RAKE): stacks + rake = starting stacks
 
     @property
     def revealed(self) -> tuple[int, ...]:

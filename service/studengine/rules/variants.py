@@ -15,8 +15,8 @@ from __future__ import annotations
 import array
 import enum
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
-from functools import cached_property
+from dataclasses import dataclass, field, replace
+from typing import final
 
 from studengine import evaluator
 from studengine.cards import DECK_SIZE
@@ -43,6 +43,7 @@ def deals_community_card(cards_left: int, players_in: int) -> bool:
     return cards_left < players_in
 
 
+@final
 @dataclass(frozen=True)
 class Street:
     name: str
@@ -50,6 +51,7 @@ class Street:
     big_bet: bool  # R-LIMITS-5S / R-LIMITS-7S
 
 
+@final
 @dataclass(frozen=True)
 class Ranking:
     """How hands rank at showdown: ``rank`` (larger wins, equal ties), the five cards
@@ -97,6 +99,7 @@ LOW_8 = Ranking(
 )
 
 
+@final
 @dataclass(frozen=True)
 class VariantSpec:
     variant: Variant
@@ -112,65 +115,53 @@ class VariantSpec:
     # a split game's low half (R-HILO-SPLIT); None: one winner ranking for the whole pot
     low_ranking: Ranking | None = None
 
-    @cached_property
-    def face_up(self) -> tuple[bool, ...]:
-        """Face up or down, by a player's card position."""
-        return tuple(up for street in self.streets for up in street.cards)
+    # the card layout, worked out once from the streets (__post_init__)
+    face_up: tuple[bool, ...] = field(init=False, repr=False, compare=False)
+    """Face up or down, by a player's card position."""
+    up_positions: tuple[int, ...] = field(init=False, repr=False, compare=False)
+    down_positions: tuple[int, ...] = field(init=False, repr=False, compare=False)
+    up_positions_of: tuple[tuple[int, ...], ...] = field(init=False, repr=False, compare=False)
+    """The face-up positions among a player's first ``n`` cards, indexed by ``n``."""
+    down_positions_of: tuple[tuple[int, ...], ...] = field(init=False, repr=False, compare=False)
+    """The face-down positions among a player's first ``n`` cards, indexed by ``n``."""
+    big_bet_streets: tuple[bool, ...] = field(init=False, repr=False, compare=False)
+    street_names: tuple[str, ...] = field(init=False, repr=False, compare=False)
+    cards_per_player: int = field(init=False, repr=False, compare=False)
+    first_street_cards: int = field(init=False, repr=False, compare=False)
+    """The cards each player holds once the first street is dealt."""
+    may_deal_community_card: bool = field(init=False, repr=False, compare=False)
+    """Whether R-COMMUNITY-CARD can happen: a full table would need more cards than a
+    deck has (the seven-card games with eight players)."""
 
-    @cached_property
-    def up_positions(self) -> tuple[int, ...]:
-        return tuple(i for i, up in enumerate(self.face_up) if up)
-
-    @cached_property
-    def down_positions(self) -> tuple[int, ...]:
-        return tuple(i for i, up in enumerate(self.face_up) if not up)
-
-    @cached_property
-    def up_positions_of(self) -> tuple[tuple[int, ...], ...]:
-        """The face-up positions among a player's first ``n`` cards, indexed by ``n``."""
-        return tuple(
-            tuple(i for i in self.up_positions if i < n) for n in range(self.cards_per_player + 1)
-        )
-
-    @cached_property
-    def down_positions_of(self) -> tuple[tuple[int, ...], ...]:
-        """The face-down positions among a player's first ``n`` cards, indexed by ``n``."""
-        return tuple(
-            tuple(i for i in self.down_positions if i < n) for n in range(self.cards_per_player + 1)
-        )
+    def __post_init__(self) -> None:
+        face_up = tuple(up for street in self.streets for up in street.cards)
+        up = tuple(i for i, is_up in enumerate(face_up) if is_up)
+        down = tuple(i for i, is_up in enumerate(face_up) if not is_up)
+        counts = range(len(face_up) + 1)
+        derived = {
+            "face_up": face_up,
+            "up_positions": up,
+            "down_positions": down,
+            "up_positions_of": tuple(tuple(i for i in up if i < n) for n in counts),
+            "down_positions_of": tuple(tuple(i for i in down if i < n) for n in counts),
+            "big_bet_streets": tuple(street.big_bet for street in self.streets),
+            "street_names": tuple(street.name for street in self.streets),
+            "cards_per_player": len(face_up),
+            "first_street_cards": len(self.streets[0].cards),
+            "may_deal_community_card": self.max_players * len(face_up) > DECK_SIZE,
+        }
+        for name, value in derived.items():
+            object.__setattr__(self, name, value)  # frozen: set once, here
 
     def up_cards(self, cards: Sequence[int]) -> list[int]:
         """The face-up ones among a player's ``cards`` (in the order dealt)."""
         return [cards[i] for i in self.up_positions_of[len(cards)]]
-
-    @cached_property
-    def big_bet_streets(self) -> tuple[bool, ...]:
-        return tuple(street.big_bet for street in self.streets)
-
-    @cached_property
-    def street_names(self) -> tuple[str, ...]:
-        return tuple(street.name for street in self.streets)
-
-    @cached_property
-    def cards_per_player(self) -> int:
-        return len(self.face_up)
-
-    @cached_property
-    def first_street_cards(self) -> int:
-        """The cards each player holds once the first street is dealt."""
-        return len(self.streets[0].cards)
 
     @property
     def has_open_pair(self) -> bool:
         """Whether the game has the open-pair option at all (R-OPEN-PAIR; not in Razz
         and Hi-Lo): a table's ``open_pair_big_bet`` is on by default only where it does."""
         return self.open_pair_street is not None
-
-    @cached_property
-    def may_deal_community_card(self) -> bool:
-        """Whether R-COMMUNITY-CARD can happen: a full table would need more cards than a
-        deck has (the seven-card games with eight players)."""
-        return self.max_players * self.cards_per_player > DECK_SIZE
 
 
 DOWN, UP = False, True

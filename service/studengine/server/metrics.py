@@ -71,8 +71,8 @@ STATE_BYTES = Histogram(
 BUILD_INFO = Gauge(
     "stud_build_info",
     "Always 1; the labels say what this server runs: its version, Python, grpcio, protobuf, "
-    "connectrpc, and the evaluator backend (c or python).",
-    ["version", "python", "grpc", "protobuf", "connectrpc", "evaluator"],
+    "connectrpc, the evaluator backend (c or python) and the engine build (mypyc or python).",
+    ["version", "python", "grpc", "protobuf", "connectrpc", "evaluator", "engine"],
     multiprocess_mode="max",
 )
 

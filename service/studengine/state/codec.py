@@ -147,7 +147,8 @@ def pack_moves(moves: Sequence[Move]) -> bytes:
     then the round total as a varint for a sized action (not FOLD or CHECK)."""
     out = bytearray()
     append, codes = out.append, _KIND_CODES
-    for seat, kind, to, timeout in moves:
+    for move in moves:
+        seat, kind, to, timeout = move.seat, move.type, move.to, move.timeout
         append(seat << 4 | codes[kind] << 1 | timeout)
         if to is None:
             continue

@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 
 from google.protobuf.message import Message
 
-from studengine.rules.types import Table
+from studengine.rules.types import Record, Table
 
 M = TypeVar("M", bound=Message)
 TABLE_FIELDS = tuple(dataclasses.fields(Table))
@@ -55,10 +55,12 @@ def table_values(
 CARD_FIELDS = frozenset({"cards", "best_five", "low_best_five"})
 
 
-def field_values(value: Any, cards: Callable[[Sequence[int]], Any] | None = None) -> dict[str, Any]:
-    """A dataclass's fields by name, for a message's constructor; ``cards`` writes the
-    fields that hold cards (``CARD_FIELDS``)."""
-    out = {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
+def field_values(
+    value: Record, cards: Callable[[Sequence[int]], Any] | None = None
+) -> dict[str, Any]:
+    """A record's fields by name (a pot, a shown hand), for a message's constructor;
+    ``cards`` writes the fields that hold cards (``CARD_FIELDS``)."""
+    out: dict[str, Any] = dict(zip(value.__match_args__, value.values(), strict=True))
     if cards is not None:
         for name in CARD_FIELDS.intersection(out):
             out[name] = cards(out[name])
