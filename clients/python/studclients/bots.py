@@ -52,6 +52,10 @@ LOW_TOP_STRENGTH: dict[str, float] = {"5": 0.95, "6": 0.88, "7": 0.75, "8": 0.6,
 PAIRED_LOW_STRENGTH = 0.15
 
 
+#: The moves open to the seat to act (``HandUpdate.legal_actions``), a bot's choice.
+Legal = Sequence[pb.LegalAction]
+
+
 @dataclass(frozen=True)
 class Decision:
     action: pb.ActionType.ValueType
@@ -93,13 +97,13 @@ class Bot:
         return None
 
     def decide(
-        self,
-        view: pb.View,
-        seat: int,
-        legal: Sequence[pb.LegalAction],
-        strength: float | None = None,
+        self, view: pb.View, seat: int, legal: Legal, strength: float | None = None
     ) -> Decision:
-        raise RuntimeError("a Bot subclass decides")
+        """The move for ``seat``; a bot that needs no more than the legal moves ``choose``s."""
+        return self.choose(legal)
+
+    def choose(self, legal: Legal) -> Decision:
+        raise RuntimeError("a Bot subclass decides or chooses")
 
 
 class RandomBot(Bot):
@@ -107,13 +111,7 @@ class RandomBot(Bot):
 
     kind = "random"
 
-    def decide(
-        self,
-        view: pb.View,
-        seat: int,
-        legal: Sequence[pb.LegalAction],
-        strength: float | None = None,
-    ) -> Decision:
+    def choose(self, legal: Legal) -> Decision:
         free = bool(_find(legal, pb.ACTION_TYPE_CHECK))
         options = [a for a in legal if not (free and a.type == pb.ACTION_TYPE_FOLD)]
         weights = [0.3 if a.type == pb.ACTION_TYPE_FOLD else 1.0 for a in options]
@@ -125,13 +123,7 @@ class CallingStation(Bot):
 
     kind = "station"
 
-    def decide(
-        self,
-        view: pb.View,
-        seat: int,
-        legal: Sequence[pb.LegalAction],
-        strength: float | None = None,
-    ) -> Decision:
+    def choose(self, legal: Legal) -> Decision:
         return passive_choice(legal)
 
 
@@ -231,11 +223,7 @@ class EquityBot(Bot):
         return local_strength(self._own_cards(view, seat), opponents)
 
     def decide(
-        self,
-        view: pb.View,
-        seat: int,
-        legal: Sequence[pb.LegalAction],
-        strength: float | None = None,
+        self, view: pb.View, seat: int, legal: Legal, strength: float | None = None
     ) -> Decision:
         if strength is None:
             strength = self.strength_locally(view, seat)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from stud_api.stud.v1 import stud_engine_pb2 as pb
@@ -60,34 +61,46 @@ HISTORY_AUDIENCES = {
 }
 
 
-def history_request(update: pb.HandUpdate, audience: str) -> pb.GetHandHistoryRequest:
-    """The GetHandHistory request for a finished hand's last update."""
-    return pb.GetHandHistoryRequest(state=update.state, audience=HISTORY_AUDIENCES[audience])
+@dataclass(frozen=True)
+class Histories:
+    """Where finished hands' PHH histories go (``--history-dir``) and whose
+    (``--history-audience``), as stud-play and stud-load take them."""
 
+    directory: Path
+    audience: str
 
-def add_history_options(parser: argparse.ArgumentParser, default_audience: str) -> None:
-    """``--history-dir DIR`` and ``--history-audience``, as stud-play and stud-load take them."""
-    parser.add_argument(
-        "--history-dir",
-        type=Path,
-        default=None,
-        help="write each finished hand's history there as HAND_ID.phh (PHH)",
-    )
-    parser.add_argument(
-        "--history-audience",
-        choices=sorted(HISTORY_AUDIENCES),
-        default=default_audience,
-        help="the players' history (mucked down cards hidden) or the audit one (every card); "
-        "default %(default)s",
-    )
+    @staticmethod
+    def add_options(parser: argparse.ArgumentParser, default_audience: str) -> None:
+        parser.add_argument(
+            "--history-dir",
+            type=Path,
+            default=None,
+            help="write each finished hand's history there as HAND_ID.phh (PHH)",
+        )
+        parser.add_argument(
+            "--history-audience",
+            choices=sorted(HISTORY_AUDIENCES),
+            default=default_audience,
+            help="the players' history (mucked down cards hidden) or the audit one (every "
+            "card); default %(default)s",
+        )
 
+    @classmethod
+    def from_args(cls, args: argparse.Namespace) -> Histories | None:
+        """The options given; None without ``--history-dir`` (no histories written)."""
+        return None if args.history_dir is None else cls(args.history_dir, args.history_audience)
 
-def save_history(directory: Path, history: pb.GetHandHistoryResponse) -> Path:
-    """Write one hand's PHH history as ``DIR/<hand_id>.phh``; returns the path."""
-    directory.mkdir(parents=True, exist_ok=True)
-    path = directory / f"{history.hand_id}.phh"
-    path.write_text(history.phh, encoding="utf-8")
-    return path
+    def request(self, update: pb.HandUpdate) -> pb.GetHandHistoryRequest:
+        """The GetHandHistory request for a finished hand's last update."""
+        audience = HISTORY_AUDIENCES[self.audience]
+        return pb.GetHandHistoryRequest(state=update.state, audience=audience)
+
+    def save(self, history: pb.GetHandHistoryResponse) -> Path:
+        """Write one hand's history as ``<directory>/<hand_id>.phh``; returns the path."""
+        self.directory.mkdir(parents=True, exist_ok=True)
+        path = self.directory / f"{history.hand_id}.phh"
+        path.write_text(history.phh, encoding="utf-8")
+        return path
 
 
 __all__ = [
@@ -96,9 +109,7 @@ __all__ = [
     "MAX_PLAYERS",
     "VARIANTS",
     "VARIANT_NAMES",
-    "add_history_options",
+    "Histories",
     "chips_conserved",
     "default_table",
-    "history_request",
-    "save_history",
 ]

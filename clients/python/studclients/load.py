@@ -34,7 +34,6 @@ from array import array
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from stud_api.stud.v1 import stud_engine_pb2 as pb
@@ -43,11 +42,9 @@ from studclients.bots import BOT_KINDS, make_bot, think
 from studclients.client import (
     MAX_PLAYERS,
     VARIANTS,
-    add_history_options,
+    Histories,
     chips_conserved,
     default_table,
-    history_request,
-    save_history,
 )
 from studclients.devserver import ServerProcess, start_dev_server
 from studclients.engine import (
@@ -66,18 +63,19 @@ GRACE_SECONDS = 15.0  # after the deadline, hands in flight may take this long t
 
 @dataclass
 class Stats:
-    latency: dict[str, array[float]] = field(default_factory=dict)
-    calls: int = 0
-    errors: Counter[str] = field(default_factory=Counter)
-    retries: int = 0
-    resyncs: int = 0
-    started: int = 0
-    hands: int = 0
-    checked: int = 0
-    conserved: int = 0
-    equity_fallbacks: int = 0
+    """What a run counted, for the progress line and the report."""
+
+    latency: dict[str, array[float]] = field(default_factory=dict)  # ms, by method
+    calls: int = 0  # answered
+    errors: Counter[str] = field(default_factory=Counter)  # by status code
+    retries: int = 0  # calls moved on to another target
+    resyncs: int = 0  # ABORTED answers, the hand re-read with GetView
+    started: int = 0  # hands dealt
+    hands: int = 0  # hands finished, the chips of each one checked
+    conserved: int = 0  # finished hands whose stacks and rake add up (R-RAKE)
+    equity_fallbacks: int = 0  # Equity failures answered from Evaluate instead
     histories: int = 0  # PHH histories written (--history-dir)
-    client_cpu_s: float = 0.0
+    client_cpu_s: float = 0.0  # this process's CPU time
 
     def answered(self, method: str, seconds: float) -> None:
         """A call's answer (the engine client's CallObserver)."""
@@ -126,8 +124,7 @@ class Config:
     seed: int
     deadline: float
     hands: int  # 0: no limit but the deadline
-    history_dir: Path | None = None  # write each finished hand's PHH history there
-    history_audience: str = "audit"
+    histories: Histories | None = None  # where to write each finished hand's PHH history
 
 
 async def play_hand(rng: random.Random, cfg: Config, engine: Engine, stats: Stats) -> None:
@@ -168,12 +165,10 @@ async def play_hand(rng: random.Random, cfg: Config, engine: Engine, stats: Stat
             continue
         position = None if update.over else Position.of(update)
     stats.hands += 1
-    stats.checked += 1
     if chips_conserved(stacks, update):  # final stacks + the rake (R-RAKE)
         stats.conserved += 1
-    if cfg.history_dir is not None:
-        asked = history_request(update, cfg.history_audience)
-        save_history(cfg.history_dir, await engine.get_hand_history(asked))
+    if cfg.histories is not None:
+        cfg.histories.save(await engine.get_hand_history(cfg.histories.request(update)))
         stats.histories += 1
 
 
@@ -226,8 +221,7 @@ async def run_load(args: argparse.Namespace, dial: Dial) -> dict[str, Any]:
         seed=args.seed,
         deadline=began + duration,
         hands=args.hands,
-        history_dir=args.history_dir,
-        history_audience=args.history_audience,
+        histories=Histories.from_args(args),
     )
     engine = Engine(dial, connections=args.connections, observer=stats)
     ticker = asyncio.create_task(progress(stats, began, args.quiet))
@@ -289,7 +283,7 @@ def report(
         "retries": stats.retries,
         "resyncs": stats.resyncs,
         "equity_fallbacks": stats.equity_fallbacks,
-        "hands_checked": stats.checked,
+        "hands_checked": stats.hands,  # the chips of every finished hand are checked
         "hands_conserved": stats.conserved,
         "histories_written": stats.histories,
         "unfinished": stats.started - stats.hands,
@@ -378,7 +372,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--server-workers", type=int, default=2, help="workers of a server it starts")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", action="store_true", help="print the report as JSON")
-    add_history_options(p, default_audience="audit")
+    Histories.add_options(p, default_audience="audit")
     p.add_argument("--quiet", action="store_true", help="no progress line")
     return p
 

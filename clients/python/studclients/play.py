@@ -21,11 +21,9 @@ from studclients.client import (
     MAX_PLAYERS,
     VARIANT_NAMES,
     VARIANTS,
-    add_history_options,
+    Histories,
     chips_conserved,
     default_table,
-    history_request,
-    save_history,
 )
 from studclients.devserver import ServerProcess, start_dev_server
 from studclients.engine import (
@@ -127,6 +125,7 @@ class Game:
         self.table.rake_percent_bp = args.rake_bp  # R-RAKE (0: none)
         self.table.rake_cap = args.rake_cap
         self.table.all_in_face_up = args.all_in_face_up  # R-ALL-IN-FACE-UP (off: cash game)
+        self.histories = Histories.from_args(args)
         self.rng = random.Random(args.seed)
         kinds = [k.strip() for k in args.bots.split(",") if k.strip()]
         self.kinds = kinds or ["station"]
@@ -220,10 +219,9 @@ class Game:
             out = sum(update.result.stacks) + update.result.rake
             self.write(f"WARNING: chips not conserved ({sum(start)} in, {out} out with the rake)")
         self.write(f"Hand {self.hands} over. Stacks: {self._stacks()}")
-        if self.args.history_dir is not None:
-            asked = history_request(update, self.args.history_audience)
-            history = self.engine.get_hand_history(asked)
-            self.write(f"History written to {save_history(self.args.history_dir, history)}")
+        if self.histories is not None:
+            history = self.engine.get_hand_history(self.histories.request(update))
+            self.write(f"History written to {self.histories.save(history)}")
         return True
 
     def prompt(self, update: pb.HandUpdate) -> Decision | None:
@@ -306,7 +304,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=None, help="seed for the bots and the button")
     p.add_argument("--hands", type=int, default=0, help="stop after N hands (0: until you quit)")
     add_dial_options(p, default="start a stud-server --dev for the session")
-    add_history_options(p, default_audience="players")
+    Histories.add_options(p, default_audience="players")
     return p
 
 

@@ -246,17 +246,7 @@ class HandShown(ShownHand):
     happened (``rank``/``description`` as the game ranks it, Razz: its ace-to-five low;
     the ``low_*`` fields its eight-or-better low in Stud Hi-Lo, ``low`` 0: none)."""
 
-    # ShownHand's, named again: mypyc's class patterns read only a class's own
-    __match_args__ = (
-        "seat",
-        "cards",
-        "best_five",
-        "rank",
-        "description",
-        "low",
-        "low_best_five",
-        "low_description",
-    )
+    __match_args__ = ShownHand.__match_args__  # its own: mypyc's class patterns read only those
 
 
 @final

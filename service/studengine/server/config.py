@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 ENV_PREFIX = "STUD_"
@@ -127,41 +127,35 @@ def build_parser() -> argparse.ArgumentParser:
         "command line wins.",
     )
     add = p.add_argument
+
+    def setting(flag: str, kind: Callable[[str], object], help: str) -> None:
+        """A flag whose default is ``ServerConfig``'s field of that name, said in its help."""
+        default = getattr(d, flag[2:].replace("-", "_"))
+        shown = f"{default:g}" if isinstance(default, float) else str(default)
+        add(flag, type=kind, default=default, help=f"{help} (default {shown})")
+
     add("--version", action=_Version)
     add("--host", default=d.host, help=f"address to bind (default {d.host})")
-    add("--port", type=_port, default=d.port, help=f"gRPC port; 0 picks one (default {d.port})")
-    add(
-        "--metrics-port",
-        type=_port,
-        default=d.metrics_port,
-        help=f"Prometheus /metrics port on --host; 0 turns it off (default {d.metrics_port})",
-    )
-    add(
-        "--workers",
-        type=_positive_int,
-        default=d.workers,
-        help="worker processes sharing the port with SO_REUSEPORT (default 1)",
-    )
-    add(
+    setting("--port", _port, "gRPC port; 0 picks one")
+    setting("--metrics-port", _port, "Prometheus /metrics port on --host; 0 turns it off")
+    setting("--workers", _positive_int, "worker processes sharing the port with SO_REUSEPORT")
+    setting(
         "--threads",
-        type=_positive_int,
-        default=d.threads,
-        help="threads per worker for the expensive calls (Equity, Evaluate of more than "
-        f"500 hands); the other calls run on the worker's event loop (default {d.threads})",
+        _positive_int,
+        "threads per worker for the expensive calls (Equity, Evaluate of more than 500 "
+        "hands); the other calls run on the worker's event loop",
     )
-    add(
+    setting(
         "--max-expensive-calls",
-        type=_positive_int,
-        default=d.max_expensive_calls,
-        help="expensive calls a worker holds at once, running or waiting for a thread; "
-        f"more get RESOURCE_EXHAUSTED (default {d.max_expensive_calls})",
+        _positive_int,
+        "expensive calls a worker holds at once, running or waiting for a thread; more get "
+        "RESOURCE_EXHAUSTED",
     )
-    add(
+    setting(
         "--equity-cpu-seconds",
-        type=_positive_float,
-        default=d.equity_cpu_seconds,
-        help="CPU time one Equity call may use, whatever its deadline: Monte Carlo returns "
-        f"what it has (complete false) (default {d.equity_cpu_seconds:g})",
+        _positive_float,
+        "CPU time one Equity call may use, whatever its deadline: Monte Carlo returns what "
+        "it has (complete false)",
     )
     add(
         "--key-file",
@@ -187,38 +181,30 @@ def build_parser() -> argparse.ArgumentParser:
         default=d.max_message_bytes,
         help="largest request accepted, in bytes (default 1 MiB)",
     )
-    add(
+    setting(
         "--max-concurrent-rpcs",
-        type=_positive_int,
-        default=d.max_concurrent_rpcs,
-        help="calls a worker holds at once (health checks aside); more get "
-        f"RESOURCE_EXHAUSTED (default {d.max_concurrent_rpcs})",
+        _positive_int,
+        "calls a worker holds at once (health checks aside); more get RESOURCE_EXHAUSTED",
     )
-    add(
+    setting(
         "--max-streams-per-connection",
-        type=_positive_int,
-        default=d.max_streams_per_connection,
-        help="HTTP/2 streams (calls) one client connection may have open at once "
-        f"(default {d.max_streams_per_connection})",
+        _positive_int,
+        "HTTP/2 streams (calls) one client connection may have open at once",
     )
-    add(
+    setting(
         "--receive-timeout-seconds",
-        type=_positive_float,
-        default=d.receive_timeout_seconds,
-        help="how long a call's request may take to arrive in full; a slower one gets "
-        f"DEADLINE_EXCEEDED (default {d.receive_timeout_seconds:g})",
+        _positive_float,
+        "how long a call's request may take to arrive in full; a slower one gets DEADLINE_EXCEEDED",
     )
-    add(
+    setting(
         "--grace-seconds",
-        type=_non_negative_float,
-        default=d.grace_seconds,
-        help="on SIGTERM, how long calls in flight may take to finish (default 10)",
+        _non_negative_float,
+        "on SIGTERM, how long calls in flight may take to finish",
     )
-    add(
+    setting(
         "--max-connection-age-seconds",
-        type=_non_negative_float,
-        default=d.max_connection_age_seconds,
-        help="close client connections after this age so load balancers rebalance; 0 = off",
+        _non_negative_float,
+        "close client connections after this age so load balancers rebalance; 0 = off",
     )
     add(
         "--reflection",
@@ -228,12 +214,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--no-reflection turns it off (default on)",
     )
     add("--log-level", choices=LOG_LEVELS, default=d.log_level, help="default info")
-    add(
+    setting(
         "--log-queue-lines",
-        type=_positive_int,
-        default=d.log_queue_lines,
-        help="log lines held for stdout at most; more are dropped and counted "
-        f"(stud_log_lines_dropped_total) (default {d.log_queue_lines})",
+        _positive_int,
+        "log lines held for stdout at most; more are dropped and counted "
+        "(stud_log_lines_dropped_total)",
     )
     add(
         "--http-port",
