@@ -10,7 +10,9 @@ per second, p50/p99 latency, the server process's CPU time per call (from
 sync gRPC server, to show what the interceptor costs and what grpc.aio costs.
 Then the same Act mix over the HTTP port (Connect, binary) on each candidate ASGI server
 (``benchmarks/rpc_connect.py``). Finally it prints the sealed state's size for 2 and 8
-players in both games.
+players in both games. ``--handler``: the in-process cost of the Act handler alone,
+compiled and pure-Python builds side by side (``benchmarks/rpc_handler.py``);
+``--interceptor``: the interceptor's instructions per call by part, under callgrind.
 
 ``python -m benchmarks.rpc --serve-echo ...`` is the echo server process itself.
 """
@@ -38,7 +40,7 @@ from stud_api.stud.v1 import stud_engine_pb2 as pb
 from studclients.devserver import serving_port
 from studengine.server.config import ServerConfig
 
-from benchmarks import rpc_connect
+from benchmarks import rpc_connect, rpc_handler, rpc_interceptor
 
 ECHO_METHOD = "/bench.v1.EchoService/Echo"
 ACT_METHOD = "/stud.v1.StudEngineService/Act"
@@ -77,21 +79,23 @@ def serve_echo(kind: str, response_bytes: int, config: ServerConfig) -> None:
 
     ``kind``: ``aio`` (the stud-server's own settings: grpc.aio, its options and
     interceptor), ``aio-bare`` (grpc.aio, no interceptor), ``sync-bare`` (the sync server
-    with a thread pool, no interceptor: what stud-server used before it moved to aio)."""
+    with a thread pool, no interceptor: what stud-server used before it moved to aio);
+    ``aio-nolog``, ``aio-notimer``: ``aio`` without the log line, without the receive
+    timer (``benchmarks/rpc_interceptor.py``)."""
     from studengine.server.grpc_listener import server_options
     from studengine.server.interceptors import ObservingInterceptor
     from studengine.server.logging import configure_logging
 
-    configure_logging(config.log_level)
+    configure_logging("warning" if kind == "aio-nolog" else config.log_level)
     response = BytesValue.FromString(bytes_value_of_size(response_bytes))
     address = f"127.0.0.1:{config.port}"
     if kind.startswith("aio"):
 
         async def main() -> None:
             interceptors = []
-            if kind == "aio":
-                limits = (config.max_concurrent_rpcs, config.receive_timeout_seconds)
-                interceptors.append(ObservingInterceptor(*limits))
+            if kind in ("aio", "aio-nolog", "aio-notimer"):
+                timer = None if kind == "aio-notimer" else config.receive_timeout_seconds
+                interceptors.append(ObservingInterceptor(config.max_concurrent_rpcs, timer))
             server = grpc.aio.server(
                 interceptors=interceptors, options=server_options(config, False)
             )
@@ -374,15 +378,21 @@ ECHO_KINDS = (
 )
 
 
-def run(options: argparse.Namespace) -> None:
+def _bench_env() -> dict[str, str]:
+    """The servers' environment: no STUD_ settings but a fresh sealing key, one process."""
     from studengine.state.keys import new_key_spec
 
-    rng = random.Random(options.seed)
     env = {k: v for k, v in os.environ.items() if not k.startswith("STUD_")}
     env.pop("PROMETHEUS_MULTIPROC_DIR", None)
     env["STUD_SEALING_KEYS"] = new_key_spec("bench")  # in the environment, not argv
     root = str(Path(__file__).resolve().parents[1])  # the echo servers run -m benchmarks.rpc
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [root, env.get("PYTHONPATH")]))
+    return env
+
+
+def run(options: argparse.Namespace) -> None:
+    rng = random.Random(options.seed)
+    env = _bench_env()
     per_round = max(1, options.calls // options.rounds)
     load = (per_round, options.concurrency, options.warmup)
     servers: list[ServerProcess] = []
@@ -477,10 +487,34 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--hands", type=int, default=30, help="hands recorded for the Act mix")
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument(
-        "--serve-echo", choices=[kind for kind, _ in ECHO_KINDS], help=argparse.SUPPRESS
+        "--serve-echo",
+        choices=[kind for kind, _ in ECHO_KINDS + rpc_interceptor.KINDS],
+        help=argparse.SUPPRESS,
     )
     parser.add_argument("--response-bytes", type=int, default=0, help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--handler",
+        action="store_true",
+        help="instead: the in-process handler cost per eight-handed Seven Card Stud Act, "
+        "compiled vs pure-Python build (benchmarks/rpc_handler.py)",
+    )
+    parser.add_argument(
+        "--interceptor",
+        action="store_true",
+        help="instead: the interceptor's instructions per call under callgrind, by part "
+        "(benchmarks/rpc_interceptor.py)",
+    )
+    parser.add_argument("--handler-child", action="store_true", help=argparse.SUPPRESS)
     options = parser.parse_args(argv)
+    if options.handler_child:
+        rpc_handler.serve(options.hands, options.seed)
+        return
+    if options.interceptor:
+        rpc_interceptor.run(_bench_env())
+        return
+    if options.handler:
+        rpc_handler.run(options.hands, options.seed, options.rounds * 3, passes=3)
+        return
     if options.serve_echo:
         serve_echo(options.serve_echo, options.response_bytes, ServerConfig(port=0))
         return

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -10,6 +11,14 @@ import pytest
 
 if TYPE_CHECKING:
     from support.server_harness import LiveServer
+
+# gRPC's fork handlers (on in grpcio's wheels) restart its pollers in a forked child, which
+# then dies when the child closes its descriptors before exec (SIGSEGV, or an abort on a
+# "wakeup_fd" check or a failed Kick): grpc/grpc#43055, since grpcio 1.81. Tests fork with
+# gRPC busy in their own process (pexpect's pty children after in-process servers and
+# channels); every child execs, none uses gRPC after a bare fork, so the handlers are off.
+# grpc reads this when it is imported: nothing above imports it.
+os.environ["GRPC_ENABLE_FORK_SUPPORT"] = "false"
 
 
 @pytest.fixture

@@ -10,10 +10,10 @@ from support.paths import REPO
 from support.server_harness import server_env
 
 
-def test_bench_rpc_prints_every_figure() -> None:
-    cmd = [sys.executable, "-m", "benchmarks.rpc", "--calls", "100", "--warmup", "10"]
-    out = subprocess.run(
-        [*cmd, "--rounds", "1", "--hands", "3", "--concurrency", "4"],
+def _bench_rpc(*args: str) -> str:
+    """What ``python -m benchmarks.rpc ARGS`` prints."""
+    return subprocess.run(
+        [sys.executable, "-m", "benchmarks.rpc", *args],
         capture_output=True,
         text=True,
         timeout=300,
@@ -21,6 +21,13 @@ def test_bench_rpc_prints_every_figure() -> None:
         cwd=REPO,
         check=True,
     ).stdout
+
+
+def test_bench_rpc_prints_every_figure() -> None:
+    out = _bench_rpc(
+        *("--calls", "100", "--warmup", "10", "--rounds", "1", "--hands", "3"),
+        *("--concurrency", "4"),
+    )
     number = r"\s+[\d.]+"
     for name in (
         "Act (stud-server, 1 worker)",
@@ -39,3 +46,11 @@ def test_bench_rpc_prints_every_figure() -> None:
     }
     for _, _, first, largest in sizes:
         assert 0 < int(first) <= int(largest)
+
+
+def test_bench_rpc_handler_prints_both_builds() -> None:
+    out = _bench_rpc("--handler", "--hands", "1", "--rounds", "1")
+    rows = re.findall(r"^(mypyc|python)\s+([\d.]+)\s+([\d.]+)$", out, re.MULTILINE)
+    assert len(rows) == 2 and rows[1][0] == "python", out
+    assert all(0 < float(best) <= float(median) for _, median, best in rows), out
+    assert re.search(r"^pure / (mypyc|python): [\d.]+x \(medians\)$", out, re.MULTILINE), out

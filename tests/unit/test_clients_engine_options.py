@@ -14,9 +14,18 @@ import grpc
 import pytest
 from stud_api.stud.v1 import stud_engine_pb2 as pb
 from studclients import load, play
-from studclients.engine import SERVICE_CONFIG, Dial, Rotation, Tls, dial_from_args
+from studclients.engine import (
+    COOLDOWN_SECONDS,
+    DRAINING_REST_SECONDS,
+    SERVICE_CONFIG,
+    Dial,
+    Rotation,
+    Tls,
+    dial_from_args,
+)
 from studclients.table import __main__ as table
 from studengine.conformance import __main__ as conformance
+from studengine.server.drain import QUIET, REFUSE_AT_MOST
 from support.paths import REPO
 
 Build = Callable[[], argparse.ArgumentParser]
@@ -118,3 +127,17 @@ def test_the_rotation_takes_targets_in_turn_and_fails_over_to_an_untried_one() -
     for code in (grpc.StatusCode.CANCELLED, grpc.StatusCode.ABORTED):  # never failed over
         assert rotation.next_after(0, code, set()) is None
     assert rotation.resting_until["a:1"] <= now[0]
+
+
+def test_a_draining_target_rests_until_it_has_stopped_refusing() -> None:
+    """A target refusing SERVER_DRAINING is passed over longer than a draining server
+    refuses (so no call reaches it as it stops), and a later failure does not shorten it."""
+    now = [100.0]
+    rotation = Rotation(["a:1", "b:1"], clock=lambda: now[0])
+    assert rotation.next_after(0, grpc.StatusCode.UNAVAILABLE, set(), "SERVER_DRAINING") == 1
+    assert DRAINING_REST_SECONDS > QUIET + REFUSE_AT_MOST > COOLDOWN_SECONDS
+    rotation.next_after(0, grpc.StatusCode.UNAVAILABLE, set())  # then the port is closed
+    now[0] += QUIET + REFUSE_AT_MOST
+    assert {rotation.first() for _ in range(4)} == {1}
+    now[0] += DRAINING_REST_SECONDS
+    assert {rotation.first() for _ in range(4)} == {0, 1}

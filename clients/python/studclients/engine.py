@@ -9,7 +9,10 @@ stud-table, stud-conformance's remote driver and ``deploy/local``'s driver).
   sent twice yields the same next hand.
 - **Failover**, which a service config cannot do: with several targets, calls take them in
   turn (``Rotation``); a call still UNAVAILABLE after the channel's retries moves on to a
-  target it has not tried, and the failed target is passed over for a second.
+  target it has not tried, and the failed target is passed over for a second; one that
+  refused as draining (SERVER_DRAINING) for longer than a draining server goes on
+  refusing, so that nothing reaches it when it stops (a call it holds unstarted then
+  ends CANCELLED, grpc/grpc#41785).
 - ``Engine`` (grpc.aio) and ``SyncEngine`` (blocking) are that client over the same policy;
   a call that fails for good raises ``EngineError``. A method a server answers
   UNIMPLEMENTED is not asked again.
@@ -38,6 +41,12 @@ SERVICE_CONFIG: str = resources.files("stud_api").joinpath("service_config.json"
 CALL_TIMEOUT = 10.0
 #: A target that failed is passed over this long while others are up (seconds).
 COOLDOWN_SECONDS = 1.0
+#: A target that refused as draining is passed over this long: more than a draining
+#: stud-server goes on refusing before it stops (``studengine.server.drain``: 1.25 s of
+#: quiet, at most 3 s of refusing once idle), so a client of several targets does not
+#: come back to it in the moment it stops.
+DRAINING_REST_SECONDS = 5.0
+DRAINING = "SERVER_DRAINING"
 #: What moves a call on to another target (after the channel's own retries).
 FAILOVER_CODES = frozenset({grpc.StatusCode.UNAVAILABLE})
 METHODS = ("StartHand", "Act", "GetView", "Evaluate", "Equity", "GetHandHistory")
@@ -241,12 +250,16 @@ class Rotation:
                 return index
         return self.turn % size  # every target failed lately: try them anyway
 
-    def next_after(self, index: int, code: grpc.StatusCode, tried: set[str]) -> int | None:
-        """Where a call that failed with ``code`` on ``index`` goes next (None: nowhere)."""
+    def next_after(
+        self, index: int, code: grpc.StatusCode, tried: set[str], reason: str = ""
+    ) -> int | None:
+        """Where a call that failed with ``code`` (ErrorInfo ``reason``) on ``index`` goes
+        next (None: nowhere)."""
         if code not in FAILOVER_CODES:
             return None
         failed = self.targets[index]
-        self.resting_until[failed] = self.clock() + COOLDOWN_SECONDS
+        rest = DRAINING_REST_SECONDS if reason == DRAINING else COOLDOWN_SECONDS
+        self.resting_until[failed] = max(self.resting_until.get(failed, 0.0), self.clock() + rest)
         tried.add(failed)
         size = len(self.targets)
         for step in range(1, size):
@@ -316,13 +329,12 @@ class _Attempt:
         if not isinstance(error, grpc.RpcError):
             return False
         call: grpc.Call = error  # type: ignore[assignment]
-        code = call.code()
-        following = client.rotation.next_after(self.index, code, self.tried)
+        code, reason = call.code(), error_reason(call)
+        following = client.rotation.next_after(self.index, code, self.tried, reason)
         if following is None:
             if code == grpc.StatusCode.UNIMPLEMENTED:
                 client.unimplemented.add(method)
-            message, reason = call.details() or "", error_reason(call)
-            raise EngineError(method, code.name, message, reason) from None
+            raise EngineError(method, code.name, call.details() or "", reason) from None
         if observer is not None:
             observer.failed_over(method, code.name)
         self.following = following
@@ -441,6 +453,8 @@ def act_request(
 
 __all__ = [
     "CALL_TIMEOUT",
+    "COOLDOWN_SECONDS",
+    "DRAINING_REST_SECONDS",
     "METHODS",
     "SERVICE_CONFIG",
     "CallObserver",

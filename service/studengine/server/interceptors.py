@@ -83,7 +83,7 @@ class ObservingInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg
         receive_timeout: float | None = None,
         gate: Gate | None = None,
     ) -> None:
-        self._methods: dict[str, MethodStats] = {}
+        self._handlers: dict[str, tuple[Any, Any]] = {}  # method: (grpc's, observed)
         self.admission = Admission(max_concurrent_rpcs, gate)  # health excluded
         self.receive_timeout = receive_timeout
 
@@ -92,14 +92,19 @@ class ObservingInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg
         continuation: Callable[[grpc.HandlerCallDetails], Awaitable[Any]],
         details: grpc.HandlerCallDetails,
     ) -> Any:
-        # ``handler`` is grpc's RpcMethodHandler namedtuple: swap in the observed behavior
         handler: Any = await continuation(details)
         if handler is None:  # unknown method: grpc answers UNIMPLEMENTED itself
             return None
+        # the observed handler is built once per method (grpc hands back the same one)
+        observed = self._handlers.get(details.method)
+        if observed is None or observed[0] is not handler:
+            observed = self._handlers[details.method] = (handler, self._observe(handler, details))
+        return observed[1]
+
+    def _observe(self, handler: Any, details: grpc.HandlerCallDetails) -> Any:
+        """``handler`` (grpc's RpcMethodHandler namedtuple) with the observed behavior."""
         full: str = details.method
-        method = self._methods.get(full)
-        if method is None:
-            method = self._methods[full] = MethodStats(full, _kind(handler))
+        method = MethodStats(full, _kind(handler))
         if handler.unary_unary is not None:
             inner = handler.unary_unary
 

@@ -1,0 +1,135 @@
+"""``python -m benchmarks.rpc --handler``: the in-process handler cost of one Act on an
+eight-handed Seven Card Stud hand, compiled build and pure-Python build side by side.
+
+Each build runs in a child process of its own (``STUDENGINE_PURE=1`` for the pure one)
+that records the same hands (seeded deck and choices) through ``Handlers`` and then, when
+asked, replays every recorded Act through ``ApiCalls.run`` (what both ports call once a
+request is parsed: open and check the state, the rules, the views, seal) and answers the
+CPU microseconds per Act. Rounds alternate between the two children, so drifts in the
+shared machine's load hit both alike; the median round is the figure, the ratio is
+pure/compiled.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import statistics
+import subprocess
+import sys
+import time
+from typing import Any
+
+from stud_api.stud.v1 import stud_engine_pb2 as pb
+from studengine.api.calls import ApiCalls
+
+ACT_METHOD = "/stud.v1.StudEngineService/Act"
+START_METHOD = "/stud.v1.StudEngineService/StartHand"
+
+
+def recorded_acts(hands: int, seed: int) -> tuple[ApiCalls, list[pb.ActRequest]]:
+    """The ``ApiCalls`` of a fresh worker and the Act requests of ``hands`` eight-handed
+    Seven Card Stud hands played at random through it."""
+    from studengine.api.expensive import ExpensiveCalls
+    from studengine.api.handlers import Handlers
+    from studengine.state.keys import keyring_from_specs, new_key_spec
+
+    from benchmarks.rpc import play
+
+    deck_rng = random.Random(seed)
+
+    def shuffle() -> list[int]:
+        deck = list(range(52))
+        deck_rng.shuffle(deck)
+        return deck
+
+    keys = keyring_from_specs([new_key_spec("bench")])
+    handlers = Handlers(keys, allow_test_decks=False, shuffle=shuffle)
+    run: dict[str, tuple[Any, Any]] = {
+        START_METHOD: (handlers.start_hand, pb.StartHandRequest),
+        ACT_METHOD: (handlers.act, pb.ActRequest),
+    }
+
+    def call(method: str, body: bytes) -> bytes:
+        handler, request_type = run[method]
+        return bytes(handler(request_type.FromString(body)).SerializeToString())
+
+    rng = random.Random(seed)
+    acts: list[pb.ActRequest] = []
+    for _ in range(hands):
+        acts += play(call, pb.VARIANT_SEVEN_CARD_STUD, 8, rng)[0]
+    return ApiCalls(handlers, ExpensiveCalls(threads=1, limit=1)), acts
+
+
+def serve(hands: int, seed: int) -> None:
+    """The child's loop: ``PASSES`` in, microseconds per Act (and the build) out."""
+    from studengine import compiled
+
+    calls, acts = recorded_acts(hands, seed)
+
+    async def replay(passes: int) -> float:
+        run = calls.run
+        t0 = time.process_time()  # CPU time: a shared machine's waits left out
+        for _ in range(passes):
+            for request in acts:
+                await run("Act", request, None)
+        return (time.process_time() - t0) / (passes * len(acts)) * 1e6
+
+    print(compiled.BUILD, len(acts), flush=True)
+    for line in sys.stdin:
+        print(f"{asyncio.run(replay(int(line))):.2f}", flush=True)
+
+
+class Child:
+    def __init__(self, pure: bool, hands: int, seed: int) -> None:
+        from studengine import compiled
+
+        env = {**os.environ, compiled.PURE_SWITCH: "1" if pure else ""}
+        cmd = [sys.executable, "-m", "benchmarks.rpc", "--handler-child"]
+        cmd += ["--hands", str(hands), "--seed", str(seed)]
+        self.proc = subprocess.Popen(
+            cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env
+        )
+        assert self.proc.stdout is not None
+        self.build, acts = self.proc.stdout.readline().split()
+        self.acts = int(acts)
+        self.rounds: list[float] = []
+
+    def measure(self, passes: int) -> None:
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.write(f"{passes}\n")
+        self.proc.stdin.flush()
+        self.rounds.append(float(self.proc.stdout.readline()))
+
+    def close(self) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+        self.proc.wait(timeout=30)
+
+
+def run(hands: int, seed: int, rounds: int, passes: int) -> None:
+    children = [Child(False, hands, seed), Child(True, hands, seed)]
+    try:
+        for child in children:
+            child.measure(1)  # warm-up
+            child.rounds.clear()
+        for _ in range(rounds):
+            for child in children:
+                child.measure(passes)
+    finally:
+        for child in children:
+            child.close()
+    print(
+        f"bench-rpc --handler: ApiCalls.run('Act') in-process on {children[0].acts} recorded "
+        f"Acts of {hands} eight-handed Seven Card Stud hands (seed {seed}), {rounds} rounds x "
+        f"{passes} passes per build, interleaved; {os.cpu_count()} cores, load average "
+        f"{' '.join(f'{x:.1f}' for x in os.getloadavg())}"
+    )
+    print(f"{'build':<10}{'us/Act median':>15}{'best':>9}")
+    for child in children:
+        print(f"{child.build:<10}{statistics.median(child.rounds):>15.1f}{min(child.rounds):>9.1f}")
+    compiled_build, pure = (statistics.median(c.rounds) for c in children)
+    if children[0].build == children[1].build:
+        print("(no compiled build here: both children ran the pure-Python sources)")
+    print(f"pure / {children[0].build}: {pure / compiled_build:.2f}x (medians)")
