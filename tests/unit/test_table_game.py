@@ -214,7 +214,7 @@ def test_a_leaver_whose_clock_was_set_before_the_leave_was_stored_is_timed_out_n
     without the time bank, not after the whole clock."""
 
     async def run() -> None:
-        engine, one, two = await two_replicas(tmp_path / "t.db", bank_seconds=45)
+        _, one, two = await two_replicas(tmp_path / "t.db", bank_seconds=45)
         (hand,) = await one.store.open_hands()
         leaver = hand.seat_map[hand.to_act]
         assert hand.deadline > hand.updated_at + 30  # the 60 s clock, set before the leave
