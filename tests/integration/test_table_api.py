@@ -63,6 +63,8 @@ def to_act(base: str, seats: dict[int, str]) -> tuple[int, dict[str, Any]]:
 
 
 def move(base: str, token: str, page: dict[str, Any], **body: Any) -> tuple[int, Any]:
+    """A move for the hand that ``page`` shows (unless ``body`` names another)."""
+    body.setdefault("hand", page["hand"]["id"])
     return call(base, "POST", "/api/tables/main/act", body, token=token)
 
 
@@ -84,6 +86,7 @@ def test_bad_input_is_refused_with_a_reason_and_changes_nothing(
     other = next(s for s in seats if s != seat)
     seq = page["hand"]["seq"]
     good = passive(page)
+    mine = {"hand": page["hand"]["id"], **good}
     before = snapshot(db)
     illegal = "check" if not any(m["action"] == "check" for m in page["legal"]) else "raise"
 
@@ -91,7 +94,7 @@ def test_bad_input_is_refused_with_a_reason_and_changes_nothing(
     token = seats[seat]
     cases: list[tuple[str, tuple[int, Any], int, str]] = [
         ("wrong token", move(base, "x" * 43, page, seq=seq, **good), 401, "bad_token"),
-        ("no token", call(base, "POST", act_path, {"seq": seq, **good}), 401, "no_token"),
+        ("no token", call(base, "POST", act_path, {"seq": seq, **mine}), 401, "no_token"),
         ("stale move", move(base, token, page, seq=seq - 1, **good), 409, "stale"),
         ("future move", move(base, token, page, seq=seq + 3, **good), 409, "stale"),
         ("another seat", move(base, token, page, seq=seq, seat=other, **good), 403, "wrong_seat"),
@@ -99,6 +102,9 @@ def test_bad_input_is_refused_with_a_reason_and_changes_nothing(
         ("illegal move", move(base, token, page, seq=seq, action=illegal), 409, "illegal_action"),
         ("unknown action", move(base, token, page, seq=seq, action="all-in"), 400, "bad_action"),
         ("seq not a number", move(base, token, page, seq=str(seq), **good), 400, "bad_field"),
+        ("no hand named", move(base, token, page, seq=seq, hand=None, **good), 400, "bad_field"),
+        ("hand not a string", move(base, token, page, seq=seq, hand=7, **good), 400, "bad_field"),
+        ("another hand", move(base, token, page, seq=seq, hand="h-other", **good), 409, "stale"),
         (
             "to past int64",
             move(base, token, page, seq=seq, action="raise", to=2**63),
@@ -144,7 +150,7 @@ def test_bad_input_is_refused_with_a_reason_and_changes_nothing(
         ),
         (
             "no such table",
-            call(base, "POST", "/api/tables/nope/act", {"seq": seq, **good}, token=seats[seat]),
+            call(base, "POST", "/api/tables/nope/act", {"seq": seq, **mine}, token=seats[seat]),
             404,
             "no_table",
         ),
@@ -165,6 +171,31 @@ def test_bad_input_is_refused_with_a_reason_and_changes_nothing(
     status, answer = move(base, token, page, seq=seq, **good)
     assert (status, answer) == (200, {"ok": True, "seq": seq + 1})
     assert move(base, token, page, seq=seq, **good)[0] == 409
+
+
+def test_a_move_for_the_hand_before_is_stale_at_the_same_seq_of_the_next(
+    table: tuple[TableServer, Path],
+) -> None:
+    """A click sent for one hand that arrives when the next hand is at the same seq (the
+    clock acted, the hand ended and another was dealt meanwhile) is refused, not applied
+    to the new hand: the seq alone names a move only within its hand."""
+    server, db = table
+    base = server.url
+    seats, _ = seated_pair(base)
+    _, first = to_act(base, seats)
+    old_hand, old_seq = first["hand"]["id"], first["hand"]["seq"]
+    while True:  # the first hand played out to its end, passively
+        seat, page = to_act(base, seats)
+        if page["hand"]["id"] != old_hand:
+            break
+        assert move(base, seats[seat], page, seq=page["hand"]["seq"], **passive(page))[0] == 200
+    assert page["hand"]["seq"] == old_seq  # the next hand's first decision: the same seq
+    before = snapshot(db)
+    status, answer = move(base, seats[seat], page, seq=old_seq, hand=old_hand, **passive(page))
+    assert status == 409 and answer["error"]["reason"] == "stale", answer
+    assert snapshot(db) == before
+    status, answer = move(base, seats[seat], page, seq=old_seq, **passive(page))
+    assert (status, answer) == (200, {"ok": True, "seq": old_seq + 1})
 
 
 def test_websocket_refuses_a_bad_hello(table: tuple[TableServer, Path]) -> None:

@@ -88,7 +88,7 @@ def test_an_engine_that_is_down_is_shown_plainly_and_cleared_when_back(
         move = {k: v for k, v in page["legal"][0].items() if k in ("action", "to")}
         status, answer = call(
             server.url, "POST", "/api/tables/main/act",
-            {**move, "seq": page["hand"]["seq"]}, token=seats[seat],
+            {**move, "hand": page["hand"]["id"], "seq": page["hand"]["seq"]}, token=seats[seat],
         )  # fmt: skip
         assert status == 503 and answer["error"]["reason"] == "engine_unavailable", answer
         message = answer["error"]["message"]

@@ -267,7 +267,11 @@ class DoubleClicks:
                 time.sleep(0.05)
                 continue
             move = rng.choice(page["legal"])
-            body = {"action": move["action"], "seq": page["hand"]["seq"]}
+            body = {
+                "action": move["action"],
+                "hand": page["hand"]["id"],
+                "seq": page["hand"]["seq"],
+            }
             if "to" in move:
                 body["to"] = move["to"]
             time.sleep(rng.uniform(0.3, 0.8))

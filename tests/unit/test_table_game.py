@@ -206,6 +206,36 @@ def test_a_due_clock_goes_onto_the_time_bank_once_with_two_replicas_racing(
     asyncio.run(run())
 
 
+def test_a_leaver_whose_clock_was_set_before_the_leave_was_stored_is_timed_out_now(
+    tmp_path: Path,
+) -> None:
+    """A move sets the next seat's clock just as that player leaves (the leave stored
+    after the move read who is away or leaving): the clock acts for the leaver at once,
+    without the time bank, not after the whole clock."""
+
+    async def run() -> None:
+        _, one, two = await two_replicas(tmp_path / "t.db", bank_seconds=45)
+        (hand,) = await one.store.open_hands()
+        leaver = hand.seat_map[hand.to_act]
+        assert hand.deadline > hand.updated_at + 30  # the 60 s clock, set before the leave
+        async with one.store.engine.begin() as conn:
+            await conn.execute(
+                sa.text("UPDATE seats SET leaving = 1 WHERE seat_no = :s"), {"s": leaver}
+            )
+        await asyncio.gather(one.tick(), two.tick())
+        await asyncio.gather(one.tick(), two.tick())
+        applied = await steps(one.store)
+        assert [(s.seq, s.source, s.action) for s in applied] == [
+            (0, "start", None), (1, "clock", pb.ACTION_TYPE_TIMEOUT),
+        ]  # fmt: skip
+        banks = {s.seat_no: s.time_bank for s in await one.store.seats_of("main")}
+        assert banks.get(leaver, 45) == 45  # the bank was not started
+        await one.store.close()
+        await two.store.close()
+
+    asyncio.run(run())
+
+
 def test_a_player_away_past_the_limit_gives_up_the_seat(tmp_path: Path) -> None:
     """Ghost seats: two timeouts in a row mark a player away; not dealt in, and once away
     longer than the away limit the seat is freed (the other players keep theirs)."""

@@ -46,12 +46,12 @@ class Away:
     async def start_bank(self, hand: sa.Row[Any]) -> str:
         """The clock of the seat to act ran out: puts it on its time bank (the deadline
         moves by the bank's seconds): ``"bank"``. ``"timeout"`` when the clock should act
-        (no bank left, already on it, or away); ``"moved"`` when another writer moved the
+        (no bank left, already on it, away or leaving); ``"moved"`` when another writer moved the
         hand or started the bank first (nothing to do)."""
         if hand.bank_from is not None or hand.to_act is None:
             return "timeout"
         row = await self._seat_row(hand.table_id, hand.seat_map[hand.to_act])
-        if row is None or row.time_bank <= 0 or row.away_since is not None:
+        if row is None or row.time_bank <= 0 or row.away_since is not None or row.leaving:
             return "timeout"
         now = time.time()
         async with self.store.engine.begin() as conn:
@@ -144,6 +144,28 @@ class Away:
                 .where(hands.c.hand_id == hand.hand_id, hands.c.seq == hand.seq)
                 .values(deadline=time.time(), bank_from=None)
             )
+
+    async def hurry(self, open_hands: Sequence[sa.Row[Any]], now: float) -> None:
+        """The clock runs out now for each seat to act that is away or leaving but whose
+        clock was set before that was stored (a move raced the leave or the time-out)."""
+        waiting = [
+            hand
+            for hand in open_hands
+            if hand.to_act is not None
+            and hand.bots[hand.to_act] is None
+            and hand.deadline is not None
+            and hand.deadline > now
+        ]
+        if not waiting:
+            return
+        async with self.store.engine.connect() as conn:
+            query = sa.select(seats.c.table_id, seats.c.seat_no).where(
+                seats.c.away_since.is_not(None) | seats.c.leaving
+            )
+            gone = {(row.table_id, row.seat_no) for row in await conn.execute(query)}
+        for hand in waiting:
+            if (hand.table_id, hand.seat_map[hand.to_act]) in gone:
+                await self.act_now(hand)
 
     async def idle_too_long(self, now: float) -> Sequence[sa.Row[Any]]:
         """Seats away for longer than ``away_limit`` (none when it is 0)."""

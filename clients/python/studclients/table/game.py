@@ -292,12 +292,18 @@ class Tables:
                 raise ApiError(400, "bad_field", f"{field} must be an integer")
             if field == "to" and value is not None and not 0 <= value <= INT_FIELD_MAX:
                 raise ApiError(400, "bad_field", f"{field} must be 0 to {INT_FIELD_MAX}")
+        hand_id = body.get("hand")
+        if not isinstance(hand_id, str):
+            raise ApiError(400, "bad_field", "hand must be the id of the hand (a string)")
         seat = await self.authenticate(table_id, token)
         if claimed is not None and claimed != seat:
             raise ApiError(403, "wrong_seat", f"this token holds seat {seat}, not seat {claimed}")
         hand = await self._open_hand(await self._table(table_id))
         if hand is None:
             raise ApiError(409, "no_hand", "no hand is in progress")
+        # a seq alone could match the next hand's (the clock acted, a new hand was dealt)
+        if hand.hand_id != hand_id:
+            raise ApiError(409, "stale", "that hand is over, another is in progress: reload")
         if seat not in hand.seat_map:
             raise ApiError(409, "not_in_hand", "this seat is not dealt in this hand")
         if hand.seq != seq:
@@ -386,6 +392,7 @@ class Tables:
         await self.health.probe(self.engine)
         await recovery.check_open_hands(self)
         now = time.time()
+        await self.away.hurry(await self.store.open_hands(), now)
         for seat in await self.away.idle_too_long(now):
             await self._stand_up(seat)
         for table in await self.store.tables_ready(now):

@@ -233,11 +233,12 @@ function renderSeats(data) {
   }));
 }
 
-async function sendMove(move, seq) {
+async function sendMove(move, hand) {
   $("act-error").textContent = "";
   for (const button of $("moves").querySelectorAll("button")) button.disabled = true;
   try {
-    const body = { action: move.action, seq };
+    // the hand's id with its seq: a seq alone could match the next hand's
+    const body = { action: move.action, hand: hand.id, seq: hand.seq };
     if (move.to !== undefined) body.to = move.to;
     await api(`/api/tables/${encodeURIComponent(seat.table)}/act`, body);
   } catch (error) {

@@ -6,7 +6,7 @@ const $ = (id) => document.getElementById(id);
 // raise to the larger total) gets the capital key, as stud-play does
 const KEYS = { fold: "f", check: "k", call: "c", bring_in: "b", complete: "m", bet: "b", raise: "r" };
 
-let shownMoves = "";   // the moves (and hand seq) the buttons show now
+let shownMoves = "";   // the moves (and hand id and seq) the buttons show now
 let myTurn = false;
 
 /** Each move's key: the kind's letter, its capital for the next larger size. */
@@ -27,7 +27,7 @@ function shortcut(key) {
 /** Rebuilds the buttons only when the moves change, keeping the focused move focused. */
 export function renderMoves({ legal, hand }, sendMove) {
   const moves = $("moves");
-  const signature = JSON.stringify([hand ? hand.seq : null, legal]);
+  const signature = JSON.stringify([hand ? [hand.id, hand.seq] : null, legal]);
   const mine = legal.length > 0;
   if (signature !== shownMoves) {
     const focused = moves.contains(document.activeElement) ? document.activeElement : null;
@@ -42,7 +42,7 @@ export function renderMoves({ legal, hand }, sendMove) {
       button.textContent = move.label;
       button.setAttribute("aria-keyshortcuts", shortcut(keys[i]));
       button.title = `${move.label} (key ${keys[i]})`;
-      button.addEventListener("click", () => sendMove(move, hand.seq));
+      button.addEventListener("click", () => sendMove(move, hand));
       return button;
     });
     moves.replaceChildren(...buttons);
