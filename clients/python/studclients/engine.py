@@ -21,6 +21,7 @@ stud-table, stud-conformance's remote driver and ``deploy/local``'s driver).
 
 from __future__ import annotations
 
+import abc
 import argparse
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -269,7 +270,7 @@ class Rotation:
         return None
 
 
-class _Client:
+class _Client(abc.ABC):
     """What ``Engine`` and ``SyncEngine`` share: stubs over channels, the rotation, the
     methods found UNIMPLEMENTED, and the observer."""
 
@@ -295,8 +296,9 @@ class _Client:
         self.channels = [self._open(t, options) for t in self.rotation.targets]
         self.stubs = [pb_grpc.StudEngineServiceStub(c) for c in self.channels]
 
+    @abc.abstractmethod
     def _open(self, target: str, options: list[tuple[str, Any]]) -> Any:
-        raise NotImplementedError
+        """A channel to ``target``: an asyncio one (Engine) or a blocking one (SyncEngine)."""
 
     def _attempts(self, method: str) -> Iterator[_Attempt]:
         """One call's attempts: the first channel in turn, then each failover's."""
