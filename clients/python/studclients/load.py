@@ -236,6 +236,8 @@ async def run_load(args: argparse.Namespace, dial: Dial) -> dict[str, Any]:
             for task in tables:
                 task.cancel()
 
+    # loops without signal handlers (not the main thread, Windows) raise these: Ctrl-C
+    # then ends the run as Python's default KeyboardInterrupt does
     with contextlib.suppress(NotImplementedError, RuntimeError):
         asyncio.get_running_loop().add_signal_handler(signal.SIGINT, interrupt)
     _done, pending = await asyncio.wait(tables, timeout=duration + GRACE_SECONDS)
