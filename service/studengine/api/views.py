@@ -150,10 +150,15 @@ def fill_views(
     update: pb.HandUpdate, hand: Hand, player_ids: Sequence[str], events: Sequence[Event]
 ) -> None:
     """Set ``update.spectator`` and ``update.seats`` (one view per seat, in seat order)."""
+    update.MergeFromString(serialized_views(hand, player_ids, events))
+
+
+def serialized_views(hand: Hand, player_ids: Sequence[str], events: Sequence[Event]) -> bytes:
+    """HandUpdate's ``spectator`` and ``seats`` fields, serialized."""
     pieces = _Pieces(hand, player_ids, events)
     views = [record(_SPECTATOR_TAG, pieces.spectator())]
     views += [record(_SEAT_VIEWS_TAG, pieces.seat_view(seat)) for seat in range(hand.players)]
-    update.MergeFromString(b"".join(views))
+    return b"".join(views)
 
 
 # ---- views as serialized pieces -------------------------------------------------------
