@@ -202,19 +202,21 @@ def _fill_result(msg: state_pb2.EngineResult, r: HandResult) -> None:
 
 
 _HAND_KEY = length_key(state_pb2.HandState.DESCRIPTOR.fields_by_name["hand"])
-_GAME_FIELDS: dict[tuple[Variant, Table], bytes] = {}
+# by identity: hashing a Table (or an enum member) runs Python code for each of its
+# fields, and a decoded hand's table is the one object ``_decode_table`` made for it
+_GAME_FIELDS: dict[tuple[int, int], tuple[Table, bytes]] = {}
 
 
 def _game_fields(variant: Variant, table: Table) -> bytes:
     """EngineHand's variant and table, serialized (a few distinct ones serve many calls)."""
-    key = (variant, table)
+    key = (id(variant), id(table))
     found = _GAME_FIELDS.get(key)
-    if found is None:
+    if found is None or found[0] is not table:  # an id is unique while its object lives
         if len(_GAME_FIELDS) >= _MAX_TABLES:
             _GAME_FIELDS.clear()
         msg = state_pb2.EngineHand(variant=VARIANT_CODES[variant], table=_table_pb(table))
-        found = _GAME_FIELDS[key] = msg.SerializeToString()
-    return found
+        found = _GAME_FIELDS[key] = (table, msg.SerializeToString())  # the table held: its id
+    return found[1]  # stays its own
 
 
 def encode(record: HandRecord) -> bytes:
