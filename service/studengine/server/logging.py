@@ -14,7 +14,6 @@ Handlers bind ``hand_id``, ``seq``, ``seat``, ``action`` with
 from __future__ import annotations
 
 import atexit
-import json
 import logging
 import os
 import select
@@ -25,6 +24,7 @@ from collections import deque
 from collections.abc import Callable, MutableMapping
 from typing import Any, TextIO, cast
 
+import msgspec
 import structlog
 
 #: Never written to a log line, whoever binds them.
@@ -33,7 +33,14 @@ SECRET_FIELDS = frozenset(
 )
 
 
-_encode = json.JSONEncoder(separators=(",", ":"), default=repr).encode
+# compact JSON, a value JSON has no form for as its repr; msgspec's encoder takes about a
+# seventh of the standard library's time for a call's line (issue 22)
+_encoder = msgspec.json.Encoder(enc_hook=repr)
+
+
+def _render(_logger: Any, _name: str, event: MutableMapping[str, Any]) -> str:
+    """The line's JSON (structlog's last processor)."""
+    return _encoder.encode(event).decode()
 
 
 class _Stamp:
@@ -201,7 +208,7 @@ def configure_logging(
             structlog.processors.add_log_level,
             _Stamp({"pid": os.getpid(), **static}),
             structlog.processors.format_exc_info,
-            structlog.processors.JSONRenderer(serializer=lambda event, **_: _encode(event)),
+            _render,
         ],
         wrapper_class=structlog.make_filtering_bound_logger(
             logging.getLevelNamesMapping()[level.upper()]
