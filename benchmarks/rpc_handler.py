@@ -3,11 +3,11 @@ eight-handed Seven Card Stud hand, compiled build and pure-Python build side by 
 
 Each build runs in a child process of its own (``STUDENGINE_PURE=1`` for the pure one)
 that records the same hands (seeded deck and choices) through ``Handlers`` and then, when
-asked, replays every recorded Act through ``ApiCalls.run`` (what both ports call once a
-request is parsed: open and check the state, the rules, the views, seal) and answers the
-CPU microseconds per Act. Rounds alternate between the two children, so drifts in the
-shared machine's load hit both alike; the median round is the figure, the ratio is
-pure/compiled.
+asked, replays every recorded Act through ``ApiCalls.run_serialized`` (what the gRPC port
+calls once a request is parsed: open and check the state, the rules, the views, seal, the
+answer's bytes) and answers the CPU microseconds per Act. Rounds alternate between the
+two children, so drifts in the shared machine's load hit both alike; the median round is
+the figure, the ratio is pure/compiled.
 """
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ def serve(hands: int, seed: int) -> None:
     calls, acts = recorded_acts(hands, seed)
 
     async def replay(passes: int) -> float:
-        run = calls.run
+        run = calls.run_serialized
         t0 = time.process_time()  # CPU time: a shared machine's waits left out
         for _ in range(passes):
             for request in acts:
@@ -121,8 +121,9 @@ def run(hands: int, seed: int, rounds: int, passes: int) -> None:
         for child in children:
             child.close()
     print(
-        f"bench-rpc --handler: ApiCalls.run('Act') in-process on {children[0].acts} recorded "
-        f"Acts of {hands} eight-handed Seven Card Stud hands (seed {seed}), {rounds} rounds x "
+        f"bench-rpc --handler: ApiCalls.run_serialized('Act') in-process on "
+        f"{children[0].acts} recorded Acts of {hands} eight-handed Seven Card Stud hands "
+        f"(seed {seed}), {rounds} rounds x "
         f"{passes} passes per build, interleaved; {os.cpu_count()} cores, load average "
         f"{' '.join(f'{x:.1f}' for x in os.getloadavg())}"
     )
