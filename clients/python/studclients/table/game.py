@@ -244,30 +244,29 @@ class Tables:
         return None if hand is None or hand.over else hand
 
     async def leave(self, table_id: str, token: str | None) -> dict[str, Any]:
-        """Leaves now, or when the hand in progress ends if the seat is dealt in."""
+        """Leaves now, or when the hand in progress ends if the seat is dealt in; 409
+        ``in_tournament`` once a sit-and-go has begun (the store decides, atomically, so a
+        leave racing the deal that starts one either unregisters or is refused)."""
         seat = await self.authenticate(table_id, token)
-        event = await self.store.tournament(table_id)
-        if event is not None and event.status == "running":
+        outcome = await self.store.leave(table_id, seat)
+        if outcome == "in_tournament":
             raise ApiError(409, "in_tournament", "a tournament's players stay until they bust")
+        if outcome == "no_seat":
+            raise ApiError(401, "bad_token", "the seat token is not valid at this table")
         hand = await self._open_hand(await self._table(table_id))
-        in_hand = hand is not None and seat in hand.seat_map
-        await self.store.leave(table_id, seat, in_hand)
         if hand is not None and hand.to_act is not None and hand.seat_map[hand.to_act] == seat:
             await self.away.act_now(hand)  # the clock folds (or checks) for them at once
         self.on_change(table_id)
-        return {"left": not in_hand, "after_hand": in_hand}
+        return {"left": outcome == "left", "after_hand": outcome == "after_hand"}
 
     async def _stand_up(self, seat: sa.Row[Any]) -> None:
         """A player away for longer than the away limit gives up the seat (at the end of
         the hand in progress if dealt in; never at a tournament that is running)."""
-        event = await self.store.tournament(seat.table_id)
-        if seat.leaving or (event is not None and event.status == "running"):
+        if seat.leaving:
             return
-        hand = await self._open_hand(await self._table(seat.table_id))
-        in_hand = hand is not None and seat.seat_no in hand.seat_map
-        await self.store.leave(seat.table_id, seat.seat_no, in_hand)
-        log.info("table %s: seat %d stood up after being away", seat.table_id, seat.seat_no)
-        self.on_change(seat.table_id)
+        if await self.store.leave(seat.table_id, seat.seat_no) in ("left", "after_hand"):
+            log.info("table %s: seat %d stood up after being away", seat.table_id, seat.seat_no)
+            self.on_change(seat.table_id)
 
     async def add_bot(self, table_id: str, token: str | None, kind: Any) -> dict[str, Any]:
         await self.authenticate(table_id, token)
