@@ -158,3 +158,16 @@ def add_missing_columns(conn: sa.Connection) -> None:
             name = conn.dialect.identifier_preparer.quote(table.name)
             ddl = f"ALTER TABLE {name} ADD COLUMN {spec}"
             conn.execute(sa.text(ddl))
+
+
+history_tokens = sa.Table(
+    "history_tokens",
+    metadata,
+    # SHA-256 of a player's history token (receipts.py): it downloads the PHH histories of
+    # one sitting (seats.player) at one table, after the seat is gone too, until it expires
+    sa.Column("token_hash", sa.LargeBinary(32), primary_key=True),
+    sa.Column("table_id", sa.String(64), sa.ForeignKey("tables.id"), nullable=False),
+    sa.Column("player", sa.String(32), nullable=False),
+    sa.Column("expires_at", sa.Float, nullable=False),
+    sa.Index("history_tokens_expiry", "expires_at"),
+)

@@ -23,6 +23,7 @@ from studclients.table.schema import (
     add_missing_columns,
     hands,
     history,
+    history_tokens,
     metadata,
     plays,
     seats,
@@ -37,6 +38,7 @@ __all__ = [
     "async_url",
     "hands",
     "history",
+    "history_tokens",
     "metadata",
     "plays",
     "seats",
@@ -243,7 +245,8 @@ class Store:
     ) -> int | None:
         """Sits a player (or bot) in the lowest free seat; the seat, or None when full. Two
         joins racing for one seat: the primary key lets one in, the other tries the next.
-        ``extra``: more of the seat's columns (its time bank, its resume token's hash)."""
+        ``extra``: more of the seat's columns (its time bank, its resume token's hash, the
+        sitting's ``player`` id: a random one when not given)."""
         for _ in range(20):
             async with self.engine.begin() as conn:
                 table = (
@@ -270,8 +273,7 @@ class Store:
                             bot=bot,
                             stack=stack,
                             leaving=False,
-                            player=secrets.token_hex(16),
-                            **extra,
+                            **{"player": secrets.token_hex(16), **extra},
                         )
                     )
                 except sa.exc.IntegrityError:
