@@ -28,7 +28,9 @@ class HistoryEngine(BustingEngine):
         super().__init__([take(0, 1, amount=10)] * 8)
         self.audiences: list[int] = []
 
-    async def get_hand_history(self, request: pb.GetHandHistoryRequest) -> pb.GetHandHistoryResponse:
+    async def get_hand_history(
+        self, request: pb.GetHandHistoryRequest
+    ) -> pb.GetHandHistoryResponse:
         self.audiences.append(request.audience)
         return pb.GetHandHistoryResponse(phh=f"state = {request.state.decode()!r}\n")
 
