@@ -78,7 +78,8 @@ def test_a_leave_while_the_first_deal_is_at_the_engine_unregisters_and_loses_no_
         event = await tables.store.tournament("sng")
         assert event is not None and event.status == "running"
         seated = {s.seat_no: s for s in await tables.store.seats_of("sng")}
-        hand = await tables.store.hand((await tables.store.table("sng")).current_hand)
+        table = await tables.store.table("sng")
+        hand = await tables.store.hand(table.current_hand) if table else None
         assert hand is not None and sorted(hand.seat_map) == sorted(seated)
         assert [seated[s].name for s in hand.seat_map] == hand.names
         await assert_no_chip_lost(tables.store, "sng")
@@ -110,9 +111,9 @@ def test_a_leave_just_after_the_start_is_refused_and_the_seat_keeps_its_chips(
 
 def test_a_deal_refuses_seats_that_changed_since_it_read_them(tmp_path: Path) -> None:
     async def run() -> None:
-        store = Store(f"sqlite:///{tmp_path / 't.db'}")
         engine = BustingEngine([take(0, 1, amount=100)] * 4)
-        tables = Tables(store, engine)
+        tables = tables_on(tmp_path / "t.db", engine)
+        store = tables.store
         await store.create_schema()
         await tables.create_table(TableSettings("t", "T", VARIANTS["seven"], bots=("station",)))
         ann = await tables.join("t", "Ann")

@@ -46,6 +46,16 @@ async def refusal(tables: Tables, table_id: str, token: str | None) -> tuple[int
     return refused.value.status, refused.value.reason
 
 
+async def deal_and_check(tables: Tables, token: str) -> None:
+    """Deals a hand at table "t" and ends it with the token's check (the stand-in engine's
+    seat to act is always the first dealt in: the lowest seat)."""
+    await tables.tick()
+    table = await tables.store.table("t")
+    hand = await tables.store.hand(table.current_hand) if table else None
+    assert hand is not None
+    await tables.act("t", token, {"action": "check", "hand": hand.hand_id, "seq": hand.seq})
+
+
 async def cash_table(tmp_path: Path) -> tuple[Tables, HistoryEngine]:
     engine = HistoryEngine()
     tables = tables_on(tmp_path / "t.db", engine)
@@ -64,10 +74,7 @@ def test_a_player_who_left_downloads_their_own_hands_with_the_history_token(
         ann = await tables.join("t", "Ann")
         await tables.join("t", "Bob")
         for _ in range(2):  # two hands: dealt, then Ann's check ends each (engine seat 0)
-            await tables.tick()
-            hand = await tables.store.hand((await tables.store.table("t")).current_hand)
-            await tables.act("t", ann["token"], {"action": "check", "hand": hand.hand_id,
-                                                 "seq": hand.seq})  # fmt: skip
+            await deal_and_check(tables, ann["token"])
         seated = hands_in(await histories.for_player(tables, "t", ann["token"]))
         assert len(seated) == 2
         assert await tables.leave("t", ann["token"]) == {"left": True, "after_hand": False}
@@ -78,10 +85,7 @@ def test_a_player_who_left_downloads_their_own_hands_with_the_history_token(
         # Cy takes her seat and plays a hand: not in Ann's download, nor hers in Cy's
         cy = await tables.join("t", "Cy")
         assert cy["seat"] == ann["seat"]
-        await tables.tick()
-        hand = await tables.store.hand((await tables.store.table("t")).current_hand)
-        await tables.act("t", cy["token"], {"action": "check", "hand": hand.hand_id,
-                                            "seq": hand.seq})  # fmt: skip
+        await deal_and_check(tables, cy["token"])
         assert hands_in(await histories.for_player(tables, "t", ann["history_token"])) == seated
         cys = hands_in(await histories.for_player(tables, "t", cy["history_token"]))
         assert len(cys) == 1 and not set(cys) & set(seated)
