@@ -14,7 +14,7 @@ players in both games. ``--handler``: the in-process cost of the Act handler alo
 compiled and pure-Python builds side by side (``benchmarks/rpc_handler.py``);
 ``--interceptor``: the interceptor's instructions per call by part, under callgrind;
 ``--instructions``: Act and the echo in server instructions per call under callgrind
-(``benchmarks/rpc_instructions.py``).
+(``benchmarks/rpc_instructions.py``); both: the handler's instructions per Act.
 
 ``python -m benchmarks.rpc --serve-echo ...`` is the echo server process itself.
 """
@@ -513,9 +513,16 @@ def main(argv: Sequence[str] | None = None) -> None:
         "side by side (benchmarks/rpc_instructions.py)",
     )
     parser.add_argument("--handler-child", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--handler-count", type=int, default=0, help=argparse.SUPPRESS)
     options = parser.parse_args(argv)
     if options.handler_child:
         rpc_handler.serve(options.hands, options.seed)
+        return
+    if options.handler_count:
+        rpc_handler.count(options.hands, options.seed, options.handler_count)
+        return
+    if options.handler and options.instructions:
+        rpc_handler.run_instructions(options.hands, options.seed)
         return
     if options.interceptor:
         rpc_interceptor.run(_bench_env())

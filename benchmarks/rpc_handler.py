@@ -134,3 +134,65 @@ def run(hands: int, seed: int, rounds: int, passes: int) -> None:
     if children[0].build == children[1].build:
         print("(no compiled build here: both children ran the pure-Python sources)")
     print(f"pure / {children[0].build}: {pure / compiled_build:.2f}x (medians)")
+
+
+# ---- instructions per Act under callgrind: ``python -m benchmarks.rpc --handler --instructions``
+
+
+def count(hands: int, seed: int, passes: int) -> None:
+    """The child under callgrind: the recorded Acts replayed ``passes`` times, each parsed
+    from its bytes as the gRPC port parses it, inside ``sys.call_tracing``, the one call
+    callgrind counts (``--toggle-collect``)."""
+    from stud_api.stud.v1 import stud_engine_pb2 as pb_
+
+    calls, acts = recorded_acts(hands, seed)
+    bodies = [a.SerializeToString() for a in acts]
+
+    async def replay() -> None:
+        run, parse = calls.run_serialized, pb_.ActRequest.FromString
+        for _ in range(passes):
+            for body in bodies:
+                await run("Act", parse(body), None)
+
+    sys.call_tracing(asyncio.run, (replay(),))
+    print(len(acts), flush=True)
+
+
+def _counted(pure: bool, hands: int, seed: int, passes: int, out: str) -> tuple[int, int]:
+    """(instructions counted, Acts a pass) of one child under callgrind."""
+    from studengine import compiled
+
+    from benchmarks.rpc_instructions import _instructions
+
+    env = {**os.environ, compiled.PURE_SWITCH: "1" if pure else "", "PYTHONHASHSEED": "0"}
+    cmd = ["valgrind", "--tool=callgrind", "--collect-atstart=no"]
+    cmd += ["--toggle-collect=sys_call_tracing", f"--callgrind-out-file={out}"]
+    cmd += [sys.executable, "-m", "benchmarks.rpc", "--handler-count", str(passes)]
+    cmd += ["--hands", str(hands), "--seed", str(seed)]
+    done = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True)
+    return _instructions(out), int(done.stdout.split()[-1])
+
+
+def run_instructions(hands: int, seed: int) -> None:
+    """Instructions per Act, compiled and pure builds: the count of three passes less
+    that of one (the first pass's one-time costs cancel), over two passes' Acts."""
+    import tempfile
+
+    from benchmarks.rpc_instructions import have_callgrind
+
+    if not have_callgrind():
+        return
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="bench-handler-") as tmp:
+        for pure in (False, True):
+            one, acts = _counted(pure, hands, seed, 1, f"{tmp}/one.{pure}")
+            three, _ = _counted(pure, hands, seed, 3, f"{tmp}/three.{pure}")
+            rows.append(("python" if pure else "compiled", (three - one) / (2 * acts)))
+    print(
+        f"bench-rpc --handler --instructions: ActRequest parsed + ApiCalls.run_serialized"
+        f"('Act') in-process under callgrind, {acts} recorded Acts of {hands} eight-handed "
+        f"Seven Card Stud hands (seed {seed}); instructions per Act"
+    )
+    for build, per_act in rows:
+        print(f"  {build:<10}{per_act / 1e3:>10.1f} k")
+    print(f"pure / compiled: {rows[1][1] / rows[0][1]:.2f}x")
