@@ -35,6 +35,7 @@ from studengine.rules.types import (
     UncalledReturned,
     Variant,
 )
+from studengine.rules.variants import VARIANTS
 from studengine.rules.visibility import (
     NONE_TABLED,
     revealed_seats,
@@ -242,13 +243,13 @@ def _seat_front(hand: Hand, seat: int, player_id: str) -> bytes:
     stack, folded = hand.stacks[seat], hand.folded[seat]
     return b"".join(
         (
-            _int(_SEAT_NUMBER, seat),
+            _SEAT_NUMBERS[seat],
             _text(_PLAYER_ID, player_id),
             _int(_STACK, stack),
             _int(_COMMITTED, hand.committed[seat]),
             _int(_ROUND_BET, hand.round.bets[seat]),
-            _flag(_FOLDED, folded),
-            _flag(_ALL_IN, not folded and stack == 0),
+            _FOLDED if folded else b"",
+            _ALL_IN if not folded and stack == 0 else b"",
         )
     )
 
@@ -256,15 +257,11 @@ def _seat_front(hand: Hand, seat: int, player_id: str) -> bytes:
 def _seat_back(hand: Hand, seat: int, revealed: frozenset[int]) -> bytes:
     """SeatInfo's fields 11 to 13: how many down cards, and whether every viewer sees
     them (R-MUCK, R-ALL-IN-FACE-UP)."""
-    shown = seat in revealed
     downs = hand.spec.down_positions_of[len(hand.cards[seat])]
-    return b"".join(
-        (
-            _int(_DOWN_CARD_COUNT, len(downs)),
-            _flag(_REVEALED, shown),
-            _flag(_TABLED, shown and seat in hand.tabled),
-        )
-    )
+    if seat not in revealed:
+        return _DOWN_CARD_COUNTS[len(downs)]
+    tabled = _TABLED if seat in hand.tabled else b""
+    return _DOWN_CARD_COUNTS[len(downs)] + _REVEALED + tabled
 
 
 def _head(hand: Hand) -> bytes:
@@ -324,10 +321,6 @@ def _int(key: bytes, value: int) -> bytes:
     return key + _unsigned(value) if value else b""
 
 
-def _flag(key: bytes, value: bool) -> bytes:
-    return key + b"\x01" if value else b""
-
-
 def _text(key: bytes, text: str) -> bytes:
     return record(key, text.encode()) if text else b""
 
@@ -343,16 +336,21 @@ _SEATS_TAG: Final = length_key(_VIEW["seats"])
 _COMMUNITY_CARD: Final = length_key(_VIEW["community_card"])
 _TO_ACT: Final = _varint_key(_VIEW["to_act"])
 _EVENTS_TAG: Final = length_key(_VIEW["events"])
-_SEAT_NUMBER: Final = _varint_key(_SEAT["seat"])
 _PLAYER_ID: Final = length_key(_SEAT["player_id"])
 _STACK: Final = _varint_key(_SEAT["stack"])
 _COMMITTED: Final = _varint_key(_SEAT["committed"])
 _ROUND_BET: Final = _varint_key(_SEAT["round_bet"])
-_FOLDED: Final = _varint_key(_SEAT["folded"])
-_ALL_IN: Final = _varint_key(_SEAT["all_in"])
-_DOWN_CARD_COUNT: Final = _varint_key(_SEAT["down_card_count"])
-_REVEALED: Final = _varint_key(_SEAT["revealed"])
-_TABLED: Final = _varint_key(_SEAT["tabled"])
+# whole fields: each seat number, each count of down cards, the flags set (true)
+_MOST_SEATS: Final = max(spec.max_players for spec in VARIANTS.values())
+_MOST_CARDS: Final = max(len(spec.face_up) for spec in VARIANTS.values())
+_SEAT_NUMBERS: Final = tuple(_int(_varint_key(_SEAT["seat"]), n) for n in range(_MOST_SEATS))
+_DOWN_CARD_COUNTS: Final = tuple(
+    _int(_varint_key(_SEAT["down_card_count"]), n) for n in range(_MOST_CARDS + 1)
+)
+_FOLDED: Final = _varint_key(_SEAT["folded"]) + b"\x01"
+_ALL_IN: Final = _varint_key(_SEAT["all_in"]) + b"\x01"
+_REVEALED: Final = _varint_key(_SEAT["revealed"]) + b"\x01"
+_TABLED: Final = _varint_key(_SEAT["tabled"]) + b"\x01"
 _SPECTATOR_TAG: Final = length_key(pb.HandUpdate.DESCRIPTOR.fields_by_name["spectator"])
 _SEAT_VIEWS_TAG: Final = length_key(pb.HandUpdate.DESCRIPTOR.fields_by_name["seats"])
 # each card's text as one element of SeatInfo's repeated strings; a hidden card is ""
@@ -360,8 +358,8 @@ _CARDS: Final = tuple(record(length_key(_SEAT["cards"]), t.encode()) for t in CA
 _UP_CARDS: Final = tuple(record(length_key(_SEAT["up_cards"]), t.encode()) for t in CARD_TEXT)
 _DOWN_CARDS: Final = tuple(record(length_key(_SEAT["down_cards"]), t.encode()) for t in CARD_TEXT)
 _HIDDEN_CARD: Final = record(length_key(_SEAT["cards"]), b"")
-# View.viewer_seat for each seat (at most MAX_SEATS of them)
-_VIEWER_SEAT: Final = tuple(pb.View(viewer_seat=seat).SerializeToString() for seat in range(16))
+# View.viewer_seat for each seat
+_VIEWER_SEAT: Final = tuple(pb.View(viewer_seat=s).SerializeToString() for s in range(_MOST_SEATS))
 _GAME_FIELDS: Final[dict[tuple[Variant, Table], bytes]] = {}
 
 
