@@ -2,9 +2,9 @@
 message only to be serialized again: issue 22). These tests hold those bytes to the old
 path's: the whole response built with the message API from the same hand, the same events
 (replayed by the rules engine alongside) and the same sealed state. The answer parses to
-exactly that message, and its HandUpdate's fields come in field-number order, as
-protobuf's own serialization writes them (inside a view, the order is the views' own:
-``test_api_serialized_parts.py``)."""
+exactly that message and is byte for byte its serialization: the HandUpdate's fields in
+field-number order, as protobuf's own serialization writes them (and each view's, which
+``test_api_serialized_parts.py`` holds to views built from scratch)."""
 
 from __future__ import annotations
 
@@ -64,8 +64,10 @@ def field_numbers(data: bytes) -> list[int]:
 
 
 def check_answer(data: bytes, expected: pb.StartHandResponse | pb.ActResponse) -> None:
-    """``data`` is the answer ``expected``, the HandUpdate's fields in field order."""
+    """``data`` is the answer ``expected``, the HandUpdate's fields in field order: byte
+    for byte protobuf's serialization of it (the views are, too)."""
     assert type(expected).FromString(data) == expected
+    assert data == expected.SerializeToString()
     (length, update) = read_varint(data, 1)
     numbers = field_numbers(data[update:])
     assert update + length == len(data) and numbers == sorted(numbers)
