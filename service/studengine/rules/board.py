@@ -15,6 +15,7 @@ DIGIT_BITS: Final = 4
 RANK_DIGITS: Final = 13  # a board has at most 13 distinct ranks
 TOP_CATEGORY: Final = 4  # quads
 TOP_RANK: Final = 12  # the ace (high) or the king (ace-to-five)
+GROUP: Final = 16  # a group of equal ranks as one int: its size * GROUP + its rank
 
 
 def board_strength(up_cards: Sequence[int]) -> int:
@@ -43,33 +44,29 @@ def _strength(ranks: list[int], high: bool) -> int:
     """The board of these ranks (0..12) as one int: its category and its groups' ranks
     as digits, each the value plus one (``high``) or its complement, the top value plus
     one less the value (a low board: smaller values are better)."""
-    counts = [0] * (TOP_RANK + 1)
-    for rank in ranks:
-        counts[rank] += 1
-    group_ranks: list[int] = []  # the largest groups first, then the higher rank
-    for size in range(TOP_CATEGORY, 0, -1):
-        for rank in range(TOP_RANK, -1, -1):
-            if counts[rank] == size:
-                group_ranks.append(rank)
-    category = _category(counts)
+    groups: list[int] = []  # each run of equal ranks as its size * GROUP + its rank
+    for rank in sorted(ranks, reverse=True):
+        if groups and groups[-1] % GROUP == rank:
+            groups[-1] += GROUP
+        else:
+            groups.append(GROUP + rank)
+    groups.sort(reverse=True)  # the largest groups first, the higher rank first among equals
+    category = _category([group // GROUP for group in groups])
     strength = category + 1 if high else TOP_CATEGORY + 1 - category
-    for place in range(RANK_DIGITS):
-        strength <<= DIGIT_BITS
-        if place < len(group_ranks):
-            rank = group_ranks[place]
-            strength |= rank + 1 if high else TOP_RANK + 1 - rank
-    return strength
+    for group in groups:
+        rank = group % GROUP
+        strength = strength << DIGIT_BITS | (rank + 1 if high else TOP_RANK + 1 - rank)
+    return strength << DIGIT_BITS * (RANK_DIGITS - len(groups))
 
 
-def _category(counts: list[int]) -> int:
-    """A board's category from how many cards it holds of each rank: quads 4, trips 3,
+def _category(sizes: list[int]) -> int:
+    """A board's category from the sizes of its groups, largest first: quads 4, trips 3,
     two pair 2, a pair 1, else 0."""
-    largest = max(counts)
-    if largest >= 3:
-        return largest
-    if largest == 2:
-        return 2 if counts.count(2) >= 2 else 1
-    return 0
+    if not sizes or sizes[0] == 1:
+        return 0
+    if sizes[0] == 2:
+        return 2 if len(sizes) > 1 and sizes[1] == 2 else 1
+    return sizes[0]
 
 
 def low_rank(card: int) -> int:
