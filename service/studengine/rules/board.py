@@ -45,15 +45,15 @@ def _strength(ranks: list[int], high: bool) -> int:
     as digits, each the value plus one (``high``) or its complement, the top value plus
     one less the value (a low board: smaller values are better)."""
     groups: list[int] = []  # each run of equal ranks as its size * GROUP + its rank
-    for rank in sorted(ranks, reverse=True):
+    for rank in sorted(ranks):
         if groups and groups[-1] % GROUP == rank:
             groups[-1] += GROUP
         else:
             groups.append(GROUP + rank)
-    groups.sort(reverse=True)  # the largest groups first, the higher rank first among equals
-    category = _category([group // GROUP for group in groups])
+    groups.sort()  # by size, then rank: the best group last
+    category = _category([group // GROUP for group in reversed(groups)])
     strength = category + 1 if high else TOP_CATEGORY + 1 - category
-    for group in groups:
+    for group in reversed(groups):  # the largest groups first, the higher rank first
         rank = group % GROUP
         strength = strength << DIGIT_BITS | (rank + 1 if high else TOP_RANK + 1 - rank)
     return strength << DIGIT_BITS * (RANK_DIGITS - len(groups))
