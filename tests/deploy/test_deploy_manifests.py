@@ -295,3 +295,50 @@ def test_kustomize_files_are_all_used() -> None:
     listed = set(base["resources"])
     on_disk = {p.name for p in (K8S / "base").glob("*.yaml")} - {"kustomization.yaml"}
     assert listed == on_disk
+
+
+def _containers(docs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    pods = [d["spec"]["template"]["spec"] for d in docs if "template" in d.get("spec", {})]
+    return [c for pod in pods for c in pod.get("containers", []) + pod.get("initContainers", [])]
+
+
+def operator_token_problems(docs: list[dict[str, Any]]) -> list[str]:
+    """Where a rendered manifest would hold stud-table's operator token itself: the
+    variable with a literal ``value`` (it must be a ``secretKeyRef``), the token on a
+    command line, or a stud-table container without any operator-token setting."""
+    problems = []
+    for container in _containers(docs):
+        env = {e["name"]: e for e in container.get("env", [])}
+        setting = env.get("STUD_TABLE_OPERATOR_TOKEN")
+        if setting is not None and "secretKeyRef" not in setting.get("valueFrom", {}):
+            problems.append(f"{container['name']}: STUD_TABLE_OPERATOR_TOKEN is not a secretKeyRef")
+        args = [*container.get("command", []), *container.get("args", [])]
+        if any(str(a).startswith("--operator-token=") for a in args):
+            problems.append(f"{container['name']}: a token on the command line")
+        runs_table = "stud-table" in container.get("image", "") or "stud-table" in args
+        has_file = any(str(a).startswith("--operator-token-file") for a in args)
+        if runs_table and setting is None and not has_file:
+            problems.append(f"{container['name']}: stud-table without an operator-token setting")
+    return problems
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_no_manifest_holds_an_operator_token(overlay: str) -> None:
+    docs = kustomize(overlay)
+    assert operator_token_problems(docs) == []
+    # stud-table runs from the Compose file only (tests/unit/test_table_compose.py checks
+    # its token there); a stud-table Deployment added here must take it from a Secret
+    assert not [c for c in _containers(docs) if "stud-table" in c.get("image", "")]
+
+
+def test_an_inline_operator_token_is_caught() -> None:
+    inline = [{"spec": {"template": {"spec": {"containers": [
+        {"name": "table", "image": "stud-table:1", "env": [
+            {"name": "STUD_TABLE_OPERATOR_TOKEN", "value": "k" * 43}]},
+        {"name": "cli", "image": "stud-table:1", "args": ["--operator-token=abc"]},
+    ]}}}}]  # fmt: skip
+    assert operator_token_problems(inline) == [
+        "table: STUD_TABLE_OPERATOR_TOKEN is not a secretKeyRef",
+        "cli: a token on the command line",
+        "cli: stud-table without an operator-token setting",
+    ]

@@ -1,7 +1,8 @@
 """The HTTP port against ONE server: a full hand (a fixed deck) played over Connect JSON
 with curl, over gRPC-Web and Connect from the TypeScript client, and over gRPC, with
-identical results; every refusal path gives the same status code, message, ErrorInfo and
-BadRequest over Connect as over gRPC; the health endpoint; the same metrics."""
+identical results; native gRPC on the HTTP port too; every refusal path gives the same
+status code, message, ErrorInfo and BadRequest over Connect as over gRPC (either port); the
+health endpoint; the same metrics."""
 
 from __future__ import annotations
 
@@ -222,6 +223,8 @@ def connect_caller(port: int) -> Callable[[str, Message], Any]:
 
 @pytest.mark.parametrize("case", [c for c in REFUSALS if c.test_decks], ids=lambda c: c.name)
 def test_typed_errors_are_the_same_over_connect(server: LiveServer, case: Refusal) -> None:
+    """Connect on the HTTP port, gRPC on the gRPC port and gRPC on the HTTP port: one
+    outcome."""
     port: int = server.http_port  # type: ignore[attr-defined]
     method, request = case.make(connect_caller(port))
     status, body = connect_call(port, method, request)
@@ -232,10 +235,46 @@ def test_typed_errors_are_the_same_over_connect(server: LiveServer, case: Refusa
         stub = pb_grpc.StudEngineServiceStub(channel)
         with pytest.raises(grpc.RpcError) as caught:
             getattr(stub, method)(request, timeout=30)
-    error = caught.value
-    assert isinstance(error, grpc.Call)
-    over_grpc = outcome_of(error.code().name, rpc_status.from_call(error))
+    over_grpc = grpc_outcome(caught.value)
     assert over_connect == over_grpc
+    with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:  # gRPC on the HTTP port
+        stub = pb_grpc.StudEngineServiceStub(channel)
+        with pytest.raises(grpc.RpcError) as caught:
+            getattr(stub, method)(request, timeout=30)
+    assert grpc_outcome(caught.value) == over_grpc
+
+
+def grpc_outcome(error: grpc.RpcError) -> Outcome:
+    assert isinstance(error, grpc.Call)
+    status = rpc_status.from_call(error)
+    assert status is not None, (error.code(), error.details())  # no rich status came
+    return outcome_of(error.code().name, status)
+
+
+def test_the_http_port_serves_grpc_too(server: LiveServer) -> None:
+    """Native gRPC (HTTP/2 cleartext, the status in HTTP trailers) on the HTTP port gives
+    what the gRPC port gives: the reason the port needs an ASGI server with the trailers
+    extension (docs/http.md, "Why hypercorn")."""
+    port: int = server.http_port  # type: ignore[attr-defined]
+    royal = pb.EvaluateRequest(hands=[pb.CardSet(cards=["Ac", "Kc", "Qc", "Jc", "Tc"])])
+    start = pb.StartHandRequest(
+        variant=pb.VARIANT_FIVE_CARD_STUD, table=pb.Table(ante=5, bring_in=10, small_bet=20,
+        big_bet=40), players=[pb.Player(id="ann", stack=500), pb.Player(id="bob", stack=500)],
+        button=1, test_deck=["Ah", "2c", "Kd", "9s"])  # fmt: skip
+    answers = {}
+    for where in (server.target, f"127.0.0.1:{port}"):
+        with grpc.insecure_channel(where) as channel:
+            stub = pb_grpc.StudEngineServiceStub(channel)
+            evaluated = stub.Evaluate(royal, timeout=30)
+            hand = stub.StartHand(start, timeout=30).hand
+            bring_in = pb.ActRequest(
+                state=hand.state, seat=hand.to_act, action=pb.ACTION_TYPE_BRING_IN
+            )
+            acted = stub.Act(bring_in, timeout=30).hand
+        answers[where] = (evaluated, hand.to_act, acted.seq, acted.to_act,
+                          list(acted.legal_actions))  # fmt: skip
+    assert answers[server.target][0].values[0].category == "Straight Flush"
+    assert answers[server.target] == answers[f"127.0.0.1:{port}"]
 
 
 def test_health_and_metrics_of_the_http_port(server: LiveServer) -> None:

@@ -1,7 +1,8 @@
 """TLS and mTLS on both ports (gRPC and HTTP) of a real stud-server, with a CA and
 certificates the test makes: a trusting client is served, a plaintext client to a TLS port
 fails, under mTLS a client without a certificate is refused and one with a certificate is
-served, and the gRPC port takes a renewed certificate without a restart."""
+served (over Connect and native gRPC on the HTTP port too), and the gRPC port takes a
+renewed certificate without a restart."""
 
 from __future__ import annotations
 
@@ -114,6 +115,9 @@ def test_mtls_refuses_a_client_without_a_certificate(
         https_evaluate(http_port, client_context(ca))
     reply = https_evaluate(http_port, client_context(ca, client))
     assert reply["values"][0]["category"] == "Straight Flush"  # type: ignore[index]
+    # native gRPC on the HTTP port: HTTP/2 by ALPN, the same client certificate rule
+    assert grpc_evaluate(f"127.0.0.1:{http_port}", known) == "Straight Flush"
+    assert grpc_evaluate(f"127.0.0.1:{http_port}", anonymous) == "UNAVAILABLE"
 
 
 def test_the_grpc_port_takes_a_renewed_certificate_without_a_restart(

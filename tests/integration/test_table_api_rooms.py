@@ -1,7 +1,8 @@
 """stud-table's operator API and hand-history downloads against a real stud-server: only
 the operator token creates tables (checked field by field, never logged); a player's
 download holds the hands of their own sitting only, in the players' rendering, even when
-someone else held the same seat before; the operator's holds every hand, audited."""
+someone else held the same seat before, and after leaving too (the history token that came
+with the seat, which opens nothing else); the operator's holds every hand, audited."""
 
 from __future__ import annotations
 
@@ -80,7 +81,10 @@ def test_operators_create_tables_and_players_download_only_their_own_hands(
         assert call(base, "POST", "/api/tables", body, token=OPERATOR + "x")[0] == 401
         status, answer = call(closed.url, "POST", "/api/tables", body, token=OPERATOR)
         assert (status, answer["error"]["reason"]) == (403, "no_operator")
-        seat_token = join(base, "Ann")[1]
+        status, joined = call(base, "POST", "/api/tables/main/join", {"name": "Ann"})
+        assert status == 200, joined
+        seat_token, ann_receipt = joined["token"], joined["history_token"]
+        assert ann_receipt != seat_token
         assert call(base, "POST", "/api/tables", body, token=seat_token)[0] == 401
         bad = {**body, "seats": 11}
         status, answer = call(base, "POST", "/api/tables", bad, token=OPERATOR)
@@ -103,11 +107,23 @@ def test_operators_create_tables_and_players_download_only_their_own_hands(
         # only keeps a broken run from hanging on a busy machine
         poll_until(lambda: call(base, "GET", "/api/tables/main/view", token=seat_token)[0] == 401,
                    "Ann to leave", 300)  # fmt: skip
+        # her seat token is gone; her history token still downloads her sitting's hands
+        assert download(base, "/api/tables/main/history", seat_token)[0] == 401
+        status, ann_after = download(base, "/api/tables/main/history", ann_receipt)
+        assert status == 200 and ann_files.items() <= ann_after.items()
         cy_seat, cy_token = join(base, "Cy")
         assert cy_seat == ann_seat
         cy_hands = play_until(base, cy_token, 1)
         status, cy_files = download(base, "/api/tables/main/history", cy_token)
         assert status == 200 and cy_files
+        assert download(base, "/api/tables/main/history", ann_receipt) == (200, ann_after)
+        # it opens nothing else: not another table's histories, a seat, or the audit
+        for path in ("/api/tables/sng-1/history", "/api/operator/tables/main/history"):
+            assert download(base, path, ann_receipt)[0] == 401, path
+        status, refused = call(base, "GET", "/api/tables/main/view", token=ann_receipt)
+        assert (status, refused["error"]["reason"]) == (401, "bad_token")
+        status, refused = call(base, "POST", "/api/tables/main/leave", {}, ann_receipt)
+        assert (status, refused["error"]["reason"]) == (401, "bad_token")
         assert download(base, "/api/tables/main/history", None)[0] == 401
         status, audit = download(base, "/api/operator/tables/main/history", OPERATOR)
         assert status == 200
@@ -136,7 +152,7 @@ def test_operators_create_tables_and_players_download_only_their_own_hands(
         }
 
     assert ann_hands <= ids(ann_files) and cy_hands <= ids(cy_files)
-    assert not ids(ann_files) & ids(cy_files), "a player got another sitting's hands"
+    assert not ids(ann_after) & ids(cy_files), "a player got another sitting's hands"
     assert ids(ann_files) | ids(cy_files) <= ids(audit)
     for text in [*ann_files.values(), *cy_files.values()]:
         assert "_salt" not in text and "_deck =" not in text  # the players' rendering

@@ -81,7 +81,7 @@ def test_a_closed_tab_recovers_its_seat_with_the_resume_cookie(
             async with tab.post("/api/tables/main/join", json={"name": "Ann"}) as answer:
                 joined = await answer.json()
                 cookie = answer.headers["Set-Cookie"]
-            assert set(joined) == {"table", "seat", "token"}, "the resume token is no JSON"
+            assert set(joined) == {"table", "seat", "token", "history_token"}, "no resume token"
             for part in ("HttpOnly", "SameSite=Strict", "Path=/api/resume"):
                 assert part.lower() in cookie.lower(), cookie
             old_cookie = next(iter(jar)).value
@@ -91,6 +91,8 @@ def test_a_closed_tab_recovers_its_seat_with_the_resume_cookie(
             assert [(s["table"], s["seat"]) for s in resumed] == [("main", joined["seat"])]
             new_token = resumed[0]["token"]
             assert new_token != joined["token"]
+            # the new tab gets a history token of its own for the same sitting
+            assert resumed[0]["history_token"] not in (joined["history_token"], new_token)
             assert view(server.url, new_token)["you"]["name"] == "Ann"
             status, _ = call(server.url, "GET", "/api/tables/main/view", token=joined["token"])
             assert status == 401, "the old tab's token is spent"

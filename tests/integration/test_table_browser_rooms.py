@@ -3,7 +3,8 @@ operator creates a three-player sit-and-go from the lobby's form; two players an
 play it to a winner, the level changes during it, an all-in hand is tabled
 (R-ALL-IN-FACE-UP) and every player's page shows the tabled cards; the final standings
 name the winner and the prizes. A mixed table changes game with the page saying so, and
-a player downloads their hand histories, which ``stud-replay`` plays back."""
+a player downloads their hand histories, which ``stud-replay`` plays back, and downloads them
+again from the lobby after leaving the table."""
 
 from __future__ import annotations
 
@@ -193,6 +194,13 @@ def test_a_mixed_table_changes_game_and_a_player_replays_their_history(
             page.get_by_role("button", name="Download my hand histories").click()
         archive = tmp_path / "history.zip"
         waiting.value.save_as(archive)
+        # she leaves (at the end of the hand in progress); the lobby still offers them
+        page.get_by_role("button", name="Leave the table").click()
+        page.wait_for_selector("#lobby:not([hidden])", timeout=120_000)
+        with page.expect_download() as waiting:
+            page.get_by_role("button", name="Download my hand histories from main").click()
+        after_leaving = tmp_path / "after-leaving.zip"
+        waiting.value.save_as(after_leaving)
     finally:
         browser.close()
         playwright.stop()
@@ -206,8 +214,12 @@ def test_a_mixed_table_changes_game_and_a_player_replays_their_history(
     with zipfile.ZipFile(archive) as unpacked:
         names = unpacked.namelist()
         unpacked.extractall(out)
+    with zipfile.ZipFile(after_leaving) as unpacked:
+        kept = unpacked.namelist()
+        assert set(names) <= set(kept), (names, kept)  # and the hand she left in, once over
+        unpacked.extractall(out)
     files = sorted(out.glob("*.phh"))
-    assert len(files) >= 3 and "skipped.txt" not in names, names
+    assert len(files) >= 3 and "skipped.txt" not in kept, kept
     text = files[0].read_text(encoding="utf-8")
     assert "_salt" not in text and "_deck =" not in text  # the players' rendering
     replay = Path(sys.executable).parent / "stud-replay"

@@ -46,6 +46,20 @@ def tournament_row(url: str) -> Any:
     return asyncio.run(read())
 
 
+def assert_seats_hold_every_chip(url: str) -> None:
+    """The chip-conservation check over the seats table (``Store.tournament_chips``)."""
+
+    async def count() -> tuple[int, int] | None:
+        store = Store(url)
+        try:
+            return await store.tournament_chips("sng")
+        finally:
+            await store.close()
+
+    counted = asyncio.run(count())
+    assert counted is not None and counted[0] == counted[1] == 3 * STACK, counted
+
+
 def stuck(url: str) -> str:
     """What a tournament that does not finish looks like: its row, the newest hand."""
     all_hands, steps = stored(url)
@@ -79,6 +93,7 @@ def test_two_replicas_run_a_sit_and_go_with_no_double_move_and_no_lost_chip(
         try:
             poll_until(lambda: tournament_row(pg.url).status == "running", "the start", 30)
             poll_until(lambda: len(stored(pg.url)[0]) >= 3, "three hands", 60)
+            assert_seats_hold_every_chip(pg.url)  # mid-tournament, replicas running
             replicas[0].restart()  # SIGKILL mid-tournament, then the same database again
             bases[0] = replicas[0].url
             try:
@@ -93,6 +108,7 @@ def test_two_replicas_run_a_sit_and_go_with_no_double_move_and_no_lost_chip(
             replica.stop()
         all_hands, steps = stored(pg.url)
         event = tournament_row(pg.url)
+        assert_seats_hold_every_chip(pg.url)
     finally:
         for replica in replicas:
             replica.stop()

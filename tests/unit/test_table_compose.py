@@ -1,14 +1,17 @@
 """deploy/compose/docker-compose.yml, checked without a Docker engine: valid against the Compose
 specification's JSON schema (the copy check-jsonschema ships, with its licence), every
 file it mounts or builds from exists, ports are published on loopback only, and
-Prometheus scrapes the engine's and stud-table's metrics ports. Compose resolves relative paths
-against the file's own folder, and so do these checks. Also the stud-table image's own
-build context (deploy/docker/Dockerfile.table.dockerignore): the API and the clients in,
-the server and everything else out."""
+Prometheus scrapes the engine's and stud-table's metrics ports, and stud-table's operator
+token comes from the operator's environment (never a token in the file). Compose resolves
+relative paths against the file's own folder, and so do these checks. Also the stud-table
+image's own build context (deploy/docker/Dockerfile.table.dockerignore): the API and the
+clients in, the server and everything else out."""
 
 from __future__ import annotations
 
 import json
+import re
+import subprocess
 import sys
 from importlib import resources
 from pathlib import Path
@@ -17,6 +20,7 @@ from typing import Any
 import jsonschema
 import pytest
 import yaml
+from studclients.table import tokens
 from support.paths import REPO
 
 COMPOSE = REPO / "deploy" / "compose" / "docker-compose.yml"
@@ -126,3 +130,64 @@ def test_the_table_image_builds_from_the_api_and_the_clients_only() -> None:
         "requirements/ci.in",
     ):
         assert _table_context_ignores(path), f"{path} would be sent to the table's build"
+
+
+#: A value that looks like a secret written into the file: a long run of token characters.
+LITERAL_SECRET = re.compile(r"[A-Za-z0-9_\-+/=]{24,}")
+
+
+def operator_token_problems(service: dict[str, Any]) -> list[str]:
+    """What is wrong with a stud-table service's operator-token setting: it must come from
+    the operator's environment (``${STUD_TABLE_OPERATOR_TOKEN...}``, interpolated by
+    Compose) or a secret file under /run/secrets, never be written into the file."""
+    problems = []
+    environment = service.get("environment") or {}
+    if isinstance(environment, list):
+        environment = dict(e.partition("=")[::2] for e in environment)
+    value = environment.get(tokens.OPERATOR_ENV)
+    files = [a for a in service.get("command", []) if a.startswith("--operator-token-file")]
+    if value is None and not files:
+        problems.append("no operator-token setting")
+    if value is not None and not re.fullmatch(r"\$\{STUD_TABLE_OPERATOR_TOKEN(:?-)?\}", value):
+        problems.append(f"{tokens.OPERATOR_ENV} is not read from the operator's environment")
+    for arg in files:
+        if not arg.partition("=")[2].startswith("/run/secrets/"):
+            problems.append(f"{arg}: not a Compose secret")
+    for name, setting in environment.items():
+        if "${" not in str(setting) and LITERAL_SECRET.search(str(setting)):
+            problems.append(f"{name} holds a literal secret")
+    if any(a.startswith("--operator-token=") for a in service.get("command", [])):
+        problems.append("a token on the command line")
+    return problems
+
+
+def test_the_operator_token_comes_from_the_operators_environment(
+    compose: dict[str, Any],
+) -> None:
+    table = compose["services"]["table"]
+    assert operator_token_problems(table) == []
+    # unset, Compose passes an empty value: stud-table starts with the operator API closed
+    assert tokens.operator_token(None, {tokens.OPERATOR_ENV: ""}) is None
+    token = "x" * tokens.OPERATOR_MIN_CHARS
+    assert tokens.operator_token(None, {tokens.OPERATOR_ENV: token}) == tokens.token_hash(token)
+    # the operator's .env beside the file (where Compose looks for it) is never committed
+    ignored = subprocess.run(
+        ["git", "check-ignore", "-q", str(HERE / ".env")], cwd=REPO, check=False
+    )
+    assert ignored.returncode == 0, "deploy/compose/.env is not git-ignored"
+
+
+def test_a_committed_operator_token_is_caught() -> None:
+    literal = {"command": [], "environment": {tokens.OPERATOR_ENV: "k" * 43}}
+    assert operator_token_problems(literal) == [
+        f"{tokens.OPERATOR_ENV} is not read from the operator's environment",
+        f"{tokens.OPERATOR_ENV} holds a literal secret",
+    ]
+    assert operator_token_problems({"command": ["--operator-token=abc"]}) == [
+        "no operator-token setting",
+        "a token on the command line",
+    ]
+    assert operator_token_problems({"command": ["--operator-token-file=./token"]}) == [
+        "--operator-token-file=./token: not a Compose secret"
+    ]
+    assert operator_token_problems({"command": []}) == ["no operator-token setting"]

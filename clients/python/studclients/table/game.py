@@ -9,6 +9,7 @@ import dataclasses
 import logging
 import random
 import re
+import secrets
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -20,7 +21,7 @@ from stud_api.stud.v1 import stud_engine_pb2 as pb
 from studclients.bots import BOT_KINDS, make_bot, think
 from studclients.client import MAX_PLAYERS as CLIENT_MAX_PLAYERS
 from studclients.engine import Engine, EngineError, act_request
-from studclients.table import metrics, recovery, schedule, tokens, views
+from studclients.table import metrics, receipts, recovery, schedule, tokens, views
 from studclients.table.away import Away, AwayPolicy
 from studclients.table.mixed import Rotation
 from studclients.table.store import Step, Store
@@ -186,7 +187,8 @@ class Tables:
         return seat
 
     async def join(self, table_id: str, name: Any) -> dict[str, Any]:
-        """Sits a new player; the answer holds the seat token, given out only here."""
+        """Sits a new player; the answer holds the seat token, given out only here, and
+        the sitting's history token (receipts.py), which outlasts the seat."""
         if not isinstance(name, str) or not NAME.match(name.strip()):
             raise ApiError(400, "bad_name", "name: 1 to 32 letters, digits, spaces or .'-")
         table = await self._table(table_id)
@@ -196,7 +198,7 @@ class Tables:
             for s in await self.store.seats_of(table_id)
         ):
             raise ApiError(409, "name_taken", "someone at this table has that name already")
-        token, resume = tokens.new_token(), tokens.new_token()
+        token, resume, player = tokens.new_token(), tokens.new_token(), secrets.token_hex(16)
         seat = await self.store.take_seat(
             table_id,
             name.strip(),
@@ -205,12 +207,20 @@ class Tables:
             table.start_stack,
             time_bank=table.bank_seconds,
             resume_hash=tokens.token_hash(resume),
+            player=player,
         )
         if seat is None:
             raise ApiError(409, "table_full", "every seat is taken")
+        history = await receipts.issue(self.store, table_id, player)
         self.on_change(table_id)
         # "resume" goes into an HttpOnly cookie (web.py), never into the JSON answer
-        return {"table": table_id, "seat": seat, "token": token, "resume": resume}
+        return {
+            "table": table_id,
+            "seat": seat,
+            "token": token,
+            "resume": resume,
+            "history_token": history,
+        }
 
     async def back(self, table_id: str, token: str | None) -> dict[str, Any]:
         """The player is back from being away: dealt in again from the next hand."""
@@ -244,30 +254,29 @@ class Tables:
         return None if hand is None or hand.over else hand
 
     async def leave(self, table_id: str, token: str | None) -> dict[str, Any]:
-        """Leaves now, or when the hand in progress ends if the seat is dealt in."""
+        """Leaves now, or when the hand in progress ends if the seat is dealt in; 409
+        ``in_tournament`` once a sit-and-go has begun (the store decides, atomically, so a
+        leave racing the deal that starts one either unregisters or is refused)."""
         seat = await self.authenticate(table_id, token)
-        event = await self.store.tournament(table_id)
-        if event is not None and event.status == "running":
+        outcome = await self.store.leave(table_id, seat)
+        if outcome == "in_tournament":
             raise ApiError(409, "in_tournament", "a tournament's players stay until they bust")
+        if outcome == "no_seat":
+            raise ApiError(401, "bad_token", "the seat token is not valid at this table")
         hand = await self._open_hand(await self._table(table_id))
-        in_hand = hand is not None and seat in hand.seat_map
-        await self.store.leave(table_id, seat, in_hand)
         if hand is not None and hand.to_act is not None and hand.seat_map[hand.to_act] == seat:
             await self.away.act_now(hand)  # the clock folds (or checks) for them at once
         self.on_change(table_id)
-        return {"left": not in_hand, "after_hand": in_hand}
+        return {"left": outcome == "left", "after_hand": outcome == "after_hand"}
 
     async def _stand_up(self, seat: sa.Row[Any]) -> None:
         """A player away for longer than the away limit gives up the seat (at the end of
         the hand in progress if dealt in; never at a tournament that is running)."""
-        event = await self.store.tournament(seat.table_id)
-        if seat.leaving or (event is not None and event.status == "running"):
+        if seat.leaving:
             return
-        hand = await self._open_hand(await self._table(seat.table_id))
-        in_hand = hand is not None and seat.seat_no in hand.seat_map
-        await self.store.leave(seat.table_id, seat.seat_no, in_hand)
-        log.info("table %s: seat %d stood up after being away", seat.table_id, seat.seat_no)
-        self.on_change(seat.table_id)
+        if await self.store.leave(seat.table_id, seat.seat_no) in ("left", "after_hand"):
+            log.info("table %s: seat %d stood up after being away", seat.table_id, seat.seat_no)
+            self.on_change(seat.table_id)
 
     async def add_bot(self, table_id: str, token: str | None, kind: Any) -> dict[str, Any]:
         await self.authenticate(table_id, token)

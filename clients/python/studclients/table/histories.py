@@ -14,6 +14,7 @@ from typing import Any
 from stud_api.stud.v1 import stud_engine_pb2 as pb
 
 from studclients.engine import EngineError
+from studclients.table import receipts
 from studclients.table.game import ApiError, Tables
 
 #: The newest hands a download holds at most (the older ones stay in the database).
@@ -47,10 +48,25 @@ async def pack(
 
 
 async def for_player(tables: Tables, table_id: str, token: str | None) -> bytes:
-    """The history of the token's sitting: the finished hands it was dealt into."""
-    seat = await tables.authenticate(table_id, token)
-    row = next(s for s in await tables.store.seats_of(table_id) if s.seat_no == seat)
-    hands = await tables.store.hands_played(row.player) if row.player else []
+    """The history of a sitting: the finished hands it was dealt into. ``token`` is the
+    seat token of a player still seated or the history token (receipts.py) that came
+    with it, which still works once the seat is gone: 401 ``bad_token`` when it is
+    neither, 401 ``expired_token`` when the history token's time is over."""
+    try:
+        seat = await tables.authenticate(table_id, token)
+    except ApiError as refused:
+        if refused.reason != "bad_token" or token is None:
+            raise
+        receipt = await receipts.player_of(tables.store, table_id, token)
+        if receipt is None:
+            raise ApiError(401, "bad_token", "not a seat or history token here") from None
+        player, expired = receipt
+        if expired:
+            raise ApiError(401, "expired_token", "this history token has expired") from None
+    else:
+        rows = await tables.store.seats_of(table_id)
+        player = next(s.player for s in rows if s.seat_no == seat)
+    hands = await tables.store.hands_played(player) if player else []
     return await pack(tables, hands, pb.HISTORY_AUDIENCE_PLAYERS)
 
 

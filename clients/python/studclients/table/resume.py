@@ -13,7 +13,7 @@ from typing import Any
 import sqlalchemy as sa
 from aiohttp import web
 
-from studclients.table import tokens
+from studclients.table import receipts, tokens
 from studclients.table.store import Store, seats
 
 #: Cookie names: this prefix and the table id (URL-safe base64), one cookie per table.
@@ -42,8 +42,9 @@ def table_of(name: str) -> str | None:
 
 
 async def rotate(store: Store, table_id: str, resume_token: str) -> dict[str, Any] | None:
-    """Trades a resume token for a new seat token and resume token: ``{"table", "seat",
-    "token", "resume"}``, or None when it holds no seat at the table (any more)."""
+    """Trades a resume token for a new seat token and resume token, with a history token
+    for the sitting (the new tab's): ``{"table", "seat", "token", "resume",
+    "history_token"}``, or None when it holds no seat at the table (any more)."""
     rows = await store.seats_of(table_id)
     seat_no = tokens.find_seat(resume_token, [(s.seat_no, s.resume_hash) for s in rows])
     if seat_no is None:
@@ -63,7 +64,15 @@ async def rotate(store: Store, table_id: str, resume_token: str) -> dict[str, An
             await conn.rollback()
             return None  # another tab traded it first
         await Store._bump(conn, table_id)
-    return {"table": table_id, "seat": seat_no, "token": token, "resume": resume}
+    player = next(s.player for s in rows if s.seat_no == seat_no)
+    history = await receipts.issue(store, table_id, player) if player else None
+    return {
+        "table": table_id,
+        "seat": seat_no,
+        "token": token,
+        "resume": resume,
+        "history_token": history,
+    }
 
 
 def set_cookie(

@@ -19,140 +19,32 @@ import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
 from studclients.table import tournament
-
-metadata = sa.MetaData()
-
-tables = sa.Table(
-    "tables",
+from studclients.table.schema import (
+    add_missing_columns,
+    hands,
+    history,
+    history_tokens,
     metadata,
-    sa.Column("id", sa.String(64), primary_key=True),
-    sa.Column("name", sa.String(100), nullable=False),
-    sa.Column("variant", sa.Integer, nullable=False),
-    sa.Column("ante", sa.BigInteger, nullable=False),
-    sa.Column("bring_in", sa.BigInteger, nullable=False),
-    sa.Column("small_bet", sa.BigInteger, nullable=False),
-    sa.Column("big_bet", sa.BigInteger, nullable=False),
-    sa.Column("start_stack", sa.BigInteger, nullable=False),
-    sa.Column("max_seats", sa.Integer, nullable=False),
-    sa.Column("clock_seconds", sa.Float, nullable=False),
-    # the engine's Table.all_in_face_up (R-ALL-IN-FACE-UP); added after the first release
-    sa.Column("all_in_face_up", sa.Boolean, nullable=False, server_default=sa.false()),
-    # the table seat that held the button in the newest hand (-1: none yet)
-    sa.Column("button", sa.Integer, nullable=False, default=-1),
-    sa.Column("hand_no", sa.Integer, nullable=False, default=0),
-    sa.Column("current_hand", sa.String(32), nullable=True),
-    # when the next hand may be dealt (epoch seconds): a pause to see the showdown
-    sa.Column("next_hand_at", sa.Float, nullable=False, default=0.0),
-    # bumped by every change of the table or its hand: what pushes follow
-    sa.Column("version", sa.BigInteger, nullable=False, default=0),
-    # (added after the first release: each has a server default, see add_missing_columns)
-    # each player's time bank (seconds) and how many hands they are dealt between refills
-    sa.Column("bank_seconds", sa.Float, nullable=False, server_default=sa.text("30")),
-    sa.Column("bank_every", sa.Integer, nullable=False, server_default=sa.text("10")),
-    # a mixed table: the games in turn (engine variants), rotate_every hands each (the
-    # variant column is the game of the newest hand); NULL: one game only (mixed.py)
-    sa.Column("games", sa.JSON, nullable=True),
-    sa.Column("rotate_every", sa.Integer, nullable=True),
+    plays,
+    seats,
+    tables,
+    tournaments,
 )
 
-tournaments = sa.Table(
-    "tournaments",
-    metadata,
-    sa.Column("table_id", sa.String(64), sa.ForeignKey("tables.id"), primary_key=True),
-    # tournament.Schedule.as_dict(): levels, every, unit, payouts, buy_in
-    sa.Column("schedule", sa.JSON, nullable=False),
-    sa.Column("entrants", sa.Integer, nullable=False),
-    # registering (seats filling), running, finished
-    sa.Column("status", sa.String(12), nullable=False),
-    sa.Column("started_at", sa.Float, nullable=True),
-    # the table's hand_no before the first hand of the tournament
-    sa.Column("first_hand", sa.Integer, nullable=True),
-    # the level of the newest hand (0-based)
-    sa.Column("level", sa.Integer, nullable=False, default=0),
-    # finishing places by table seat ({"2": 3}) and the entrants' names by table seat
-    sa.Column("places", sa.JSON, nullable=False),
-    sa.Column("names", sa.JSON, nullable=False),
-    sa.Column("finished_at", sa.Float, nullable=True),
-)
-
-seats = sa.Table(
-    "seats",
-    metadata,
-    sa.Column("table_id", sa.String(64), sa.ForeignKey("tables.id"), primary_key=True),
-    sa.Column("seat_no", sa.Integer, primary_key=True),
-    sa.Column("name", sa.String(64), nullable=False),
-    # SHA-256 of the seat token (the token itself is never stored); NULL for a bot
-    sa.Column("token_hash", sa.LargeBinary(32), nullable=True),
-    sa.Column("bot", sa.String(16), nullable=True),
-    sa.Column("stack", sa.BigInteger, nullable=False),
-    # leaves when the hand in progress ends
-    sa.Column("leaving", sa.Boolean, nullable=False, default=False),
-    # (added after the first release: nullable or with a server default)
-    # seconds left in the player's time bank, hands dealt since it was last refilled
-    sa.Column("time_bank", sa.Float, nullable=False, server_default=sa.text("0")),
-    sa.Column("bank_hands", sa.Integer, nullable=False, server_default=sa.text("0")),
-    # clock timeouts in a row (a move of their own resets it)
-    sa.Column("timeouts", sa.Integer, nullable=False, server_default=sa.text("0")),
-    # away since (epoch seconds): not dealt in until they come back; NULL when present
-    sa.Column("away_since", sa.Float, nullable=True),
-    # SHA-256 of the seat's resume token (an HttpOnly cookie that recovers the seat)
-    sa.Column("resume_hash", sa.LargeBinary(32), nullable=True),
-    # a random id of this sitting (a new one for each join): whose hands are whose
-    sa.Column("player", sa.String(32), nullable=True),
-)
-
-hands = sa.Table(
+__all__ = [
+    "Step",
+    "Store",
+    "add_missing_columns",
+    "async_url",
     "hands",
-    metadata,
-    sa.Column("hand_id", sa.String(32), primary_key=True),
-    sa.Column("table_id", sa.String(64), sa.ForeignKey("tables.id"), nullable=False),
-    sa.Column("number", sa.Integer, nullable=False),
-    sa.Column("seq", sa.BigInteger, nullable=False),
-    sa.Column("state", sa.LargeBinary, nullable=False),
-    # engine seat i is table seat seat_map[i]; names and stacks at the start, same order
-    sa.Column("seat_map", sa.JSON, nullable=False),
-    sa.Column("names", sa.JSON, nullable=False),
-    sa.Column("start_stacks", sa.JSON, nullable=False),
-    sa.Column("bots", sa.JSON, nullable=False),
-    sa.Column("to_act", sa.Integer, nullable=True),
-    # the clock of the seat to act (epoch seconds), or a bot's thinking time
-    sa.Column("deadline", sa.Float, nullable=True),
-    sa.Column("over", sa.Boolean, nullable=False, default=False),
-    # the newest HandUpdate without state and reveal (views, legal actions, result)
-    sa.Column("update", sa.LargeBinary, nullable=False),
-    # the deck and salt behind the commitment: audit material, never sent to a browser
-    sa.Column("reveal", sa.LargeBinary, nullable=True),
-    sa.Column("updated_at", sa.Float, nullable=False),
-    # (added after the first release) when the seat to act went onto its time bank
-    sa.Column("bank_from", sa.Float, nullable=True),
-    sa.Index("hands_open", "over", "deadline"),
-)
-
-plays = sa.Table(
-    "plays",
-    metadata,
-    # who was dealt into which hand: a sitting (seats.player) and the hand; a player's
-    # history is the finished hands of their sitting
-    sa.Column("player", sa.String(32), primary_key=True),
-    sa.Column("hand_id", sa.String(32), sa.ForeignKey("hands.hand_id"), primary_key=True),
-    sa.Column("seat_no", sa.Integer, nullable=False),
-)
-
-history = sa.Table(
     "history",
-    metadata,
-    sa.Column("hand_id", sa.String(32), sa.ForeignKey("hands.hand_id"), primary_key=True),
-    sa.Column("seq", sa.BigInteger, primary_key=True),
-    # start, player, clock, bot or void (a hand no engine could open, called off)
-    sa.Column("source", sa.String(8), nullable=False),
-    sa.Column("seat", sa.Integer, nullable=True),
-    sa.Column("action", sa.Integer, nullable=True),
-    sa.Column("to", sa.BigInteger, nullable=True),
-    sa.Column("state", sa.LargeBinary, nullable=False),
-    # the HandUpdate of this step without state and reveal (each viewer's events)
-    sa.Column("update", sa.LargeBinary, nullable=False),
-    sa.Column("at", sa.Float, nullable=False),
-)
+    "history_tokens",
+    "metadata",
+    "plays",
+    "seats",
+    "tables",
+    "tournaments",
+]
 
 
 @dataclass(frozen=True)
@@ -181,24 +73,6 @@ def async_url(url: str) -> str:
     if scheme in ("postgresql", "postgres"):
         return f"postgresql+asyncpg://{rest}"
     return url
-
-
-def add_missing_columns(conn: sa.Connection) -> None:
-    """Brings a database made by an older stud-table up to ``metadata``: every column it
-    lacks is added (``ALTER TABLE ... ADD COLUMN``). So every column added to the schema
-    after its first release is nullable or has a ``server_default``."""
-    inspector = sa.inspect(conn)
-    for table in metadata.sorted_tables:
-        present = {column["name"] for column in inspector.get_columns(table.name)}
-        for column in table.columns:
-            if column.name in present:
-                continue
-            if not column.nullable and column.server_default is None:
-                raise RuntimeError(f"{table.name}.{column.name}: new columns need a default")
-            spec = sa.schema.CreateColumn(column).compile(dialect=conn.dialect)
-            name = conn.dialect.identifier_preparer.quote(table.name)
-            ddl = f"ALTER TABLE {name} ADD COLUMN {spec}"
-            conn.execute(sa.text(ddl))
 
 
 class Store:
@@ -264,6 +138,22 @@ class Store:
     async def all_tournaments(self) -> dict[str, sa.Row[Any]]:
         async with self.engine.connect() as conn:
             return {row.table_id: row for row in await conn.execute(sa.select(tournaments))}
+
+    async def tournament_chips(self, table_id: str) -> tuple[int, int] | None:
+        """A sit-and-go that has begun: the chips its seats hold and the chips it issued
+        (entrants times the starting stack), equal at every moment (a hand's stacks are
+        written with its last step). None at a cash table or before the start."""
+        async with self.engine.connect() as conn:
+            event = (
+                await conn.execute(sa.select(tournaments).where(tournaments.c.table_id == table_id))
+            ).first()
+            table = (await conn.execute(sa.select(tables).where(tables.c.id == table_id))).first()
+            if event is None or table is None or event.status == "registering":
+                return None
+            held = sa.select(sa.func.coalesce(sa.func.sum(seats.c.stack), 0)).where(
+                seats.c.table_id == table_id
+            )
+            return int((await conn.execute(held)).scalar_one()), event.entrants * table.start_stack
 
     async def hands_played(self, player: str) -> Sequence[sa.Row[Any]]:
         """The finished hands the sitting ``player`` was dealt into, oldest first."""
@@ -355,7 +245,8 @@ class Store:
     ) -> int | None:
         """Sits a player (or bot) in the lowest free seat; the seat, or None when full. Two
         joins racing for one seat: the primary key lets one in, the other tries the next.
-        ``extra``: more of the seat's columns (its time bank, its resume token's hash)."""
+        ``extra``: more of the seat's columns (its time bank, its resume token's hash, the
+        sitting's ``player`` id: a random one when not given)."""
         for _ in range(20):
             async with self.engine.begin() as conn:
                 table = (
@@ -382,8 +273,7 @@ class Store:
                             bot=bot,
                             stack=stack,
                             leaving=False,
-                            player=secrets.token_hex(16),
-                            **extra,
+                            **{"player": secrets.token_hex(16), **extra},
                         )
                     )
                 except sa.exc.IntegrityError:
@@ -392,15 +282,33 @@ class Store:
                 return free[0]
         return None
 
-    async def leave(self, table_id: str, seat_no: int, in_hand: bool) -> None:
-        """Frees the seat now, or marks it to be freed when the hand in progress ends."""
+    async def leave(self, table_id: str, seat_no: int) -> str:
+        """Frees the seat now (``"left"``) or when the hand it is dealt into ends
+        (``"after_hand"``); ``"in_tournament"`` (nothing changed) once a sit-and-go has
+        begun, ``"no_seat"`` when the seat is empty. Decided under the table row's lock
+        (taken first), which the deal takes too: a leave and the deal that starts a
+        sit-and-go never both win (begin_hand checks its seats under that lock)."""
         async with self.engine.begin() as conn:
-            where = (seats.c.table_id == table_id) & (seats.c.seat_no == seat_no)
-            if in_hand:
-                await conn.execute(sa.update(seats).where(where).values(leaving=True))
-            else:
-                await conn.execute(sa.delete(seats).where(where))
             await self._bump(conn, table_id)
+            where = (seats.c.table_id == table_id) & (seats.c.seat_no == seat_no)
+            event = (
+                await conn.execute(
+                    sa.select(tournaments.c.status).where(tournaments.c.table_id == table_id)
+                )
+            ).first()
+            seat = (await conn.execute(sa.select(seats.c.seat_no).where(where))).first()
+            if seat is None or (event is not None and event.status == "running"):
+                await conn.rollback()
+                return "no_seat" if seat is None else "in_tournament"
+            open_hand = sa.select(hands.c.seat_map).where(
+                hands.c.hand_id == tables.c.current_hand, ~hands.c.over
+            )
+            dealt = (await conn.execute(open_hand.where(tables.c.id == table_id))).first()
+            if dealt is not None and seat_no in dealt.seat_map:
+                await conn.execute(sa.update(seats).where(where).values(leaving=True))
+                return "after_hand"
+            await conn.execute(sa.delete(seats).where(where))
+            return "left"
 
     async def begin_hand(
         self,
@@ -432,7 +340,7 @@ class Store:
                     **(table_values or {}),
                 )
             )
-            if moved.rowcount != 1:
+            if moved.rowcount != 1 or not await _seats_unchanged(conn, table_id, row):
                 await conn.rollback()
                 return False
             if tournament_values:
@@ -553,6 +461,18 @@ class Store:
             else:
                 fresh = table.start_stack if stack == 0 else stack
                 await conn.execute(sa.update(seats).where(where).values(stack=fresh))
+
+
+async def _seats_unchanged(conn: AsyncConnection, table_id: str, row: dict[str, Any]) -> bool:
+    """Whether every seat a deal read is still held by the same sitting with the same
+    stack and not leaving (read under the table row's lock: a leave or a settlement
+    since the deal read the seats makes it deal again rather than lose those chips)."""
+    query = sa.select(seats).where(
+        seats.c.table_id == table_id, seats.c.seat_no.in_(row["seat_map"])
+    )
+    now = {s.seat_no: (s.player, s.stack, bool(s.leaving)) for s in await conn.execute(query)}
+    read = zip(row["seat_map"], row.get("players") or [], row["start_stacks"], strict=True)
+    return all(now.get(seat_no) == (player, stack, False) for seat_no, player, stack in read)
 
 
 async def _settle_tournament(

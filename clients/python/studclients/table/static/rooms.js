@@ -2,7 +2,7 @@
 // that creates tables and sit-and-gos (the operator token stays in this form's field: it
 // is never stored), a mixed table's game now and next, a tournament's level, prizes and
 // standings (the final standings once it is won), and the download of a player's hand
-// histories.
+// histories, at the table and, once the seat is gone, from the lobby.
 
 const $ = (id) => document.getElementById(id);
 
@@ -156,20 +156,74 @@ export function setupOperator(reload) {
 }
 
 // ---- a player's hand histories -------------------------------------------------------------
-export async function downloadHistory(seat) {
-  const response = await fetch(`/api/tables/${encodeURIComponent(seat.table)}/history`, {
-    headers: { Authorization: `Bearer ${seat.token}` },
+// The history token that comes with a seat downloads that sitting's hands after the seat is
+// gone too (left, busted, stood up); it opens nothing else, so this browser keeps it, per
+// table, in localStorage until the server says it is spent or expired.
+const KEPT = "stud-histories";
+
+function keptHistories() {
+  try {
+    return JSON.parse(localStorage.getItem(KEPT) || "{}");
+  } catch {
+    return {};
+  }
+}
+
+export function keepHistory(table, token) {
+  if (!token) return;
+  localStorage.setItem(KEPT, JSON.stringify({ ...keptHistories(), [table]: token }));
+}
+
+function forgetHistory(table) {
+  const kept = keptHistories();
+  delete kept[table];
+  localStorage.setItem(KEPT, JSON.stringify(kept));
+}
+
+export async function downloadHistory(table, token) {
+  const response = await fetch(`/api/tables/${encodeURIComponent(table)}/history`, {
+    headers: { Authorization: `Bearer ${token}` },
   });
   if (!response.ok) {
     const data = await response.json().catch(() => ({}));
-    throw new Error(data.error ? data.error.message : `HTTP ${response.status}`);
+    const error = new Error(data.error ? data.error.message : `HTTP ${response.status}`);
+    error.status = response.status;
+    throw error;
   }
   const url = URL.createObjectURL(await response.blob());
   const link = document.createElement("a");
   link.href = url;
-  link.download = `stud-table-${seat.table}-history.zip`;
+  link.download = `stud-table-${table}-history.zip`;
   document.body.append(link);
   link.click();
   link.remove();
   setTimeout(() => URL.revokeObjectURL(url), 10000);
+}
+
+// The lobby's "Your hand histories": one button per table this browser has played at.
+export function renderKeptHistories() {
+  const kept = keptHistories();
+  const list = $("kept-histories-list");
+  list.replaceChildren(...Object.keys(kept).sort().map((table) => {
+    const item = document.createElement("li");
+    const button = document.createElement("button");
+    button.type = "button";
+    button.textContent = `Download my hand histories from ${table}`;
+    button.dataset.table = table;
+    button.addEventListener("click", async () => {
+      $("kept-histories-error").textContent = "";
+      try {
+        await downloadHistory(table, kept[table]);
+      } catch (error) {
+        $("kept-histories-error").textContent = error.message;
+        if (error.status === 401) {
+          forgetHistory(table);
+          renderKeptHistories();
+        }
+      }
+    });
+    item.append(button);
+    return item;
+  }));
+  $("kept-histories").hidden = list.children.length === 0;
 }

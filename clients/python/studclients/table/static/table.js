@@ -4,7 +4,8 @@
 // the seat back through the HttpOnly resume cookie (POST /api/resume).
 
 import {
-  downloadHistory, ordinal, placesOf, renderGame, renderLobbyTables, renderTournament, setupOperator,
+  downloadHistory, keepHistory, ordinal, placesOf, renderGame, renderKeptHistories, renderLobbyTables,
+  renderTournament, setupOperator,
 } from "./rooms.js";
 import { renderShowdown } from "./showdown.js";
 import { buttonForKey, renderMoves } from "./turn.js";
@@ -13,7 +14,8 @@ const $ = (id) => document.getElementById(id);
 const RANKS = { T: "10", J: "Jack", Q: "Queen", K: "King", A: "Ace" };
 const SUITS = { c: ["♣", "clubs"], d: ["♦", "diamonds"], h: ["♥", "hearts"], s: ["♠", "spades"] };
 
-let seat = JSON.parse(sessionStorage.getItem("stud-seat") || "null"); // {table, seat, token}
+// {table, seat, token, history}: the seat token and the sitting's history token
+let seat = JSON.parse(sessionStorage.getItem("stud-seat") || "null");
 let page = null;        // the newest pushed page
 let socket = null;
 let retry = 0;
@@ -62,7 +64,9 @@ async function api(path, body, method = "POST") {
 async function resumeSeat() {
   try {
     const { seats } = await api("/api/resume", {});
-    return seats.length ? { table: seats[0].table, seat: seats[0].seat, token: seats[0].token } : null;
+    if (!seats.length) return null;
+    const [found] = seats;
+    return { table: found.table, seat: found.seat, token: found.token, history: found.history_token };
   } catch {
     return null;
   }
@@ -81,6 +85,7 @@ async function loadLobby() {
     return option;
   }));
   renderLobbyTables(tables);
+  renderKeptHistories();
 }
 setupOperator(loadLobby);
 // the lobby's list follows the tables (seats taken, state) while it is on screen
@@ -99,8 +104,9 @@ $("join-form").addEventListener("submit", async (event) => {
   try {
     const table = $("join-table").value;
     const joined = await api(`/api/tables/${encodeURIComponent(table)}/join`, { name: $("join-name").value });
-    seat = { table, seat: joined.seat, token: joined.token };
+    seat = { table, seat: joined.seat, token: joined.token, history: joined.history_token };
     sessionStorage.setItem("stud-seat", JSON.stringify(seat));
+    keepHistory(table, seat.history);
     openTable();
   } catch (error) {
     $("lobby-error").textContent = error.message;
@@ -149,6 +155,7 @@ function setConnection(live, engine) {
 }
 
 function leaveToLobby(message) {
+  if (seat) keepHistory(seat.table, seat.history); // the lobby offers it from now on
   seat = null;
   sessionStorage.removeItem("stud-seat");
   if (socket) socket.close();
@@ -310,7 +317,7 @@ $("leave").addEventListener("click", async () => {
 
 $("history").addEventListener("click", async () => {
   try {
-    await downloadHistory(seat);
+    await downloadHistory(seat.table, seat.history || seat.token);
   } catch (error) {
     $("act-error").textContent = error.message;
   }
@@ -340,6 +347,7 @@ if (seat) {
     if (!found || seat) return;
     seat = found;
     sessionStorage.setItem("stud-seat", JSON.stringify(seat));
+    keepHistory(seat.table, seat.history);
     openTable();
   });
 }
