@@ -8,6 +8,11 @@ request is parsed: open and check the state, the rules, the views, seal) and ans
 CPU microseconds per Act. Rounds alternate between the two children, so drifts in the
 shared machine's load hit both alike; the median round is the figure, the ratio is
 pure/compiled.
+
+Each round also times ``views.fill_views`` alone (the spectator's and the seats' views
+the handler builds) on the hand and events of every recorded Act (the state opened and
+the move applied once, outside the timing), and of that the protobuf parse of the views'
+bytes into the response: the views' share of the handler is printed beside it.
 """
 
 from __future__ import annotations
@@ -23,6 +28,9 @@ from typing import Any
 
 from stud_api.stud.v1 import stud_engine_pb2 as pb
 from studengine.api.calls import ApiCalls
+from studengine.api.requests import parse_act
+from studengine.api.views import fill_views
+from studengine.state.codec import HandRecord
 
 ACT_METHOD = "/stud.v1.StudEngineService/Act"
 START_METHOD = "/stud.v1.StudEngineService/StartHand"
@@ -62,23 +70,64 @@ def recorded_acts(hands: int, seed: int) -> tuple[ApiCalls, list[pb.ActRequest]]
     return ApiCalls(handlers, ExpensiveCalls(threads=1, limit=1)), acts
 
 
+def views_inputs(calls: ApiCalls, acts: list[pb.ActRequest]) -> list[tuple[Any, ...]]:
+    """For each Act, what the handler hands ``fill_views``: the hand after the move, its
+    player ids and the move's events."""
+    sealer = calls.handlers.sealer
+
+    def open_state(state: bytes, **_context: object) -> HandRecord:
+        return sealer.open(state)
+
+    out = []
+    for request in acts:
+        move = parse_act(request, open_state)
+        hand = move.record.hand
+        if move.action is None:
+            events = hand.timeout(move.seat)
+        else:
+            events = hand.act(move.seat, move.action, move.to)
+        out.append((hand, move.record.player_ids, events))
+    return out
+
+
 def serve(hands: int, seed: int) -> None:
-    """The child's loop: ``PASSES`` in, microseconds per Act (and the build) out."""
+    """The child's loop: ``PASSES`` in, microseconds per Act (and the build) out: the
+    handler, the views, and the views' parse."""
     from studengine import compiled
 
     calls, acts = recorded_acts(hands, seed)
+    inputs = views_inputs(calls, acts)
+    blobs = []  # each Act's views alone, serialized
+    for hand, ids, events in inputs:
+        update = pb.HandUpdate()
+        fill_views(update, hand, ids, events)
+        blobs.append(update.SerializeToString())
 
-    async def replay(passes: int) -> float:
-        run = calls.run
+    async def replay() -> None:
+        for request in acts:
+            await calls.run("Act", request, None)
+
+    def views() -> None:
+        for hand, ids, events in inputs:
+            fill_views(pb.HandUpdate(), hand, ids, events)
+
+    def parse() -> None:
+        for blob in blobs:
+            pb.HandUpdate().MergeFromString(blob)
+
+    def per_act(work: Any, passes: int) -> float:
         t0 = time.process_time()  # CPU time: a shared machine's waits left out
         for _ in range(passes):
-            for request in acts:
-                await run("Act", request, None)
+            work()
         return (time.process_time() - t0) / (passes * len(acts)) * 1e6
 
     print(compiled.BUILD, len(acts), flush=True)
     for line in sys.stdin:
-        print(f"{asyncio.run(replay(int(line))):.2f}", flush=True)
+        passes = int(line)
+        handler = per_act(lambda: asyncio.run(replay()), passes)
+        print(
+            f"{handler:.2f} {per_act(views, passes):.2f} {per_act(parse, passes):.2f}", flush=True
+        )
 
 
 class Child:
@@ -94,13 +143,18 @@ class Child:
         assert self.proc.stdout is not None
         self.build, acts = self.proc.stdout.readline().split()
         self.acts = int(acts)
-        self.rounds: list[float] = []
+        self.rounds: list[float] = []  # the handler's CPU us per Act
+        self.views: list[float] = []  # fill_views' alone
+        self.parses: list[float] = []  # of it, the views' parse
 
     def measure(self, passes: int) -> None:
         assert self.proc.stdin is not None and self.proc.stdout is not None
         self.proc.stdin.write(f"{passes}\n")
         self.proc.stdin.flush()
-        self.rounds.append(float(self.proc.stdout.readline()))
+        handler, views, parse = map(float, self.proc.stdout.readline().split())
+        self.rounds.append(handler)
+        self.views.append(views)
+        self.parses.append(parse)
 
     def close(self) -> None:
         assert self.proc.stdin is not None
@@ -114,6 +168,8 @@ def run(hands: int, seed: int, rounds: int, passes: int) -> None:
         for child in children:
             child.measure(1)  # warm-up
             child.rounds.clear()
+            child.views.clear()
+            child.parses.clear()
         for _ in range(rounds):
             for child in children:
                 child.measure(passes)
@@ -126,9 +182,13 @@ def run(hands: int, seed: int, rounds: int, passes: int) -> None:
         f"{passes} passes per build, interleaved; {os.cpu_count()} cores, load average "
         f"{' '.join(f'{x:.1f}' for x in os.getloadavg())}"
     )
-    print(f"{'build':<10}{'us/Act median':>15}{'best':>9}")
+    print(f"{'build':<10}{'us/Act median':>15}{'best':>9}{'views':>9}{'share':>7}{'parse':>7}")
     for child in children:
-        print(f"{child.build:<10}{statistics.median(child.rounds):>15.1f}{min(child.rounds):>9.1f}")
+        handler, views = statistics.median(child.rounds), statistics.median(child.views)
+        print(
+            f"{child.build:<10}{handler:>15.1f}{min(child.rounds):>9.1f}{views:>9.1f}"
+            f"{views / handler:>7.0%}{statistics.median(child.parses):>7.1f}"
+        )
     compiled_build, pure = (statistics.median(c.rounds) for c in children)
     if children[0].build == children[1].build:
         print("(no compiled build here: both children ran the pure-Python sources)")

@@ -1,28 +1,34 @@
 """The Act path assembles views and the sealed state from serialized parts (for speed).
-These tests hold that output to plain protobuf-built references: every view equals one
-built field by field with the message API, and the state's bytes equal the whole
-message's deterministic serialization."""
+These tests hold that output to plain protobuf-built references: every view (the
+spectator's and each seat's, at every step of random hands of the four games, the
+all_in_face_up option on and off) is byte for byte the serialization of one built from
+scratch, field by field, with the message API, and shows no card the viewer may not see;
+the state's bytes equal the whole message's deterministic serialization."""
 
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 
+import pytest
 from stud_api.stud.v1 import stud_engine_pb2 as pb
 from studengine.api.conversions import VARIANT_TO_PB, table_to_pb
-from studengine.api.views import build_view, build_views, event_to_pb
+from studengine.api.views import build_view, build_views, event_to_pb, serialized_views
 from studengine.cards import format_card
 from studengine.rules.hand import Hand, start_hand
-from studengine.rules.types import CardDealt, Event, Variant
+from studengine.rules.types import CardDealt, Event, HandShown, HandsTabled, Variant
+from studengine.rules.variants import VARIANTS
 from studengine.rules.visibility import revealed_seats, tabled_after
 from studengine.state._gen.stud.internal.v1 import state_pb2
 from studengine.state.codec import FORMAT_VERSION, HandRecord, decode, encode, encode_hand
-from support.stud_helpers import table_for
+from support.stud_helpers import random_table, table_for
 
 
 def reference_view(
     hand: Hand, player_ids: list[str], events: list[Event], viewer: int | None
 ) -> pb.View:
-    """The view built the plain way: every field set through the message API."""
+    """The view built the plain way, from scratch for each viewer: every field set
+    through the message API."""
     face_up = hand.spec.face_up
     revealed = revealed_seats(hand)
     view = pb.View(
@@ -93,22 +99,86 @@ def played_hands(seed: int, count: int) -> list[tuple[Hand, list[Event]]]:
     return out
 
 
-def test_views_equal_the_plain_message_built_ones() -> None:
-    showdowns = private = tabled = 0
-    for hand, events in played_hands(5, 250):
+def every_step(rng: random.Random, variant: Variant) -> Iterator[tuple[Hand, list[Event]]]:
+    """One random hand of ``variant`` after its start and after every action (now and
+    then the clock's choice), with that step's events: short stacks (all-ins, side pots)
+    or deep ones, all_in_face_up (R-ALL-IN-FACE-UP) half the time."""
+    spec = VARIANTS[variant]
+    players = rng.randint(spec.min_players, spec.max_players)
+    table = random_table(rng, variant, face_up=0.5)
+    stacks = [rng.choice([rng.randint(1, 60), 1000, 20_000]) for _ in range(players)]
+    deck = list(range(52))
+    rng.shuffle(deck)
+    hand, events = start_hand(variant, table, stacks, rng.randrange(players), deck)
+    yield hand, events
+    while not hand.over:
+        seat = hand.to_act
+        assert seat is not None
+        if rng.random() < 0.05:
+            events = hand.timeout(seat)
+        else:
+            action = rng.choice(hand.legal_actions())
+            events = hand.act(seat, action.type, action.to)
+        yield hand, events
+
+
+def hidden_from(hand: Hand, viewer: int | None) -> set[str]:
+    """The down cards ``viewer`` may not see: every other seat's, unless its hand was
+    tabled or shown at the showdown (R-MUCK, R-ALL-IN-FACE-UP)."""
+    shown = set(hand.tabled)
+    if hand.result is not None:
+        shown |= {s.seat for s in hand.result.shown}
+    return {
+        format_card(card)
+        for seat in range(hand.players)
+        if seat != viewer and seat not in shown
+        for card in hand.down_cards(seat)
+    }
+
+
+def cards_in(view: pb.View) -> set[str]:
+    """Every card a view shows, in its seats and in its events."""
+    seen = {c for info in view.seats for c in [*info.cards, *info.up_cards, *info.down_cards]}
+    for event in view.events:
+        seen.add(event.card_dealt.card)
+        seen.update(c for h in event.hands_tabled.hands for c in h.cards)
+        seen.update(event.hand_shown.cards)
+    return seen - {""}
+
+
+@pytest.mark.parametrize("variant", list(Variant), ids=lambda v: v.value)
+def test_views_are_the_from_scratch_views_byte_for_byte(variant: Variant) -> None:
+    rng = random.Random(f"views {variant.value}")
+    steps = private = tabled = revealed = 0
+    for _ in range(60):
+        for hand, events in every_step(rng, variant):
+            ids = [f"player-{seat}" if rng.random() < 0.9 else "" for seat in range(hand.players)]
+            references = [reference_view(hand, ids, events, None)]
+            references += [reference_view(hand, ids, events, s) for s in range(hand.players)]
+            expected = pb.HandUpdate(spectator=references[0], seats=references[1:])
+            assert serialized_views(hand, ids, events) == expected.SerializeToString()
+            spectator, seats = build_views(hand, ids, events)
+            viewers = [None, *range(hand.players)]
+            for viewer, view, reference in zip(
+                viewers, [spectator, *seats], references, strict=True
+            ):
+                assert view.SerializeToString() == reference.SerializeToString()
+                assert not cards_in(view) & hidden_from(hand, viewer)  # none leaks (R-MUCK)
+            steps += 1
+            private += sum(isinstance(e, CardDealt) and not e.face_up for e in events)
+            tabled += any(isinstance(e, HandsTabled) for e in events)
+            revealed += any(isinstance(e, HandShown) for e in events)
+    # deals hidden from the spectator, hands tabled, hands shown at the showdown: covered
+    assert steps > 600 and private > 150 and tabled > 5 and revealed > 15
+
+
+def test_one_view_is_the_same_as_in_all_views() -> None:
+    for hand, events in played_hands(5, 120):
         ids = [f"player-{i}" for i in range(hand.players)]
         spectator, seats = build_views(hand, ids, events)
-        assert spectator == reference_view(hand, ids, events, None)
         assert build_view(hand, ids, events, None) == spectator
-        assert len(seats) == hand.players
         for seat, view in enumerate(seats):
-            assert view == reference_view(hand, ids, events, seat)
             assert build_view(hand, ids, events, seat) == view
-        showdowns += bool(revealed_seats(hand))
-        private += any(isinstance(e, CardDealt) and not e.face_up for e in events)
-        tabled += bool(hand.tabled)
-    assert showdowns > 10 and private > 10  # revealed seats and hidden deals were covered
-    assert tabled > 10  # and hands tabled, with the deals after it (R-ALL-IN-FACE-UP)
 
 
 def test_state_bytes_equal_the_whole_message_serialized() -> None:

@@ -6,7 +6,9 @@ decides what a viewer may see.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Final
 
+from google.protobuf.descriptor import FieldDescriptor
 from stud_api.stud.v1 import stud_engine_pb2 as pb
 
 from studengine.api.conversions import (
@@ -33,6 +35,7 @@ from studengine.rules.types import (
     UncalledReturned,
     Variant,
 )
+from studengine.rules.variants import VARIANTS
 from studengine.rules.visibility import (
     NONE_TABLED,
     revealed_seats,
@@ -40,7 +43,7 @@ from studengine.rules.visibility import (
     sees_down_cards,
     tabled_after,
 )
-from studengine.state.wire import length_key, record
+from studengine.state.wire import length_key, record, varint
 
 
 def event_to_pb(event: Event, viewer: int | None, tabled: frozenset[int] = NONE_TABLED) -> pb.Event:
@@ -131,9 +134,8 @@ def build_view(
 ) -> pb.View:
     """The table as ``viewer`` (a seat, or None for a spectator) sees it, with the events
     filtered for them."""
-    pieces = _Pieces(hand, player_ids, events)
-    data = pieces.spectator() if viewer is None else pieces.seat_view(viewer)
-    return pb.View.FromString(data)
+    public = PublicParts(hand, player_ids, events)
+    return pb.View.FromString(public.view(viewer))
 
 
 def build_views(
@@ -150,153 +152,215 @@ def fill_views(
     update: pb.HandUpdate, hand: Hand, player_ids: Sequence[str], events: Sequence[Event]
 ) -> None:
     """Set ``update.spectator`` and ``update.seats`` (one view per seat, in seat order)."""
-    pieces = _Pieces(hand, player_ids, events)
-    views = [record(_SPECTATOR_TAG, pieces.spectator())]
-    views += [record(_SEAT_VIEWS_TAG, pieces.seat_view(seat)) for seat in range(hand.players)]
-    update.MergeFromString(b"".join(views))
+    update.MergeFromString(serialized_views(hand, player_ids, events))
 
 
-# ---- views as serialized pieces -------------------------------------------------------
-# Every view shares the spectator's fields but for the viewer's own seat and the events
-# that dealt the viewer a down card. So each shared part is built and serialized once,
-# and a seat's view is the spectator's pieces with its own few swapped in, parsed by
-# protobuf's C code: far fewer Python-level message operations than copying and editing.
-
-_VIEW_FIELDS = pb.View.DESCRIPTOR.fields_by_name
-_SEAT_FIELDS = pb.SeatInfo.DESCRIPTOR.fields_by_name
-
-
-def _card_strings(field: str) -> tuple[bytes, ...]:
-    """Each card's text as one element of SeatInfo's repeated string ``field``."""
-    key = length_key(_SEAT_FIELDS[field])
-    return tuple(record(key, text.encode()) for text in CARD_TEXT)
+def serialized_views(hand: Hand, player_ids: Sequence[str], events: Sequence[Event]) -> bytes:
+    """HandUpdate's ``spectator`` and ``seats`` fields, serialized: the public parts built
+    once, each seat's view those with its own private parts swapped in."""
+    public = PublicParts(hand, player_ids, events)
+    views = [record(_SPECTATOR_TAG, public.view(None))]
+    views += [record(_SEAT_VIEWS_TAG, public.view(seat)) for seat in range(hand.players)]
+    return b"".join(views)
 
 
-_SPECTATOR_TAG = length_key(pb.HandUpdate.DESCRIPTOR.fields_by_name["spectator"])
-_SEAT_VIEWS_TAG = length_key(pb.HandUpdate.DESCRIPTOR.fields_by_name["seats"])
-_SEATS_TAG = length_key(_VIEW_FIELDS["seats"])
-_EVENTS_TAG = length_key(_VIEW_FIELDS["events"])
-_CARDS = _card_strings("cards")
-_UP_CARDS = _card_strings("up_cards")
-_DOWN_CARDS = _card_strings("down_cards")
-_HIDDEN_CARD = length_key(_SEAT_FIELDS["cards"]) + b"\x00"  # ""
+# ---- views as serialized parts --------------------------------------------------------
+# Every view is the spectator's but for the viewer's own seat and the events that dealt
+# the viewer a down card. So the public parts are built and serialized once per call, and
+# a seat's view is those parts with its own few swapped in. Each part is encoded in field
+# order, so that a view's bytes are exactly protobuf's serialization of the same message
+# (tests/unit/test_api_serialized_parts.py holds them to a message-built reference).
 
 
-class _Pieces:
-    """The serialized parts of a hand's views: the fields before and after the seats,
-    each seat as the spectator sees it, and the events; ``private``, the events that dealt
-    a seat a card only it sees: (index, seat, card, street)."""
+class PublicParts:
+    """The serialized parts of a hand's views: what every viewer sees, built once, and
+    each seat's private parts beside it (``visibility`` decides which is which)."""
 
     def __init__(self, hand: Hand, player_ids: Sequence[str], events: Sequence[Event]) -> None:
         self.hand = hand
-        self.revealed = revealed = revealed_seats(hand)
-        middle = pb.View()
-        middle.button = hand.button
-        middle.street = hand.street
-        middle.street_name = hand.street_name
-        middle.pot = hand.pot
-        self.head = _game_fields(hand.variant, hand.table) + middle.SerializeToString()
-        tail = pb.View()  # fields 9 and 10, after the seats
-        if hand.community is not None:
-            tail.community_card = CARD_TEXT[hand.community]
-        if hand.to_act is not None:
-            tail.to_act = hand.to_act
-        self.tail = tail.SerializeToString()
-        spec = hand.spec
-        face_up = spec.face_up
-        self.bases: list[bytes] = []  # each seat's fields but its cards and down cards
-        self.seats: list[bytes] = []  # each seat's record as the spectator sees it
-        for seat, cards in enumerate(hand.cards):
-            ups, downs = spec.up_positions_of[len(cards)], spec.down_positions_of[len(cards)]
-            stack = hand.stacks[seat]
-            shown = sees_down_cards(revealed, seat, None)  # seen by every viewer
-            # set field by field, the defaults (False) skipped: cheaper than keywords
-            info = pb.SeatInfo()
-            info.seat = seat
-            info.player_id = player_ids[seat]
-            info.stack = stack
-            info.committed = hand.committed[seat]
-            info.round_bet = hand.round.bets[seat]
-            if hand.folded[seat]:
-                info.folded = True
-            elif stack == 0:
-                info.all_in = True
-            info.down_card_count = len(downs)
-            if shown:
-                info.revealed = True
-                info.tabled = seat in hand.tabled  # R-ALL-IN-FACE-UP (tabled: shown too)
-            base = info.SerializeToString() + b"".join([_UP_CARDS[cards[i]] for i in ups])
-            self.bases.append(base)
-            if shown:
-                base += _all_cards(cards, downs)
-            else:
-                base += b"".join(
-                    [
-                        _CARDS[c] if up else _HIDDEN_CARD
-                        for c, up in zip(cards, face_up, strict=False)
-                    ]
-                )
-            self.seats.append(record(_SEATS_TAG, base))
-        self.events = [
-            record(_EVENTS_TAG, event_to_pb(e, None).SerializeToString()) for e in events
-        ]
-        self.private = [
-            (index, e.seat, e.card, e.street)
-            for index, e in enumerate(events)
-            if isinstance(e, CardDealt) and e.seat is not None and not sees_dealt_card(e, None)
-        ]
-        if hand.tabled:  # R-ALL-IN-FACE-UP: the deals after the tabling are seen by all
-            self._show_tabled(events)
+        self.revealed = revealed_seats(hand)
+        self.head = _head(hand)
+        seats = range(hand.players)
+        # each seat's fields before its cards, its up cards, and its fields after them
+        self.fronts = [_seat_front(hand, seat, player_ids[seat]) for seat in seats]
+        self.ups = [_up_cards(hand, seat) for seat in seats]
+        self.backs = [_seat_back(hand, seat, self.revealed) for seat in seats]
+        self.seats = [self._seat(seat, None) for seat in seats]  # as the spectator sees them
+        self.tail = _tail(hand)
+        cut, tabled = tabled_after(hand, events)  # R-ALL-IN-FACE-UP: deals after it public
+        self.events: list[bytes] = []
+        self.private: dict[int, list[tuple[int, CardDealt]]] = {}  # seat: deals it alone sees
+        for index, event in enumerate(events):
+            seen = tabled if index >= cut else NONE_TABLED
+            self.events.append(_event_record(event, None, seen))
+            deal = event if isinstance(event, CardDealt) else None
+            if deal is not None and deal.seat is not None and not sees_dealt_card(deal, None, seen):
+                self.private.setdefault(deal.seat, []).append((index, deal))
 
-    def _show_tabled(self, events: Sequence[Event]) -> None:
-        """The events after the hands were tabled as every viewer sees them: the deals
-        to those hands in the open, no longer private (R-ALL-IN-FACE-UP)."""
-        cut, tabled = tabled_after(self.hand, events)
-        public = set()
-        for index in range(cut, len(events)):
-            e = events[index]
-            self.events[index] = record(
-                _EVENTS_TAG, event_to_pb(e, None, tabled).SerializeToString()
-            )
-            if isinstance(e, CardDealt) and sees_dealt_card(e, None, tabled):
-                public.add(index)
-        self.private = [deal for deal in self.private if deal[0] not in public]
-
-    def spectator(self) -> bytes:
-        return self.head + b"".join(self.seats) + self.tail + b"".join(self.events)
-
-    def seat_view(self, viewer: int) -> bytes:
-        """The view of ``viewer``: the spectator's with its own down cards shown."""
+    def view(self, viewer: int | None) -> bytes:
+        """The View of ``viewer`` (None: the spectator), serialized: the public parts with
+        the viewer's own seat and the deals of its own down cards swapped in."""
+        if viewer is None:
+            return b"".join((self.head, *self.seats, self.tail, *self.events))
         seats = self.seats
         if not sees_down_cards(self.revealed, viewer, None):  # else the spectator sees them
-            cards = self.hand.cards[viewer]
-            downs = self.hand.spec.down_positions_of[len(cards)]
             seats = seats.copy()
-            seats[viewer] = record(_SEATS_TAG, self.bases[viewer] + _all_cards(cards, downs))
+            seats[viewer] = self._seat(viewer, viewer)
         events = self.events
-        if self.private:
-            mine = [p for p in self.private if p[1] == viewer]
-            if mine:
-                events = events.copy()
-                for index, seat, card, street in mine:
-                    events[index] = _own_card_dealt(seat, card, street)
+        mine = self.private.get(viewer)
+        if mine:
+            events = events.copy()
+            for index, deal in mine:
+                events[index] = _event_record(deal, viewer, NONE_TABLED)
         return b"".join((_VIEWER_SEAT[viewer], self.head, *seats, self.tail, *events))
 
+    def _seat(self, seat: int, viewer: int | None) -> bytes:
+        """``seat``'s SeatInfo record as ``viewer`` sees it: its cards (fields 8 to 10)
+        between the fields before and after them, the down cards only if ``visibility``
+        shows them to the viewer."""
+        cards, spec = self.hand.cards[seat], self.hand.spec
+        info = [self.fronts[seat]]
+        if sees_down_cards(self.revealed, seat, viewer):
+            info += [_CARDS[c] for c in cards]
+            info.append(self.ups[seat])
+            info += [_DOWN_CARDS[cards[i]] for i in spec.down_positions_of[len(cards)]]
+        else:
+            up = spec.face_up
+            info += [_CARDS[cards[i]] if up[i] else _HIDDEN_CARD for i in range(len(cards))]
+            info.append(self.ups[seat])
+        info.append(self.backs[seat])
+        return record(_SEATS_TAG, b"".join(info))
 
-def _all_cards(cards: Sequence[int], downs: Sequence[int]) -> bytes:
-    """SeatInfo's cards and down_cards with every card shown."""
-    return b"".join([_CARDS[c] for c in cards] + [_DOWN_CARDS[cards[i]] for i in downs])
+
+def _up_cards(hand: Hand, seat: int) -> bytes:
+    """SeatInfo's field 9: the seat's face-up cards."""
+    cards = hand.cards[seat]
+    return b"".join([_UP_CARDS[cards[i]] for i in hand.spec.up_positions_of[len(cards)]])
 
 
-def _own_card_dealt(seat: int, card: int, street: int) -> bytes:
-    """The event record of a down card dealt, as its owner sees it."""
-    dealt = pb.CardDealt(seat=seat, card=CARD_TEXT[card], face_up=False, street=street)
-    return record(_EVENTS_TAG, pb.Event(card_dealt=dealt).SerializeToString())
+def _seat_front(hand: Hand, seat: int, player_id: str) -> bytes:
+    """SeatInfo's fields 1 to 7: the seat, its player and chips, folded or all-in."""
+    stack, folded = hand.stacks[seat], hand.folded[seat]
+    return b"".join(
+        (
+            _SEAT_NUMBERS[seat],
+            _text(_PLAYER_ID, player_id),
+            _int(_STACK, stack),
+            _int(_COMMITTED, hand.committed[seat]),
+            _int(_ROUND_BET, hand.round.bets[seat]),
+            _FOLDED if folded else b"",
+            _ALL_IN if not folded and stack == 0 else b"",
+        )
+    )
 
 
-# View.viewer_seat for each seat (at most MAX_SEATS of them)
-_VIEWER_SEAT = tuple(pb.View(viewer_seat=seat).SerializeToString() for seat in range(16))
-_GAME_FIELDS: dict[tuple[Variant, Table], bytes] = {}
+def _seat_back(hand: Hand, seat: int, revealed: frozenset[int]) -> bytes:
+    """SeatInfo's fields 11 to 13: how many down cards, and whether every viewer sees
+    them (R-MUCK, R-ALL-IN-FACE-UP)."""
+    downs = hand.spec.down_positions_of[len(hand.cards[seat])]
+    if seat not in revealed:
+        return _DOWN_CARD_COUNTS[len(downs)]
+    tabled = _TABLED if seat in hand.tabled else b""
+    return _DOWN_CARD_COUNTS[len(downs)] + _REVEALED + tabled
+
+
+def _head(hand: Hand) -> bytes:
+    """View's fields 2 to 7: the game, its table, the button, the street and the pot."""
+    return b"".join(
+        (
+            _game_fields(hand.variant, hand.table),
+            _int(_BUTTON, hand.button),
+            _int(_STREET, hand.street),
+            _text(_STREET_NAME, hand.street_name),
+            _int(_POT, hand.pot),
+        )
+    )
+
+
+def _tail(hand: Hand) -> bytes:
+    """View's fields 9 and 10 (after the seats): the community card and the seat to act,
+    each present when set, even when 0."""
+    tail = b""
+    if hand.community is not None:
+        tail += record(_COMMUNITY_CARD, CARD_TEXT[hand.community].encode())
+    if hand.to_act is not None:
+        tail += _TO_ACT + _unsigned(hand.to_act)
+    return tail
+
+
+def _event_record(event: Event, viewer: int | None, tabled: frozenset[int]) -> bytes:
+    return record(_EVENTS_TAG, event_to_pb(event, viewer, tabled).SerializeToString())
+
+
+# ---- the wire format of the fields above (proto3: a field at its default is absent) ----
+
+
+def _varint_key(field: FieldDescriptor) -> bytes:
+    """The key of an integer, enum or bool field (wire type 0; field numbers below 16)."""
+    if not 0 < field.number < 16:
+        raise ValueError(f"{field.full_name}: field number {field.number} needs a longer key")
+    return bytes([field.number << 3])
+
+
+def _unsigned(value: int) -> bytes:
+    """A varint of a count, seat or chip amount (never negative in a valid hand); those
+    below 2**21 (every seat and count, most chip amounts) without a loop."""
+    if value < 0x80:
+        if value < 0:
+            raise ValueError(f"a negative value in a view: {value}")
+        return _ONE_BYTE[value]
+    if value < 0x4000:
+        return bytes((value & 0x7F | 0x80, value >> 7))
+    if value < 0x200000:
+        return bytes((value & 0x7F | 0x80, value >> 7 & 0x7F | 0x80, value >> 14))
+    return varint(value)
+
+
+def _int(key: bytes, value: int) -> bytes:
+    """An integer field: absent when 0 (proto3)."""
+    return key + _unsigned(value) if value else b""
+
+
+def _text(key: bytes, text: str) -> bytes:
+    return record(key, text.encode()) if text else b""
+
+
+_ONE_BYTE: Final = tuple(varint(n) for n in range(0x80))
+_VIEW = pb.View.DESCRIPTOR.fields_by_name
+_SEAT = pb.SeatInfo.DESCRIPTOR.fields_by_name
+_BUTTON: Final = _varint_key(_VIEW["button"])
+_STREET: Final = _varint_key(_VIEW["street"])
+_STREET_NAME: Final = length_key(_VIEW["street_name"])
+_POT: Final = _varint_key(_VIEW["pot"])
+_SEATS_TAG: Final = length_key(_VIEW["seats"])
+_COMMUNITY_CARD: Final = length_key(_VIEW["community_card"])
+_TO_ACT: Final = _varint_key(_VIEW["to_act"])
+_EVENTS_TAG: Final = length_key(_VIEW["events"])
+_PLAYER_ID: Final = length_key(_SEAT["player_id"])
+_STACK: Final = _varint_key(_SEAT["stack"])
+_COMMITTED: Final = _varint_key(_SEAT["committed"])
+_ROUND_BET: Final = _varint_key(_SEAT["round_bet"])
+# whole fields: each seat number, each count of down cards, the flags set (true)
+_MOST_SEATS: Final = max(spec.max_players for spec in VARIANTS.values())
+_MOST_CARDS: Final = max(len(spec.face_up) for spec in VARIANTS.values())
+_SEAT_NUMBERS: Final = tuple(_int(_varint_key(_SEAT["seat"]), n) for n in range(_MOST_SEATS))
+_DOWN_CARD_COUNTS: Final = tuple(
+    _int(_varint_key(_SEAT["down_card_count"]), n) for n in range(_MOST_CARDS + 1)
+)
+_FOLDED: Final = _varint_key(_SEAT["folded"]) + b"\x01"
+_ALL_IN: Final = _varint_key(_SEAT["all_in"]) + b"\x01"
+_REVEALED: Final = _varint_key(_SEAT["revealed"]) + b"\x01"
+_TABLED: Final = _varint_key(_SEAT["tabled"]) + b"\x01"
+_SPECTATOR_TAG: Final = length_key(pb.HandUpdate.DESCRIPTOR.fields_by_name["spectator"])
+_SEAT_VIEWS_TAG: Final = length_key(pb.HandUpdate.DESCRIPTOR.fields_by_name["seats"])
+# each card's text as one element of SeatInfo's repeated strings; a hidden card is ""
+_CARDS: Final = tuple(record(length_key(_SEAT["cards"]), t.encode()) for t in CARD_TEXT)
+_UP_CARDS: Final = tuple(record(length_key(_SEAT["up_cards"]), t.encode()) for t in CARD_TEXT)
+_DOWN_CARDS: Final = tuple(record(length_key(_SEAT["down_cards"]), t.encode()) for t in CARD_TEXT)
+_HIDDEN_CARD: Final = record(length_key(_SEAT["cards"]), b"")
+# View.viewer_seat for each seat
+_VIEWER_SEAT: Final = tuple(pb.View(viewer_seat=s).SerializeToString() for s in range(_MOST_SEATS))
+_GAME_FIELDS: Final[dict[tuple[Variant, Table], bytes]] = {}
 
 
 def _game_fields(variant: Variant, table: Table) -> bytes:
