@@ -280,6 +280,19 @@ def instructions(hands: int) -> None:
             print(line, flush=True)
 
 
+def conditions() -> str:
+    """What a figure needs beside it: the commit, the time, the build and the load."""
+    try:
+        commit = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=True
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        commit = "unknown"
+    load = ", ".join(f"{value:.1f}" for value in os.getloadavg())
+    now = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    return f"commit {commit}, {now}, build {compiled.BUILD}, load average {load}"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=3.0, help="time per measurement")
@@ -294,10 +307,13 @@ def main() -> None:
     elif args.play is not None:
         engine, variant, players, hands = args.play.split(":")
         play_hands(engine, Variant(variant), int(players), int(hands))
-    elif args.instructions:
-        instructions(args.instructions)
     else:
-        speed(args.seconds)
+        print(conditions(), flush=True)
+        if args.instructions:
+            instructions(args.instructions)
+        else:
+            speed(args.seconds)
+        print(f"at the end: {conditions()}")
 
 
 if __name__ == "__main__":

@@ -9,7 +9,6 @@ Each rule the legal moves depend on is one named predicate below.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Final, final
 
@@ -48,6 +47,42 @@ class BettingRound:
     first_actor: int | None = None  # who acted first (R-SHOWDOWN-ORDER)
     last_aggressor: int | None = None  # who last bet, completed or raised
 
+    # Written out, not generated: the compiled build runs a class's own __init__ natively,
+    # a dataclass-generated one in the interpreter (a new round is made every street).
+    def __init__(
+        self,
+        table: Table,
+        big_street: bool,
+        bets: list[int],
+        acted: list[bool],
+        held: bool,
+        level: int = 0,
+        full_level: int = 0,
+        full_bets: int = 0,
+        uncapped: bool = False,
+        open_pair: bool = False,
+        big_made: bool = False,
+        bring_in_due: bool = False,
+        opener_may_fold: bool = False,
+        first_actor: int | None = None,
+        last_aggressor: int | None = None,
+    ) -> None:
+        self.table = table
+        self.big_street = big_street
+        self.bets = bets
+        self.acted = acted
+        self.held = held
+        self.level = level
+        self.full_level = full_level
+        self.full_bets = full_bets
+        self.uncapped = uncapped
+        self.open_pair = open_pair
+        self.big_made = big_made
+        self.bring_in_due = bring_in_due
+        self.opener_may_fold = opener_may_fold
+        self.first_actor = first_actor
+        self.last_aggressor = last_aggressor
+
     def copy(self) -> BettingRound:
         """An independent copy (its lists copied)."""
         return replace(self, bets=list(self.bets), acted=list(self.acted))
@@ -76,7 +111,7 @@ class BettingRound:
         """``seat`` has put in less than the level to match."""
         return self.bets[seat] < self.level
 
-    def can_answer(self, seat: int, stacks: Sequence[int], folded: Sequence[bool]) -> bool:
+    def can_answer(self, seat: int, stacks: list[int], folded: list[bool]) -> bool:
         """R-ACTIONS: another player still in the hand could put in more than the
         current bet (not all-in, and holding more than a call)."""
         bets, level = self.bets, self.level
@@ -85,7 +120,7 @@ class BettingRound:
                 return True
         return False
 
-    def may_raise(self, seat: int, stacks: Sequence[int], folded: Sequence[bool]) -> bool:
+    def may_raise(self, seat: int, stacks: list[int], folded: list[bool]) -> bool:
         """Whether ``seat`` may bet, complete or raise now: it has chips beyond a call
         (R-TABLE-STAKES), no short all-in is all that came since it acted (R-HALF-BET),
         the round is not capped (R-CAP) and someone could answer (R-ACTIONS)."""
@@ -99,7 +134,7 @@ class BettingRound:
     # ---- the queries ----------------------------------------------------------------
 
     def legal_actions(
-        self, seat: int, stacks: Sequence[int], folded: Sequence[bool]
+        self, seat: int, stacks: list[int], folded: list[bool]
     ) -> tuple[LegalAction, ...]:
         """The exact choices of ``seat``, the player to act, each once (R-LEGAL-ONCE):
         the opener's (first round, until someone brings in), else an answer to the
@@ -109,7 +144,7 @@ class BettingRound:
         return self.answers(seat, stacks) + self.raises(seat, stacks, folded)
 
     def choices(
-        self, kind: ActionType, seat: int, stacks: Sequence[int], folded: Sequence[bool]
+        self, kind: ActionType, seat: int, stacks: list[int], folded: list[bool]
     ) -> tuple[LegalAction, ...]:
         """The legal moves of type ``kind`` only: ``legal_actions`` asking just the part
         that can hold that type (what ``Hand.act`` checks an action against)."""
@@ -122,7 +157,7 @@ class BettingRound:
         return tuple([move for move in moves if move.type is kind])
 
     def opener_choices(
-        self, seat: int, stacks: Sequence[int], folded: Sequence[bool]
+        self, seat: int, stacks: list[int], folded: list[bool]
     ) -> tuple[LegalAction, ...]:
         """R-BRING-IN-CHOICE, R-SHORT-BRING-IN, R-ANTE-ALL-IN-LOW: bring in (all of a
         short stack) or complete; the opener who is not the low card may also fold."""
@@ -134,16 +169,14 @@ class BettingRound:
             actions.append(LegalAction(COMPLETE, min(table.small_bet, all_in_to)))
         return tuple(actions)
 
-    def answers(self, seat: int, stacks: Sequence[int]) -> tuple[LegalAction, ...]:
+    def answers(self, seat: int, stacks: list[int]) -> tuple[LegalAction, ...]:
         """R-ACTIONS: facing a bet, fold or call it (all-in for less, R-TABLE-STAKES);
         facing none, check."""
         if self.owes(seat):
             return (FOLD_ACTION, LegalAction(CALL, min(self.level, self.bets[seat] + stacks[seat])))
         return (CHECK_ACTION,)
 
-    def raises(
-        self, seat: int, stacks: Sequence[int], folded: Sequence[bool]
-    ) -> tuple[LegalAction, ...]:
+    def raises(self, seat: int, stacks: list[int], folded: list[bool]) -> tuple[LegalAction, ...]:
         """The bet, completion or raises ``seat`` may make: BET into nothing, COMPLETE a
         bring-in or a short all-in bet, RAISE a full bet (R-HALF-BET); one per total."""
         if not self.may_raise(seat, stacks, folded):
@@ -161,7 +194,7 @@ class BettingRound:
                 moves.append(LegalAction(kind, to))
         return tuple(moves)
 
-    def next_to_act(self, after: int, stacks: Sequence[int], folded: Sequence[bool]) -> int | None:
+    def next_to_act(self, after: int, stacks: list[int], folded: list[bool]) -> int | None:
         """The next player clockwise after ``after`` who must act, or None: the round is
         over (R-ROUND-END). A player must act who is still in, not all-in, and has not
         acted or owes chips; but nobody acts who owes nothing and has nobody left to bet
@@ -177,7 +210,7 @@ class BettingRound:
         return None
 
     @staticmethod
-    def others_can_bet(seat: int, stacks: Sequence[int], folded: Sequence[bool]) -> bool:
+    def others_can_bet(seat: int, stacks: list[int], folded: list[bool]) -> bool:
         """Another player still in the hand is not all-in."""
         for other, stack in enumerate(stacks):
             if other != seat and stack > 0 and not folded[other]:
@@ -217,7 +250,7 @@ class BettingRound:
             self.acted = [other == seat for other in range(len(self.acted))]
         self.level = to
 
-    def note_heads_up(self, stacks: Sequence[int], folded: Sequence[bool]) -> None:
+    def note_heads_up(self, stacks: list[int], folded: list[bool]) -> None:
         """R-CAP option: a round that becomes heads-up before its cap has no cap."""
         if self.table.uncapped_heads_up and not self.uncapped and not self.is_capped():
             able = sum(1 for s in range(len(stacks)) if not folded[s] and stacks[s] > 0)

@@ -74,8 +74,48 @@ class Hand:
     tabled: list[int]  # the seats whose hands were turned face up (R-ALL-IN-FACE-UP)
     spec: VariantSpec = field(init=False, repr=False, compare=False)  # the variant's rules
 
-    def __post_init__(self) -> None:
-        self.spec = VARIANTS[self.variant]  # looked up once, not at every step
+    # Written out, not generated: the compiled build runs a class's own __init__ natively,
+    # a dataclass-generated one in the interpreter.
+    def __init__(
+        self,
+        variant: Variant,
+        table: Table,
+        button: int,
+        starting_stacks: list[int],
+        deck: list[int],
+        dealt: int,
+        stacks: list[int],
+        committed: list[int],
+        cards: list[list[int]],
+        community: int | None,
+        folded: list[bool],
+        street: int,
+        to_act: int | None,
+        round: BettingRound,
+        over: bool,
+        result: HandResult | None,
+        moves: list[Move],
+        tabled: list[int],
+    ) -> None:
+        self.variant = variant
+        self.table = table
+        self.button = button
+        self.starting_stacks = starting_stacks
+        self.deck = deck
+        self.dealt = dealt
+        self.stacks = stacks
+        self.committed = committed
+        self.cards = cards
+        self.community = community
+        self.folded = folded
+        self.street = street
+        self.to_act = to_act
+        self.round = round
+        self.over = over
+        self.result = result
+        self.moves = moves
+        self.tabled = tabled
+        self.spec = VARIANTS[variant]  # looked up once, not at every step
 
     # ---- what the hand looks like --------------------------------------------------
 
@@ -242,9 +282,9 @@ class Hand:
                 self.dealt += 1
                 events.append(CardDealt(None, self.community, True, self.street))
                 continue
-            dealt = self.deck[self.dealt : self.dealt + len(order)]
-            self.dealt += len(order)
-            for seat, card in zip(order, dealt, strict=True):
+            for seat in order:
+                card = self.deck[self.dealt]
+                self.dealt += 1
                 self.cards[seat].append(card)
                 events.append(CardDealt(seat, card, face_up, self.street))
         return events
@@ -278,9 +318,8 @@ class Hand:
             self.round.bring_in_due = True
             self.round.opener_may_fold = self.stacks[first] == 0
         else:  # R-FIRST-TO-ACT
-            from_left = [s for s in clockwise_from(self.button + 1, players) if s in live]
-            boards = {s: spec.up_cards(self.cards[s]) for s in live}
-            first = best_board(from_left, boards.__getitem__, spec.board_strength)
+            from_left = [s for s in clockwise_from(self.button + 1, players) if not self.folded[s]]
+            first = best_board(from_left, self.up_cards, spec.board_strength)
         if self.stacks[first] == 0:  # all-in players are skipped
             first = next(s for s in clockwise_from(first, players) if s in able)
         self.to_act = first

@@ -56,6 +56,35 @@ class Table:
     rake_cap: int = 0
     all_in_face_up: bool = False
 
+    # Written out, not generated: the compiled build runs a class's own __init__ natively,
+    # a dataclass-generated one in the interpreter (every request makes a table).
+    def __init__(
+        self,
+        ante: int,
+        bring_in: int,
+        small_bet: int,
+        big_bet: int,
+        max_bets: int = 4,
+        uncapped_heads_up: bool = False,
+        open_pair_big_bet: bool = True,
+        odd_chip: OddChip = OddChip.LEFT_OF_DEALER,
+        rake_percent_bp: int = 0,
+        rake_cap: int = 0,
+        all_in_face_up: bool = False,
+    ) -> None:
+        set_once = object.__setattr__  # frozen: the fields are set here only
+        set_once(self, "ante", ante)
+        set_once(self, "bring_in", bring_in)
+        set_once(self, "small_bet", small_bet)
+        set_once(self, "big_bet", big_bet)
+        set_once(self, "max_bets", max_bets)
+        set_once(self, "uncapped_heads_up", uncapped_heads_up)
+        set_once(self, "open_pair_big_bet", open_pair_big_bet)
+        set_once(self, "odd_chip", odd_chip)
+        set_once(self, "rake_percent_bp", rake_percent_bp)
+        set_once(self, "rake_cap", rake_cap)
+        set_once(self, "all_in_face_up", all_in_face_up)
+
     @classmethod
     def for_game(
         cls,

@@ -110,7 +110,7 @@ class VariantSpec:
     # the seat that brings in, from each seat's first up card (R-BRING-IN-WHO)
     brings_in: Callable[[Mapping[int, int]], int] = lowest_up_card
     # a sortable strength of a board, larger acts first (R-FIRST-TO-ACT, R-SHOWDOWN-ORDER)
-    board_strength: Callable[[Sequence[int]], tuple[int, ...]] = board_strength
+    board_strength: Callable[[Sequence[int]], int] = board_strength
     ranking: Ranking = HIGH  # who wins a pot (R-HAND-RANK, R-SPLIT)
     # a split game's low half (R-HILO-SPLIT); None: one winner ranking for the whole pot
     low_ranking: Ranking | None = None
