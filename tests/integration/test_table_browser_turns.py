@@ -3,7 +3,8 @@ card room's players meet: a player who closes the tab times out twice, is sat ou
 the seat back on a new tab (the resume cookie) and is dealt in again; a Hi-Lo pot split
 between two players shows both halves, the low, and each shown hand's best five; on a
 phone (390x844) with four players the moves are on screen on the player's turn, they keep
-keyboard focus across a push, and the turn is announced to screen readers."""
+keyboard focus across a push, and the turn is announced to screen readers; a game server
+that goes down is told in plain words, and the page says nothing of it once it is back."""
 
 from __future__ import annotations
 
@@ -19,7 +20,8 @@ from studengine.rules.hand import start_hand
 from studengine.rules.types import ActionType, Table, Variant
 from support.paths import require_tool
 from support.polling import poll_until
-from support.table_harness import call, join, table_on_new_engine, view
+from support.server_harness import free_port, new_key_spec
+from support.table_harness import TableServer, call, join, table_on_new_engine, view
 
 CHROMIUM_ARGS = [
     "--headless",
@@ -206,5 +208,37 @@ def test_a_closed_tab_times_out_twice_sits_out_and_returns(
             ".querySelector('#seats li.you .status').textContent.includes('sitting out')",
             timeout=60_000,
         )
+    finally:
+        server.stop()
+
+
+def test_an_engine_down_is_told_plainly_and_cleared_from_the_page_when_back(
+    live_server: Callable[..., Any], tmp_path: Path, browser: Any
+) -> None:
+    port, key = free_port(), new_key_spec()
+    engine = live_server(key_specs=[key], args=["--port", str(port)])
+    db = f"sqlite:///{tmp_path / 'table.db'}"
+    server = TableServer(engine.target, db, ["--seats", "2", "--bots", "station", "--clock", "120"])
+    try:
+        page = sit_down(browser.new_context(), server.url, "Ann")
+        badge = page.locator("#connection")
+        page.wait_for_selector("#moves button", timeout=60_000)
+        engine.stop()
+        assert play_passively(page)  # a move with the engine down
+        page.wait_for_function(
+            "() => document.querySelector('#connection').textContent !== 'live'", timeout=30_000
+        )
+        shown = page.locator("body").inner_text()
+        assert "cannot be reached" in shown, shown
+        for internal in ("127.0.0.1", str(port), "ipv4", "UNAVAILABLE", "StatusCode"):
+            assert internal not in shown, f"{internal!r} on the page: {shown}"
+
+        live_server(key_specs=[key], args=["--port", str(port)])  # back, same address and key
+        page.wait_for_function(
+            "() => document.querySelector('#connection').textContent === 'live'", timeout=30_000
+        )
+        assert badge.inner_text() == "live"
+        shown = page.locator("body").inner_text()
+        assert "cannot be reached" not in shown, f"the engine is back, the page says: {shown}"
     finally:
         server.stop()

@@ -26,9 +26,12 @@ BOTS = "station,station,station,station"
 
 def stalled_subscriber(port: int, token: str) -> socket.socket:
     """A WebSocket opened by hand over a socket with a tiny receive buffer, that sends its
-    hello and then never reads again (the kernel's window closes at once)."""
+    hello and then never reads again (the kernel's window closes at once). It offers a real
+    network's segment size (1460): at loopback's (65483) the kernel starts the server's send
+    buffer at about 2.6 MiB, which hides a server that waits on the reader for minutes."""
     sock = socket.socket()
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1024)
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_MAXSEG, 1460)
     sock.connect(("127.0.0.1", port))
     key = base64.b64encode(os.urandom(16)).decode()
     sock.sendall(
@@ -79,7 +82,14 @@ def test_a_stalled_reader_is_dropped_and_holds_up_nobody(
                 await ws.send_json({"type": "hello", "table": "main", "token": healthy_token})
                 dropped_at: int | None = None
                 while dropped_at is None or len(received) < dropped_at + 50:
-                    message = await ws.receive_json(timeout=30)
+                    try:  # the server's pings do not count: a push within 30 s
+                        async with asyncio.timeout(30):
+                            message = await ws.receive_json()
+                    except TimeoutError:
+                        raise AssertionError(
+                            f"no push for 30 s after {len(received)}: the stalled reader holds"
+                            f" up the others (dropped: {dropped()})"
+                        ) from None
                     assert message["type"] == "table", message
                     received.append(message["table"]["version"])
                     if dropped_at is None and len(received) % 10 == 0:

@@ -12,7 +12,7 @@ import pytest
 from google.protobuf.wrappers_pb2 import StringValue
 from prometheus_client import REGISTRY
 from studengine.server import callstats
-from studengine.server.interceptors import ObservingInterceptor
+from studengine.server.interceptors import ObservingInterceptor, _ReceiveWatch
 
 SERVICE, METHOD = "bench.v1.ReferenceService", "Echo"
 LABELS = {"grpc_service": SERVICE, "grpc_method": METHOD, "grpc_type": "unary"}
@@ -23,6 +23,9 @@ class _Lines:
 
     def __init__(self) -> None:
         self.lines: list[dict[str, Any]] = []
+
+    def bind(self) -> _Lines:
+        return self
 
     def info(self, event: str, **fields: Any) -> None:
         self.lines.append({"event": event, **fields})
@@ -95,6 +98,10 @@ async def _calls(generic: Any, values: list[str]) -> list[tuple[dict[str, float]
                     assert answer.value == value + tag
                 except grpc.aio.AioRpcError as error:
                     assert error.code() == grpc.StatusCode.INVALID_ARGUMENT
+                for _ in range(1000):  # the answer may reach us before the call's bookkeeping ends
+                    if len(callstats._log.lines) > lines:  # its last step: the log line
+                        break
+                    await asyncio.sleep(0.005)
                 after = _samples()
                 (line,) = callstats._log.lines[lines:]
                 assert isinstance(line.pop("duration_ms"), float)  # the one field that varies
@@ -125,3 +132,53 @@ def test_reused_handler_records_what_the_first_call_did(
         assert deltas == (refused if value == "refuse" else ok)
         code = "INVALID_ARGUMENT" if value == "refuse" else "OK"
         assert line == {"event": "rpc", "method": full, "code": code}
+
+
+def test_receive_watch_times_out_only_the_stalled_calls_it_cancelled_alone() -> None:
+    """The one timer of ``_ReceiveWatch`` cancels the calls past their deadline; a call
+    it cancelled reads as timed out only if nothing else cancelled it too."""
+    outcomes: dict[str, str] = {}
+
+    async def main() -> _ReceiveWatch:
+        watch = _ReceiveWatch(3600.0)  # its own timer does not run in this test
+        arrived = asyncio.Event()
+
+        async def call(name: str) -> None:
+            task = asyncio.current_task()
+            assert task is not None
+            watch.watch(task)
+            try:
+                await arrived.wait()
+                outcomes[name] = "received"
+            except asyncio.CancelledError:
+                outcomes[name] = "timed out" if watch.timed_out(task) else "cancelled"
+                if outcomes[name] == "cancelled":
+                    raise
+            finally:
+                watch.received(task)
+
+        tasks = {name: asyncio.create_task(call(name)) for name in ("stalled", "both", "late")}
+        tasks["client"] = asyncio.create_task(call("client"))
+        await asyncio.sleep(0)  # all four are receiving
+        for name in ("stalled", "both"):
+            watch.calls[tasks[name]] = 0.0  # their deadlines have passed
+        watch._sweep()
+        tasks["both"].cancel()  # the client went away too
+        tasks["client"].cancel()
+        await asyncio.sleep(0)
+        arrived.set()
+        await asyncio.gather(*tasks.values(), return_exceptions=True)
+        assert tasks["both"].cancelled() and tasks["client"].cancelled()
+        assert not tasks["stalled"].cancelled()
+        if watch.timer is not None:
+            watch.timer.cancel()
+        return watch
+
+    watch = asyncio.run(main())
+    assert outcomes == {
+        "stalled": "timed out",
+        "both": "cancelled",
+        "late": "received",
+        "client": "cancelled",
+    }
+    assert not watch.calls and not watch.expired

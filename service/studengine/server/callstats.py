@@ -21,13 +21,16 @@ _log = structlog.get_logger("studengine.rpc")
 
 class MethodStats:
     """One method's metric children, cached (``labels()`` takes a lock and a dict walk),
-    and its log line; ``protocol`` (``"http"``), when given, is a field of that line."""
+    and its log line; ``protocol`` (``"http"``), when given, is a field of that line. Its
+    logger is resolved once (built on a method's first call, after logging is configured):
+    structlog's module-level proxy resolves itself again on every line."""
 
     __slots__ = (
         "full",
         "handled",
         "handling",
         "labels",
+        "log",
         "log_fields",
         "name",
         "receiving",
@@ -46,6 +49,7 @@ class MethodStats:
         self.handling = metrics.GRPC_IN_FLIGHT.labels(*self.labels, "handling")
         self.handled: dict[grpc.StatusCode, Any] = {}
         self.log_fields = {} if protocol is None else {"protocol": protocol}
+        self.log = _log.bind()
 
     def start(self) -> float:
         """Count the call as started; the time it started, for ``finish``."""
@@ -60,7 +64,7 @@ class MethodStats:
             child = self.handled[code] = metrics.GRPC_HANDLED.labels(*self.labels, code.name)
         child.inc()
         self.seconds.observe(elapsed)
-        _log.info(
+        self.log.info(
             "rpc",
             method=self.full,
             code=code.name,

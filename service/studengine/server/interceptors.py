@@ -8,7 +8,8 @@ a stream, so that (1) a call over ``max_concurrent_rpcs`` is refused with
 RESOURCE_EXHAUSTED at once, without waiting for a body that may never come, and (2) a
 request that has not arrived in full within ``receive_timeout`` seconds (a stalled or
 very slow client) is answered DEADLINE_EXCEEDED and its stream closed; gRPC core has no
-such bound per stream. The health service is exempt from the limit, so that probes are
+such bound per stream. One timer watches all the calls receiving (``_ReceiveWatch``), not
+one per call. The health service is exempt from the limit, so that probes are
 answered however many calls are open. Once the worker drains (``drain.Gate``), a call not
 yet started is refused with UNAVAILABLE. Every refusal here is an ``ApiError`` (ErrorInfo,
 and RetryInfo where a retry may succeed), as the handlers' are.
@@ -61,6 +62,51 @@ class _Stage:
         self.gauge.dec()
 
 
+class _ReceiveWatch:
+    """The calls whose request is still arriving, and one timer for them all: it runs every
+    tenth of ``timeout`` while calls are receiving and cancels those that have been at it
+    for ``timeout`` seconds, so a stalled request is refused after ``timeout`` to
+    ``1.1 * timeout`` seconds. Cheaper than a timer per call (``asyncio.timeout``), which
+    pushes onto and cancels from the event loop's timer heap on every call."""
+
+    __slots__ = ("calls", "expired", "period", "timeout", "timer")
+
+    def __init__(self, timeout: float) -> None:
+        self.timeout = timeout
+        self.period = timeout / 10
+        self.calls: dict[asyncio.Task[Any], float] = {}  # deadlines, in the order they come
+        self.expired: set[asyncio.Task[Any]] = set()  # cancelled here, not yet told
+        self.timer: asyncio.TimerHandle | None = None
+
+    def watch(self, task: asyncio.Task[Any]) -> None:
+        loop = asyncio.get_running_loop()
+        self.calls[task] = loop.time() + self.timeout
+        if self.timer is None:
+            self.timer = loop.call_later(self.period, self._sweep)
+
+    def received(self, task: asyncio.Task[Any]) -> None:
+        self.calls.pop(task, None)
+
+    def timed_out(self, task: asyncio.Task[Any]) -> bool:
+        """Whether the CancelledError ``task`` got is this watch's doing alone (then the
+        cancellation is withdrawn: the call is to be answered DEADLINE_EXCEEDED)."""
+        if task not in self.expired:
+            return False
+        self.expired.discard(task)
+        return task.uncancel() == 0  # no other cancellation asked (the client's, a stop)
+
+    def _sweep(self) -> None:
+        loop = asyncio.get_running_loop()
+        now = loop.time()
+        for task, deadline in list(self.calls.items()):
+            if deadline > now:  # the later ones came later
+                break
+            del self.calls[task]
+            self.expired.add(task)
+            task.cancel()
+        self.timer = loop.call_later(self.period, self._sweep) if self.calls else None
+
+
 async def _respond(behavior: Behavior, request: Any, context: Any) -> None:
     """Run a response-streaming behavior: an async generator, or one that writes itself."""
     result = behavior(request, context)
@@ -86,6 +132,7 @@ class ObservingInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg
         self._handlers: dict[str, tuple[Any, Any]] = {}  # method: (grpc's, observed)
         self.admission = Admission(max_concurrent_rpcs, gate)  # health excluded
         self.receive_timeout = receive_timeout
+        self._watch = None if receive_timeout is None else _ReceiveWatch(receive_timeout)
 
     async def intercept_service(
         self,
@@ -147,12 +194,21 @@ class ObservingInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg
         self, requests: Any, context: Any, stage: _Stage, method: MethodStats
     ) -> Any:
         """The one request message of a unary request, within ``receive_timeout``."""
-        try:
-            async with asyncio.timeout(self.receive_timeout):
+        watch = self._watch
+        if watch is None:
+            request = await context.read()
+        else:
+            task = asyncio.current_task()
+            assert task is not None
+            watch.watch(task)
+            try:
                 request = await context.read()
-        except TimeoutError:
-            assert self.receive_timeout is not None
-            await _refuse(context, receive_timeout(method.name, self.receive_timeout))
+            except asyncio.CancelledError:
+                if not watch.timed_out(task):
+                    raise
+                await _refuse(context, receive_timeout(method.name, watch.timeout))
+            finally:
+                watch.received(task)
         if request is grpc.aio.EOF:  # type: ignore[attr-defined]
             await _refuse(context, bad_request("request", "no request message"))
         stage.received()

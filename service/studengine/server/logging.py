@@ -14,6 +14,7 @@ Handlers bind ``hand_id``, ``seq``, ``seat``, ``action`` with
 from __future__ import annotations
 
 import atexit
+import json
 import logging
 import os
 import select
@@ -24,7 +25,7 @@ from collections import deque
 from collections.abc import Callable, MutableMapping
 from typing import Any, TextIO, cast
 
-import msgspec
+import orjson
 import structlog
 
 #: Never written to a log line, whoever binds them.
@@ -33,14 +34,21 @@ SECRET_FIELDS = frozenset(
 )
 
 
-# compact JSON, a value JSON has no form for as its repr; msgspec's encoder takes about a
-# seventh of the standard library's time for a call's line (issue 22)
-_encoder = msgspec.json.Encoder(enc_hook=repr)
+_encode_stdlib = json.JSONEncoder(separators=(",", ":"), default=repr).encode
 
 
-def _render(_logger: Any, _name: str, event: MutableMapping[str, Any]) -> str:
-    """The line's JSON (structlog's last processor)."""
-    return _encoder.encode(event).decode()
+def _encode(event: MutableMapping[str, Any], **_: Any) -> str:
+    """The line as compact JSON, by orjson (a tenth of the standard library's cost). The
+    values are the standard library's; the text differs only in that non-ASCII characters
+    are written as UTF-8 (not ``\\u`` escapes), NaN and infinities as null, and floats
+    below 1e-4 are spelt differently (1e-05: 0.00001, 2.5e-07: 2.5e-7). What orjson
+    refuses (an integer beyond 64 bits, a key that is not a string) goes through the
+    standard library's encoder. Values JSON has no type for are written as their
+    ``repr``."""
+    try:
+        return orjson.dumps(event, default=repr).decode()
+    except TypeError:  # orjson.JSONEncodeError
+        return _encode_stdlib(event)
 
 
 class _Stamp:
@@ -55,12 +63,11 @@ class _Stamp:
     def __call__(
         self, _logger: Any, _name: str, event: MutableMapping[str, Any]
     ) -> MutableMapping[str, Any]:
-        now = time.time()
-        second = int(now)
+        second, nanoseconds = divmod(time.time_ns(), 1_000_000_000)
         if second != self.second:
             self.second = second
             self.prefix = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(second))
-        event["timestamp"] = f"{self.prefix}.{int((now - second) * 1e6):06d}Z"
+        event["timestamp"] = f"{self.prefix}.{nanoseconds // 1000:06d}Z"
         for name, value in self.static.items():
             event.setdefault(name, value)
         if not SECRET_FIELDS.isdisjoint(event):
@@ -208,7 +215,7 @@ def configure_logging(
             structlog.processors.add_log_level,
             _Stamp({"pid": os.getpid(), **static}),
             structlog.processors.format_exc_info,
-            _render,
+            structlog.processors.JSONRenderer(serializer=_encode),
         ],
         wrapper_class=structlog.make_filtering_bound_logger(
             logging.getLevelNamesMapping()[level.upper()]

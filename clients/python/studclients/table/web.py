@@ -39,7 +39,8 @@ SECURITY_HEADERS = {
 
 class Hub:
     """WebSocket subscribers by table; queues a fresh page for each when the table's version
-    moves (a local write wakes it at once, other replicas' writes within POLL_SECONDS).
+    moves (a local write wakes it at once, other replicas' writes within POLL_SECONDS), and
+    for every table when this replica's engine goes down or comes back (the page says so).
     Each subscriber sends from its own bounded queue (``pushes``): nobody waits on a slow
     reader."""
 
@@ -47,6 +48,7 @@ class Hub:
         self.tables = tables
         self.subscribers: dict[str, dict[web.WebSocketResponse, Subscriber]] = {}
         self.versions: dict[str, int] = {}
+        self.engine_down = False
         self.wake = asyncio.Event()
 
     def changed(self, table_id: str) -> None:
@@ -93,11 +95,13 @@ class Hub:
                 log.exception("push failed")
 
     async def _push_changed(self) -> None:
+        engine_moved = self.tables.health.down != self.engine_down
+        self.engine_down = self.tables.health.down
         if not self.subscribers:
             return
         versions = await self.tables.store.versions(list(self.subscribers))
         for table_id, version in versions.items():
-            if self.versions.get(table_id) == version:
+            if self.versions.get(table_id) == version and not engine_moved:
                 continue
             self.versions[table_id] = version
             for ws, subscriber in list(self.subscribers.get(table_id, {}).items()):

@@ -52,7 +52,11 @@ async function api(path, body, method = "POST") {
     method, headers, body: body === undefined ? undefined : JSON.stringify(body),
   });
   const data = await response.json().catch(() => ({}));
-  if (!response.ok) throw new Error(data.error ? data.error.message : `HTTP ${response.status}`);
+  if (!response.ok) {
+    const error = new Error(data.error ? data.error.message : `HTTP ${response.status}`);
+    error.reason = data.error ? data.error.reason : null;
+    throw error;
+  }
   return data;
 }
 
@@ -249,7 +253,9 @@ async function sendMove(move, hand) {
     if (move.to !== undefined) body.to = move.to;
     await api(`/api/tables/${encodeURIComponent(seat.table)}/act`, body);
   } catch (error) {
-    $("act-error").textContent = error.message;
+    // the engine down is the notice's to say (and to clear once a push says it is back)
+    if (error.reason === "engine_unavailable") setConnection(true, { up: false, message: error.message });
+    else $("act-error").textContent = error.message;
     for (const button of $("moves").querySelectorAll("button")) button.disabled = false;
   }
 }
