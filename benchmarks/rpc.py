@@ -12,7 +12,9 @@ Then the same Act mix over the HTTP port (Connect, binary) on each candidate ASG
 (``benchmarks/rpc_connect.py``). Finally it prints the sealed state's size for 2 and 8
 players in both games. ``--handler``: the in-process cost of the Act handler alone,
 compiled and pure-Python builds side by side (``benchmarks/rpc_handler.py``);
-``--interceptor``: the interceptor's instructions per call by part, under callgrind.
+``--interceptor``: the interceptor's instructions per call by part, under callgrind;
+``--instructions``: Act and the echo in server instructions per call under callgrind
+(``benchmarks/rpc_instructions.py``); both: the handler's instructions per Act.
 
 ``python -m benchmarks.rpc --serve-echo ...`` is the echo server process itself.
 """
@@ -40,7 +42,7 @@ from stud_api.stud.v1 import stud_engine_pb2 as pb
 from studclients.devserver import serving_port
 from studengine.server.config import ServerConfig
 
-from benchmarks import rpc_connect, rpc_handler, rpc_interceptor
+from benchmarks import rpc_connect, rpc_handler, rpc_instructions, rpc_interceptor
 
 ECHO_METHOD = "/bench.v1.EchoService/Echo"
 ACT_METHOD = "/stud.v1.StudEngineService/Act"
@@ -504,13 +506,29 @@ def main(argv: Sequence[str] | None = None) -> None:
         help="instead: the interceptor's instructions per call under callgrind, by part "
         "(benchmarks/rpc_interceptor.py)",
     )
+    parser.add_argument(
+        "--instructions",
+        action="store_true",
+        help="instead: Act and the echo in server instructions per call under callgrind, "
+        "side by side (benchmarks/rpc_instructions.py)",
+    )
     parser.add_argument("--handler-child", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--handler-count", type=int, default=0, help=argparse.SUPPRESS)
     options = parser.parse_args(argv)
     if options.handler_child:
         rpc_handler.serve(options.hands, options.seed)
         return
+    if options.handler_count:
+        rpc_handler.count(options.hands, options.seed, options.handler_count)
+        return
+    if options.handler and options.instructions:
+        rpc_handler.run_instructions(options.hands, options.seed)
+        return
     if options.interceptor:
         rpc_interceptor.run(_bench_env())
+        return
+    if options.instructions:
+        rpc_instructions.run(_bench_env(), options.hands, options.seed)
         return
     if options.handler:
         rpc_handler.run(options.hands, options.seed, options.rounds * 3, passes=3)

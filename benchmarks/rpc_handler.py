@@ -3,16 +3,17 @@ eight-handed Seven Card Stud hand, compiled build and pure-Python build side by 
 
 Each build runs in a child process of its own (``STUDENGINE_PURE=1`` for the pure one)
 that records the same hands (seeded deck and choices) through ``Handlers`` and then, when
-asked, replays every recorded Act through ``ApiCalls.run`` (what both ports call once a
-request is parsed: open and check the state, the rules, the views, seal) and answers the
-CPU microseconds per Act. Rounds alternate between the two children, so drifts in the
-shared machine's load hit both alike; the median round is the figure, the ratio is
-pure/compiled.
+asked, replays every recorded Act through ``ApiCalls.run_serialized`` (what the gRPC port
+calls once a request is parsed: open and check the state, the rules, the views, seal, the
+answer's bytes) and answers the CPU microseconds per Act. Rounds alternate between the
+two children, so drifts in the shared machine's load hit both alike; the median round is
+the figure, the ratio is pure/compiled.
 
-Each round also times ``views.fill_views`` alone (the spectator's and the seats' views
-the handler builds) on the hand and events of every recorded Act (the state opened and
-the move applied once, outside the timing), and of that the protobuf parse of the views'
-bytes into the response: the views' share of the handler is printed beside it.
+Each round also times ``views.serialized_views`` alone (the spectator's and the seats'
+views the handler builds) on the hand and events of every recorded Act (the state opened
+and the move applied once, outside the timing): the views' share of the handler is
+printed beside it; and the protobuf parse of the views' bytes into a message, which the
+message API (``ApiCalls.run``: the HTTP port) still pays and the gRPC port does not.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from typing import Any
 from stud_api.stud.v1 import stud_engine_pb2 as pb
 from studengine.api.calls import ApiCalls
 from studengine.api.requests import parse_act
-from studengine.api.views import fill_views
+from studengine.api.views import fill_views, serialized_views
 from studengine.state.codec import HandRecord
 
 ACT_METHOD = "/stud.v1.StudEngineService/Act"
@@ -105,11 +106,11 @@ def serve(hands: int, seed: int) -> None:
 
     async def replay() -> None:
         for request in acts:
-            await calls.run("Act", request, None)
+            await calls.run_serialized("Act", request, None)
 
     def views() -> None:
         for hand, ids, events in inputs:
-            fill_views(pb.HandUpdate(), hand, ids, events)
+            serialized_views(hand, ids, events)
 
     def parse() -> None:
         for blob in blobs:
@@ -177,8 +178,9 @@ def run(hands: int, seed: int, rounds: int, passes: int) -> None:
         for child in children:
             child.close()
     print(
-        f"bench-rpc --handler: ApiCalls.run('Act') in-process on {children[0].acts} recorded "
-        f"Acts of {hands} eight-handed Seven Card Stud hands (seed {seed}), {rounds} rounds x "
+        f"bench-rpc --handler: ApiCalls.run_serialized('Act') in-process on "
+        f"{children[0].acts} recorded Acts of {hands} eight-handed Seven Card Stud hands "
+        f"(seed {seed}), {rounds} rounds x "
         f"{passes} passes per build, interleaved; {os.cpu_count()} cores, load average "
         f"{' '.join(f'{x:.1f}' for x in os.getloadavg())}"
     )
@@ -193,3 +195,63 @@ def run(hands: int, seed: int, rounds: int, passes: int) -> None:
     if children[0].build == children[1].build:
         print("(no compiled build here: both children ran the pure-Python sources)")
     print(f"pure / {children[0].build}: {pure / compiled_build:.2f}x (medians)")
+
+
+# ---- instructions per Act under callgrind: ``python -m benchmarks.rpc --handler --instructions``
+
+
+def count(hands: int, seed: int, passes: int) -> None:
+    """The child under callgrind: the recorded Acts replayed ``passes`` times, each parsed
+    from its bytes as the gRPC port parses it, inside ``sys.call_tracing``, the one call
+    callgrind counts (``--toggle-collect``)."""
+    calls, acts = recorded_acts(hands, seed)
+    bodies = [a.SerializeToString() for a in acts]
+
+    async def replay() -> None:
+        run, parse = calls.run_serialized, pb.ActRequest.FromString
+        for _ in range(passes):
+            for body in bodies:
+                await run("Act", parse(body), None)
+
+    sys.call_tracing(asyncio.run, (replay(),))
+    print(len(acts), flush=True)
+
+
+def _counted(pure: bool, hands: int, seed: int, passes: int, out: str) -> tuple[int, int]:
+    """(instructions counted, Acts a pass) of one child under callgrind."""
+    from studengine import compiled
+
+    from benchmarks.rpc_instructions import _instructions
+
+    env = {**os.environ, compiled.PURE_SWITCH: "1" if pure else "", "PYTHONHASHSEED": "0"}
+    cmd = ["valgrind", "--tool=callgrind", "--collect-atstart=no"]
+    cmd += ["--toggle-collect=sys_call_tracing", f"--callgrind-out-file={out}"]
+    cmd += [sys.executable, "-m", "benchmarks.rpc", "--handler-count", str(passes)]
+    cmd += ["--hands", str(hands), "--seed", str(seed)]
+    done = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True)
+    return _instructions(out), int(done.stdout.split()[-1])
+
+
+def run_instructions(hands: int, seed: int) -> None:
+    """Instructions per Act, compiled and pure builds: the count of three passes less
+    that of one (the first pass's one-time costs cancel), over two passes' Acts."""
+    import tempfile
+
+    from benchmarks.rpc_instructions import have_callgrind
+
+    if not have_callgrind():
+        return
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="bench-handler-") as tmp:
+        for pure in (False, True):
+            one, acts = _counted(pure, hands, seed, 1, f"{tmp}/one.{pure}")
+            three, _ = _counted(pure, hands, seed, 3, f"{tmp}/three.{pure}")
+            rows.append(("python" if pure else "compiled", (three - one) / (2 * acts)))
+    print(
+        f"bench-rpc --handler --instructions: ActRequest parsed + ApiCalls.run_serialized"
+        f"('Act') in-process under callgrind, {acts} recorded Acts of {hands} eight-handed "
+        f"Seven Card Stud hands (seed {seed}); instructions per Act"
+    )
+    for build, per_act in rows:
+        print(f"  {build:<10}{per_act / 1e3:>10.1f} k")
+    print(f"pure / compiled: {rows[1][1] / rows[0][1]:.2f}x")

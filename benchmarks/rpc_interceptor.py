@@ -12,14 +12,12 @@ then, divided by the calls, is the server's instructions per call.
 
 from __future__ import annotations
 
-import asyncio
-import glob
 import os
-import shutil
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
+
+from benchmarks.rpc_instructions import CALLS, WARMUP, echo_cmd, have_callgrind
+from benchmarks.rpc_instructions import per_call as counted
 
 KINDS = (  # the echo servers of ``benchmarks.rpc --serve-echo``
     ("aio-bare", "echo, no interceptor"),
@@ -28,45 +26,22 @@ KINDS = (  # the echo servers of ``benchmarks.rpc --serve-echo``
     ("aio-notimer", "echo, interceptor, no receive timer"),
 )
 MULTIPROC = "echo, interceptor, multiprocess metrics (--workers)"  # ``aio``, files
-WARMUP, CALLS = 200, 1000
-
-
-def _instructions(dump: str) -> int:
-    with open(dump) as lines:
-        for line in lines:
-            if line.startswith(("summary:", "totals:")):
-                return int(line.split()[1])
-    raise RuntimeError(f"{dump}: no totals")
 
 
 def per_call(kind: str, env: dict[str, str], tmp: Path, multiproc: bool = False) -> float:
-    from benchmarks.rpc import ECHO_METHOD, ServerProcess, _drive, bytes_value_of_size
+    """The instructions per call of the echo server ``kind`` (``rpc_instructions``)."""
+    from benchmarks.rpc import ECHO_METHOD, bytes_value_of_size
 
     name = f"{kind}-multiproc" if multiproc else kind
     if multiproc:  # as each worker of ``stud-server --workers N`` runs
         (tmp / "metrics").mkdir()
         env = {**env, "PROMETHEUS_MULTIPROC_DIR": str(tmp / "metrics")}
-    out = tmp / f"callgrind.{name}"
-    cmd = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}.%p"]
-    cmd += [sys.executable, "-m", "benchmarks.rpc", "--serve-echo", kind]
-    server = ServerProcess([*cmd, "--response-bytes", "2700"], env, tmp, name)
-    try:
-        server.wait_ready(600)
-        target, requests = f"127.0.0.1:{server.port}", [bytes_value_of_size(380)]
-        asyncio.run(_drive(target, ECHO_METHOD, requests, WARMUP, 8))
-        pid = str(server.proc.pid)
-        subprocess.run(["callgrind_control", "-z", pid], check=True, capture_output=True)
-        asyncio.run(_drive(target, ECHO_METHOD, requests, CALLS, 8))
-        subprocess.run(["callgrind_control", "-d", pid], check=True, capture_output=True)
-    finally:
-        server.stop()
-    (dump,) = glob.glob(f"{out}.*.1")
-    return _instructions(dump) / CALLS
+    requests = [bytes_value_of_size(380)]
+    return counted(echo_cmd(kind, 2700), env, tmp, name, ECHO_METHOD, requests)
 
 
 def run(env: dict[str, str]) -> None:
-    if not (shutil.which("valgrind") and shutil.which("callgrind_control")):
-        print("valgrind is not installed (apt-get install valgrind)")
+    if not have_callgrind():
         return
     with tempfile.TemporaryDirectory(prefix="bench-interceptor-") as tmp:
         counts = {kind: per_call(kind, env, Path(tmp)) for kind, _ in KINDS}

@@ -416,7 +416,8 @@ def test_refusals_are_reported_by_reason_by_the_servicer() -> None:
         players=[pb.Player(id=f"player-{i}", stack=500) for i in range(3)],
         button=2,
     )
-    update = asyncio.run(servicer.behavior("StartHand")(request, context)).hand
+    answer = asyncio.run(servicer.behavior("StartHand")(request, context))
+    update = pb.StartHandResponse.FromString(answer).hand  # the gRPC port sends bytes
     stale = pb.ActRequest(state=update.state, seat=1, action=pb.ACTION_TYPE_FOLD, expected_seq=3)
     with pytest.raises(Aborted):
         asyncio.run(servicer.behavior("Act")(stale, context))

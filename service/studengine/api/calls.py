@@ -7,7 +7,9 @@ work stopped when the caller leaves), Equity within the call's deadline and the 
 of ``Handlers``.
 
 The gRPC servicer (``servicer``) and the HTTP port (``server.http``) share one ``ApiCalls``
-per worker, so the bounds hold for the worker whatever port a call came in on.
+per worker, so the bounds hold for the worker whatever port a call came in on. The gRPC
+port sends the answers of ``run_serialized``: StartHand's and Act's (most calls, and the
+largest answers) as the handlers assemble their bytes.
 """
 
 from __future__ import annotations
@@ -50,6 +52,11 @@ class ApiCalls:
         }
         if set(self._inline) | {"Evaluate", "Equity"} != set(METHODS):
             raise RuntimeError("ApiCalls does not run every method of the service")
+        # the calls whose handlers serialize their answers as they build them
+        self._serialized: dict[str, Callable[[Any], bytes]] = {
+            "StartHand": handlers.start_hand_serialized,
+            "Act": handlers.act_serialized,
+        }
 
     async def run(self, method: str, request: Any, time_remaining: float | None) -> Message:
         """The answer of ``method`` to ``request``. ``time_remaining``: seconds to the
@@ -64,6 +71,16 @@ class ApiCalls:
         if method == "Evaluate":
             return self.handlers.evaluate(request)
         return self._inline[method](request)
+
+    async def run_serialized(
+        self, method: str, request: Any, time_remaining: float | None
+    ) -> bytes:
+        """``run``'s answer, serialized: StartHand's and Act's as their handlers assemble
+        it (never a message parsed and serialized again), the others' serialized here."""
+        serialized = self._serialized.get(method)
+        if serialized is not None:
+            return serialized(request)
+        return (await self.run(method, request, time_remaining)).SerializeToString()
 
     async def _equity(
         self, request: pb.EquityRequest, time_remaining: float | None

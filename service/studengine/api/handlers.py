@@ -48,10 +48,11 @@ from studengine.api.requests import (
     parse_start_hand,
     refused_hand,
 )
-from studengine.api.views import build_view, fill_views
+from studengine.api.views import build_view, serialized_views
 from studengine.history.phh import HandMeta, HistoryError, render
 from studengine.rules.hand import start_hand
 from studengine.rules.types import Event, IllegalAction, InvalidHand
+from studengine.state import wire
 from studengine.state.codec import HAND_ID_BYTES, SALT_BYTES, HandRecord
 from studengine.state.sealing import KeyRing, Sealer
 
@@ -59,6 +60,9 @@ DEFAULT_EQUITY_CPU_SECONDS = 2.0  # CPU time one Equity call may use (about 4x t
 MAX_EQUITY_SECONDS = 10.0  # the most one Equity call may work, whatever its deadline
 EQUITY_MARGIN_SECONDS = 0.05  # left of the caller's deadline to send the answer
 _log = structlog.get_logger("studengine.api")
+# the key of StartHandResponse.hand and of ActResponse.hand, the one field of each
+_START_HAND_KEY = wire.length_key(pb.StartHandResponse.DESCRIPTOR.fields_by_name["hand"])
+_ACT_KEY = wire.length_key(pb.ActResponse.DESCRIPTOR.fields_by_name["hand"])
 
 
 def deck_commitment(hand_id: bytes, salt: bytes, deck: Sequence[int]) -> str:
@@ -95,6 +99,10 @@ class Handlers:
         return record
 
     def start_hand(self, request: pb.StartHandRequest) -> pb.StartHandResponse:
+        return pb.StartHandResponse.FromString(self.start_hand_serialized(request))
+
+    def start_hand_serialized(self, request: pb.StartHandRequest) -> bytes:
+        """The StartHandResponse, serialized (what the gRPC port sends as it is)."""
         new = parse_start_hand(request, self.allow_test_decks)
         deck = self._shuffle() if new.test_deck is None else new.test_deck
         try:
@@ -111,11 +119,13 @@ class Handlers:
         )
         _bind(hand_id=record.hand_id.hex(), seq=0)
         self.observer.hand_started(new.variant.value)
-        response = pb.StartHandResponse()
-        self._update(record, events, response.hand)
-        return response
+        return wire.record(_START_HAND_KEY, self._update(record, events))
 
     def act(self, request: pb.ActRequest) -> pb.ActResponse:
+        return pb.ActResponse.FromString(self.act_serialized(request))
+
+    def act_serialized(self, request: pb.ActRequest) -> bytes:
+        """The ActResponse, serialized (what the gRPC port sends as it is)."""
         move = parse_act(request, self._open)
         record = move.record
         hand = record.hand
@@ -139,9 +149,7 @@ class Handlers:
             self.observer.hand_finished(variant)
             if hand.result is not None and hand.result.rake:
                 self.observer.rake_taken(variant, hand.result.rake)
-        response = pb.ActResponse()
-        self._update(record, events, response.hand)
-        return response
+        return wire.record(_ACT_KEY, self._update(record, events))
 
     def get_view(self, request: pb.GetViewRequest) -> pb.GetViewResponse:
         record, viewer = parse_get_view(request, self._open)
@@ -181,24 +189,27 @@ class Handlers:
             hand_id=record.hand_id.hex(), audience=AUDIENCE_TO_PB[audience], phh=text
         )
 
-    def _update(self, record: HandRecord, events: Sequence[Event], update: pb.HandUpdate) -> None:
-        """Fill ``update`` in place (a message passed to a parent's constructor or
-        ``CopyFrom`` would be copied, which costs a parse)."""
+    def _update(self, record: HandRecord, events: Sequence[Event]) -> bytes:
+        """The HandUpdate after ``events``, serialized: exactly the whole message's
+        ``SerializeToString``, assembled in field order from the fields before the views,
+        the views (serialized as they are built) and the fields after them, so that the
+        views are never parsed into a message only to be serialized again."""
         hand = record.hand
         sealed = self.sealer.seal(record)
         self.observer.state_size(len(sealed))
-        update.hand_id = record.hand_id.hex()
-        update.seq = record.seq
-        update.state = sealed
-        add_legal(update.legal_actions, hand.legal_actions())
-        update.deck_commitment = deck_commitment(record.hand_id, record.salt, hand.deck)
-        update.over = hand.over
-        fill_views(update, hand, record.player_ids, events)
+        head = pb.HandUpdate(hand_id=record.hand_id.hex(), seq=record.seq, state=sealed)
+        tail = pb.HandUpdate(  # the fields after the views (to_act and on)
+            deck_commitment=deck_commitment(record.hand_id, record.salt, hand.deck),
+            over=hand.over,
+        )
+        add_legal(tail.legal_actions, hand.legal_actions())
         if hand.to_act is not None:
-            update.to_act = hand.to_act
+            tail.to_act = hand.to_act
         if hand.result is not None:
-            update.result.CopyFrom(result_to_pb(hand.result))
-            update.reveal.CopyFrom(pb.Reveal(salt=record.salt.hex(), deck=cards_text(hand.deck)))
+            tail.result.CopyFrom(result_to_pb(hand.result))
+            tail.reveal.CopyFrom(pb.Reveal(salt=record.salt.hex(), deck=cards_text(hand.deck)))
+        views = serialized_views(hand, record.player_ids, events)
+        return b"".join((head.SerializeToString(), views, tail.SerializeToString()))
 
     def evaluate(self, request: pb.EvaluateRequest) -> pb.EvaluateResponse:
         batch = parse_evaluate(request)

@@ -7,7 +7,8 @@ start-up uses; the observer (the server's metrics) hears of every refusal by its
 body that is not the method's message (bad wire format, invalid UTF-8 in a string) gets
 INVALID_ARGUMENT, where gRPC's own parser failure would answer INTERNAL; one over
 ``max_message_bytes`` gets LIMIT_EXCEEDED (gRPC core is set to let through up to twice
-that, so that such a refusal carries its details: ``config.READ_FACTOR``).
+that, so that such a refusal carries its details: ``config.READ_FACTOR``). The answers
+go out as ``ApiCalls.run_serialized`` gives them, already bytes.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from studengine.api.calls import METHODS, SERVICE_NAME, ApiCalls
 from studengine.api.errors import ApiError, bad_request, to_status, too_large
 from studengine.api.observer import Observer
 
-Behavior = Callable[[Any, Any], Awaitable[Message]]
+Behavior = Callable[[Any, Any], Awaitable[bytes]]
 
 
 class Malformed:
@@ -50,14 +51,15 @@ class StudEngineServicer:
         self.observer: Observer = calls.observer
 
     def behavior(self, method: str) -> Behavior:
-        """The grpc.aio behavior of ``method``: the answer, or the refusal's status."""
+        """The grpc.aio behavior of ``method``: the answer, serialized, or the refusal's
+        status."""
         calls, observer = self.calls, self.observer
 
-        async def answer(request: Message | Malformed, context: Any) -> Message:
+        async def answer(request: Message | Malformed, context: Any) -> bytes:
             try:
                 if isinstance(request, Malformed):
                     raise request.refusal()
-                return await calls.run(method, request, context.time_remaining())
+                return await calls.run_serialized(method, request, context.time_remaining())
             except ApiError as error:
                 observer.rejected(error.metric_label)
                 await context.abort_with_status(to_status(error))
@@ -86,14 +88,14 @@ def add_servicer(
     server: grpc.aio.Server, servicer: StudEngineServicer, max_message_bytes: int | None = None
 ) -> None:
     """Register the servicer's methods on a server (with parsers that never raise and
-    refuse a message over ``max_message_bytes``)."""
+    refuse a message over ``max_message_bytes``; the answers come serialized)."""
     handlers = {
         name: grpc.unary_unary_rpc_method_handler(
             servicer.behavior(name),
             request_deserializer=_parser(name, request, max_message_bytes),
-            response_serializer=response.SerializeToString,
+            response_serializer=None,  # the behaviors answer bytes
         )
-        for name, (request, response) in METHODS.items()
+        for name, (request, _response) in METHODS.items()
     }
     server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(SERVICE_NAME, handlers),))
     if hasattr(server, "add_registered_method_handlers"):  # grpcio >= 1.63: a faster lookup

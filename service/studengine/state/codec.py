@@ -9,7 +9,7 @@ decoded hand is always safe to play.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Sequence, Sized
 from dataclasses import dataclass
 from operator import le
 from typing import Literal
@@ -55,8 +55,9 @@ VARIANT_BY_CODE = {code: v for v, code in VARIANT_CODES.items()}
 ODD_CHIP_BY_CODE = {code: o for o, code in ODD_CHIP_CODES.items()}
 # the action log's kinds (a 3-bit code each) and which of them carry a round total
 ACTION_KINDS: tuple[ActionType, ...] = tuple(ActionType)
-_KIND_CODES = {kind: code for code, kind in enumerate(ACTION_KINDS)}
-_UNSIZED_CODES = frozenset({_KIND_CODES[ActionType.FOLD], _KIND_CODES[ActionType.CHECK]})
+_UNSIZED_CODES = frozenset(
+    {ACTION_KINDS.index(ActionType.FOLD), ACTION_KINDS.index(ActionType.CHECK)}
+)
 
 
 class StateInvalid(ValueError):
@@ -146,10 +147,10 @@ def pack_moves(moves: Sequence[Move]) -> bytes:
     """The action log, compact: per action one byte (seat << 4 | kind << 1 | timeout),
     then the round total as a varint for a sized action (not FOLD or CHECK)."""
     out = bytearray()
-    append, codes = out.append, _KIND_CODES
+    append, code = out.append, ACTION_KINDS.index  # by identity: no enum hashing
     for move in moves:
         seat, kind, to, timeout = move.seat, move.type, move.to, move.timeout
-        append(seat << 4 | codes[kind] << 1 | timeout)
+        append(seat << 4 | code(kind) << 1 | timeout)
         if to is None:
             continue
         if to < 0x80:  # most totals fit one byte: no call for them
@@ -201,19 +202,21 @@ def _fill_result(msg: state_pb2.EngineResult, r: HandResult) -> None:
 
 
 _HAND_KEY = length_key(state_pb2.HandState.DESCRIPTOR.fields_by_name["hand"])
-_GAME_FIELDS: dict[tuple[Variant, Table], bytes] = {}
+# by identity: hashing a Table (or an enum member) runs Python code for each of its
+# fields, and a decoded hand's table is the one object ``_decode_table`` made for it
+_GAME_FIELDS: dict[tuple[int, int], tuple[Table, bytes]] = {}
 
 
 def _game_fields(variant: Variant, table: Table) -> bytes:
     """EngineHand's variant and table, serialized (a few distinct ones serve many calls)."""
-    key = (variant, table)
+    key = (id(variant), id(table))
     found = _GAME_FIELDS.get(key)
-    if found is None:
+    if found is None or found[0] is not table:  # an id is unique while its object lives
         if len(_GAME_FIELDS) >= _MAX_TABLES:
             _GAME_FIELDS.clear()
         msg = state_pb2.EngineHand(variant=VARIANT_CODES[variant], table=_table_pb(table))
-        found = _GAME_FIELDS[key] = msg.SerializeToString()
-    return found
+        found = _GAME_FIELDS[key] = (table, msg.SerializeToString())  # the table held: its id
+    return found[1]  # stays its own
 
 
 def encode(record: HandRecord) -> bytes:
@@ -347,10 +350,10 @@ def check_seat_count(spec: VariantSpec, players: int) -> None:
     )
 
 
-def check_seat_lists(msg: state_pb2.EngineHand, players: int) -> None:
-    """Every per-seat list has one entry per player."""
-    for name in ("stacks", "committed", "round_bets", "cards", "folded", "acted"):
-        size = len(getattr(msg, name))
+def check_seat_lists(lists: dict[str, Sized], players: int) -> None:
+    """Every per-seat list (by its field's name) has one entry per player."""
+    for name, values in lists.items():
+        size = len(values)
         _check(size == players, f"{name} has {size} entries for {players} players")
 
 
@@ -440,18 +443,30 @@ def decode_hand(msg: state_pb2.EngineHand) -> Hand:
         raise StateInvalid(f"variant: unknown code {msg.variant}")
     spec = VARIANTS[variant]
     table = _decode_table(msg.table)
-    starting_stacks = list(msg.starting_stacks)
-    stacks = list(msg.stacks)
-    committed = list(msg.committed)
-    round_bets = list(msg.round_bets)
-    raw_cards = list(msg.cards)
-    folded = list(msg.folded)
+    # each repeated field copied once, as a list (a slice: cheaper than list())
+    starting_stacks = msg.starting_stacks[:]
+    stacks = msg.stacks[:]
+    committed = msg.committed[:]
+    round_bets = msg.round_bets[:]
+    raw_cards = msg.cards[:]
+    folded = msg.folded[:]
+    acted = msg.acted[:]
     players = len(starting_stacks)
     raw_deck = msg.deck
     dealt = msg.dealt
     community = msg.community if msg.HasField("community") else None
     check_seat_count(spec, players)
-    check_seat_lists(msg, players)
+    check_seat_lists(
+        {
+            "stacks": stacks,
+            "committed": committed,
+            "round_bets": round_bets,
+            "cards": raw_cards,
+            "folded": folded,
+            "acted": acted,
+        },
+        players,
+    )
     check_chip_amounts(starting_stacks, stacks, committed, round_bets)
     check_game_options(spec, table)
     check_deck(raw_deck, dealt)
@@ -482,7 +497,7 @@ def decode_hand(msg: state_pb2.EngineHand) -> Hand:
             table=table,
             big_street=spec.streets[msg.street].big_bet,
             bets=round_bets,
-            acted=list(msg.acted),
+            acted=acted,
             held=msg.round_held,
             level=msg.level,
             full_level=msg.full_level,
@@ -514,7 +529,7 @@ def decode(data: bytes) -> HandRecord:
     _check(len(msg.salt) == SALT_BYTES, f"salt of {len(msg.salt)} bytes")
     _check(msg.HasField("hand"), "no hand")
     hand = decode_hand(msg.hand)
-    player_ids = list(msg.player_ids)
+    player_ids = msg.player_ids[:]
     _check(len(player_ids) == hand.players, f"{len(player_ids)} player ids, {hand.players} seats")
     _check(
         all(0 < len(p) <= MAX_PLAYER_ID for p in player_ids),
