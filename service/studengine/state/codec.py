@@ -42,7 +42,7 @@ HAND_ID_BYTES = 16
 SALT_BYTES = 32
 MAX_PLAYER_ID = 64
 
-FULL_DECK_LIST = list(range(DECK_SIZE))
+FULL_DECK = frozenset(range(DECK_SIZE))
 _MAX_TABLES = 256  # bound on the caches of distinct tables
 VARIANT_CODES = {
     Variant.FIVE_CARD_STUD: 1,
@@ -392,22 +392,36 @@ def check_game_options(spec: VariantSpec, table: Table) -> None:
 
 
 def check_deck(raw_deck: bytes, dealt: int) -> None:
-    _check(sorted(raw_deck) == FULL_DECK_LIST, "the deck is not the 52 cards once each")
+    """The deck is the 52 cards once each (52 entries that make up the full set: a set,
+    not a sort, is the cheaper proof), and no more than the deck is dealt."""
+    _check(
+        len(raw_deck) == DECK_SIZE and set(raw_deck) == FULL_DECK,
+        "the deck is not the 52 cards once each",
+    )
     _check(dealt <= DECK_SIZE, f"{dealt} cards dealt from a deck of {DECK_SIZE}")
 
 
 def check_cards_dealt(
     spec: VariantSpec, raw_cards: list[bytes], community: int | None, raw_deck: bytes, dealt: int
 ) -> None:
-    """The seats' cards (and the community card) are exactly the deck's first ``dealt``."""
+    """The seats' cards (and the community card) are exactly the deck's first ``dealt``.
+
+    The deck is checked first (``check_deck``), so its first ``dealt`` cards are distinct:
+    ``dealt`` cards in play that make up their set are those cards, once each."""
     most = max(map(len, raw_cards))
     _check(
         most <= spec.cards_per_player, f"a seat holds {most} cards, at most {spec.cards_per_player}"
     )
-    in_play = [*b"".join(raw_cards)]
+    held = b"".join(raw_cards)
+    in_play = set(held)
+    count = len(held)
     if community is not None:
-        in_play.append(community)
-    _check(sorted(in_play) == sorted(raw_deck[:dealt]), "the cards in play are not the ones dealt")
+        in_play.add(community)
+        count += 1
+    _check(
+        count == dealt and in_play == set(raw_deck[:dealt]),
+        "the cards in play are not the ones dealt",
+    )
 
 
 def check_round(spec: VariantSpec, msg: state_pb2.EngineHand) -> None:
