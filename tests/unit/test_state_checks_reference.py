@@ -1,6 +1,7 @@
 """The state codec's cheaper parts against the ones they replaced (issue 22): the deck and
 dealt checks give the sort-based ones' verdict on random decks and dealings, valid and
-broken alike; the action log packs to the same bytes."""
+broken alike; the action log packs to the same bytes; the refusals whose reasons carry
+values (raised in place, not formatted on every call) give the reasons they gave."""
 
 from __future__ import annotations
 
@@ -9,13 +10,23 @@ from collections.abc import Callable
 
 import pytest
 from studengine.cards import DECK_SIZE
-from studengine.rules.types import ActionType, Move, Variant
+from studengine.rules.types import ActionType, Move, Pot, Variant
 from studengine.rules.variants import VARIANTS, VariantSpec
+from studengine.state._gen.stud.internal.v1 import state_pb2
 from studengine.state.codec import (
     ACTION_KINDS,
     StateInvalid,
+    _cards,
+    _chips,
+    _seat,
     check_cards_dealt,
+    check_chips_conserved,
     check_deck,
+    check_rake,
+    check_round,
+    check_seat_count,
+    check_seat_lists,
+    check_to_act,
     pack_moves,
     unpack_moves,
 )
@@ -39,7 +50,7 @@ def reference_cards_ok(
     return sorted(in_play) == sorted(raw_deck[:dealt])
 
 
-def verdict(check: Callable[..., None], *args: object) -> bool:
+def verdict(check: Callable[..., object], *args: object) -> bool:
     try:
         check(*args)
     except StateInvalid:
@@ -133,3 +144,49 @@ def test_the_action_log_packs_as_it_did() -> None:
         packed = pack_moves(moves)
         assert packed == reference_pack_moves(moves)
         assert unpack_moves(packed, 10) == moves
+
+
+STUD, FIVE = VARIANTS[Variant.SEVEN_CARD_STUD], VARIANTS[Variant.FIVE_CARD_STUD]
+#: a refusal whose reason is formatted from values, and that reason in full
+REFUSALS: dict[str, tuple[Callable[..., object], tuple[object, ...], str]] = {
+    "seat": (_seat, (3, 3, "button"), "button 3 is not a seat (0 to 2)"),
+    "chips": (_chips, ([1, -1], "result stacks"), "result stacks: a negative amount"),
+    "cards": (_cards, (b"\x01\x34", "shown cards"), "shown cards: a card out of range"),
+    "seat count": (check_seat_count, (STUD, 9), "9 players: SEVEN_CARD_STUD takes 2 to 8"),
+    "seat lists": (
+        check_seat_lists,
+        ({"stacks": [1, 2, 3], "folded": [False]}, 3),
+        "folded has 1 entries for 3 players",
+    ),
+    "conserved": (
+        check_chips_conserved,
+        ([10, 10], [5, 5], [0, 4], 0),
+        "chips not conserved: 14 in play and raked, 20 at the start",
+    ),
+    "rake": (
+        check_rake,
+        (3, [Pot(amount=10, eligible=(0,), winners=(0,), shares=(8,), rake=2)]),
+        "result: rake 3, the pots gave up 2",
+    ),
+    "dealt": (check_deck, (bytes(range(52)), 53), "53 cards dealt from a deck of 52"),
+    "seat cards": (
+        check_cards_dealt,
+        (FIVE, [bytes(range(6)), b""], None, bytes(range(52)), 6),
+        "a seat holds 6 cards, at most 5",
+    ),
+    "street": (
+        check_round,
+        (FIVE, state_pb2.EngineHand(street=4)),
+        "street 4 is not one of the variant's",
+    ),
+    "folded": (check_to_act, (1, False, [False, True], [5, 5]), "seat 1 to act has folded"),
+    "no chips": (check_to_act, (0, False, [False, False], [0, 5]), "seat 0 to act has no chips"),
+}
+
+
+@pytest.mark.parametrize("name", REFUSALS)
+def test_the_formatted_refusals_give_their_reasons(name: str) -> None:
+    check, args, reason = REFUSALS[name]
+    with pytest.raises(StateInvalid) as refused:
+        check(*args)
+    assert str(refused.value) == reason

@@ -241,12 +241,15 @@ def encode(record: HandRecord) -> bytes:
 
 
 def _check(ok: bool, why: str) -> None:
+    """Refuse unless ``ok`` (a refusal whose reason has values in it raises in place
+    instead: an f-string would be formatted on every call, refused or not)."""
     if not ok:
         raise StateInvalid(why)
 
 
 def _seat(value: int, players: int, what: str) -> int:
-    _check(0 <= value < players, f"{what} {value} is not a seat (0 to {players - 1})")
+    if not 0 <= value < players:
+        raise StateInvalid(f"{what} {value} is not a seat (0 to {players - 1})")
     return value
 
 
@@ -255,24 +258,26 @@ def _seats(values: Sequence[int], players: int, what: str) -> tuple[int, ...]:
 
 
 def _chips(values: Sequence[int], what: str) -> list[int]:
-    _check(min(values, default=0) >= 0, f"{what}: a negative amount")
+    if min(values, default=0) < 0:
+        raise StateInvalid(f"{what}: a negative amount")
     return list(values)
 
 
 def _cards(raw: bytes, what: str) -> list[int]:
-    _check(max(raw, default=0) < DECK_SIZE, f"{what}: a card out of range")
+    if max(raw, default=0) >= DECK_SIZE:
+        raise StateInvalid(f"{what}: a card out of range")
     return list(raw)
 
 
 def _decode_result(msg: state_pb2.EngineResult, players: int) -> HandResult:
     pots = []
     for index, p in enumerate(msg.pots):
-        _check(len(p.winners) == len(p.shares), f"pot {index}: winners and shares differ")
-        _check(
-            len(p.low_winners) == len(p.low_shares),
-            f"pot {index}: low winners and low shares differ",
-        )
-        _check(p.rake >= 0, f"pot {index}: a negative rake")
+        if len(p.winners) != len(p.shares):
+            raise StateInvalid(f"pot {index}: winners and shares differ")
+        if len(p.low_winners) != len(p.low_shares):
+            raise StateInvalid(f"pot {index}: low winners and low shares differ")
+        if p.rake < 0:
+            raise StateInvalid(f"pot {index}: a negative rake")
         pots.append(
             Pot(
                 amount=p.amount,
@@ -344,17 +349,19 @@ def _optional_seat(msg: state_pb2.EngineHand, name: OptionalSeat, players: int) 
 
 
 def check_seat_count(spec: VariantSpec, players: int) -> None:
-    _check(
-        spec.min_players <= players <= spec.max_players,
-        f"{players} players: {spec.variant.value} takes {spec.min_players} to {spec.max_players}",
-    )
+    if not spec.min_players <= players <= spec.max_players:
+        raise StateInvalid(
+            f"{players} players: {spec.variant.value} takes"
+            f" {spec.min_players} to {spec.max_players}"
+        )
 
 
 def check_seat_lists(lists: dict[str, Sized], players: int) -> None:
     """Every per-seat list (by its field's name) has one entry per player."""
     for name, values in lists.items():
         size = len(values)
-        _check(size == players, f"{name} has {size} entries for {players} players")
+        if size != players:
+            raise StateInvalid(f"{name} has {size} entries for {players} players")
 
 
 def check_chip_amounts(
@@ -373,14 +380,16 @@ def check_chips_conserved(
     """R-CONSERVATION: stacks plus chips committed to the pot (plus the rake taken, once
     the hand is over, R-RAKE) are the starting stacks."""
     have, had = sum(stacks) + sum(committed) + rake, sum(starting)
-    _check(have == had, f"chips not conserved: {have} in play and raked, {had} at the start")
+    if have != had:
+        raise StateInvalid(f"chips not conserved: {have} in play and raked, {had} at the start")
 
 
 def check_rake(rake: int, pots: Sequence[Pot]) -> None:
     """R-RAKE: the result's rake is what its pots gave up, never negative."""
     _check(rake >= 0, "result: a negative rake")
     from_pots = sum(p.rake for p in pots)
-    _check(rake == from_pots, f"result: rake {rake}, the pots gave up {from_pots}")
+    if rake != from_pots:
+        raise StateInvalid(f"result: rake {rake}, the pots gave up {from_pots}")
 
 
 def check_game_options(spec: VariantSpec, table: Table) -> None:
@@ -398,7 +407,8 @@ def check_deck(raw_deck: bytes, dealt: int) -> None:
         len(raw_deck) == DECK_SIZE and set(raw_deck) == FULL_DECK,
         "the deck is not the 52 cards once each",
     )
-    _check(dealt <= DECK_SIZE, f"{dealt} cards dealt from a deck of {DECK_SIZE}")
+    if dealt > DECK_SIZE:
+        raise StateInvalid(f"{dealt} cards dealt from a deck of {DECK_SIZE}")
 
 
 def check_cards_dealt(
@@ -409,9 +419,8 @@ def check_cards_dealt(
     The deck is checked first (``check_deck``), so its first ``dealt`` cards are distinct:
     ``dealt`` cards in play that make up their set are those cards, once each."""
     most = max(map(len, raw_cards))
-    _check(
-        most <= spec.cards_per_player, f"a seat holds {most} cards, at most {spec.cards_per_player}"
-    )
+    if most > spec.cards_per_player:
+        raise StateInvalid(f"a seat holds {most} cards, at most {spec.cards_per_player}")
     held = b"".join(raw_cards)
     in_play = set(held)
     count = len(held)
@@ -425,7 +434,8 @@ def check_cards_dealt(
 
 
 def check_round(spec: VariantSpec, msg: state_pb2.EngineHand) -> None:
-    _check(msg.street < len(spec.streets), f"street {msg.street} is not one of the variant's")
+    if msg.street >= len(spec.streets):
+        raise StateInvalid(f"street {msg.street} is not one of the variant's")
     _check(msg.level >= 0 and msg.full_level >= 0, "a negative betting level")
     _check(msg.over == msg.HasField("result"), "over and result disagree")
 
@@ -435,8 +445,10 @@ def check_to_act(to_act: int | None, over: bool, folded: list[bool], stacks: lis
     if to_act is None:
         return
     _check(not over, "a seat to act in a hand that is over")
-    _check(not folded[to_act], f"seat {to_act} to act has folded")
-    _check(stacks[to_act] > 0, f"seat {to_act} to act has no chips")
+    if folded[to_act]:
+        raise StateInvalid(f"seat {to_act} to act has folded")
+    if stacks[to_act] <= 0:
+        raise StateInvalid(f"seat {to_act} to act has no chips")
 
 
 def check_tabled(tabled: list[int], table: Table, folded: list[bool], to_act: int | None) -> None:
@@ -538,17 +550,19 @@ def decode(data: bytes) -> HandRecord:
         msg.ParseFromString(data)
     except (DecodeError, RuntimeWarning, ValueError) as error:
         raise StateInvalid("not a state proto") from error
-    _check(msg.format_version == FORMAT_VERSION, f"format version {msg.format_version}")
-    _check(len(msg.hand_id) == HAND_ID_BYTES, f"hand id of {len(msg.hand_id)} bytes")
-    _check(len(msg.salt) == SALT_BYTES, f"salt of {len(msg.salt)} bytes")
+    if msg.format_version != FORMAT_VERSION:
+        raise StateInvalid(f"format version {msg.format_version}")
+    if len(msg.hand_id) != HAND_ID_BYTES:
+        raise StateInvalid(f"hand id of {len(msg.hand_id)} bytes")
+    if len(msg.salt) != SALT_BYTES:
+        raise StateInvalid(f"salt of {len(msg.salt)} bytes")
     _check(msg.HasField("hand"), "no hand")
     hand = decode_hand(msg.hand)
     player_ids = msg.player_ids[:]
-    _check(len(player_ids) == hand.players, f"{len(player_ids)} player ids, {hand.players} seats")
-    _check(
-        all(0 < len(p) <= MAX_PLAYER_ID for p in player_ids),
-        f"a player id is empty or longer than {MAX_PLAYER_ID}",
-    )
+    if len(player_ids) != hand.players:
+        raise StateInvalid(f"{len(player_ids)} player ids, {hand.players} seats")
+    if not all(0 < len(p) <= MAX_PLAYER_ID for p in player_ids):
+        raise StateInvalid(f"a player id is empty or longer than {MAX_PLAYER_ID}")
     return HandRecord(
         hand_id=msg.hand_id,
         seq=msg.seq,
