@@ -50,7 +50,13 @@ def test_bench_rpc_prints_every_figure() -> None:
 
 def test_bench_rpc_handler_prints_both_builds() -> None:
     out = _bench_rpc("--handler", "--hands", "1", "--rounds", "1")
-    rows = re.findall(r"^(mypyc|python)\s+([\d.]+)\s+([\d.]+)$", out, re.MULTILINE)
+    number = r"\s+([\d.]+)"
+    rows = re.findall(
+        rf"^(mypyc|python){number}{number}{number}\s+(\d+)%{number}$", out, re.MULTILINE
+    )
     assert len(rows) == 2 and rows[1][0] == "python", out
-    assert all(0 < float(best) <= float(median) for _, median, best in rows), out
+    for _, median, best, views, share, parse in rows:
+        assert 0 < float(best) <= float(median), out
+        assert 0 < float(views) < float(median) and 0 < int(share) < 100, out
+        assert float(parse) >= 0, out
     assert re.search(r"^pure / (mypyc|python): [\d.]+x \(medians\)$", out, re.MULTILINE), out
