@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence, Sized
 from dataclasses import dataclass
 from operator import le
-from typing import Literal
+from typing import Final, Literal
 
 from google.protobuf.message import DecodeError
 
@@ -35,14 +35,14 @@ from studengine.rules.variants import VARIANTS, VariantSpec
 from studengine.state import wire
 from studengine.state._gen.stud.internal.v1 import state_pb2
 from studengine.state.messages import field_values, table_to_message, table_values
-from studengine.state.wire import length_key, put_varint, read_varint
+from studengine.state.wire import length_key, read_varint, varint
 
 FORMAT_VERSION = 1
 HAND_ID_BYTES = 16
 SALT_BYTES = 32
 MAX_PLAYER_ID = 64
 
-FULL_DECK_LIST = list(range(DECK_SIZE))
+FULL_DECK = frozenset(range(DECK_SIZE))
 _MAX_TABLES = 256  # bound on the caches of distinct tables
 VARIANT_CODES = {
     Variant.FIVE_CARD_STUD: 1,
@@ -54,7 +54,7 @@ ODD_CHIP_CODES = {OddChip.LEFT_OF_DEALER: 1, OddChip.HIGH_CARD_BY_SUIT: 2}
 VARIANT_BY_CODE = {code: v for v, code in VARIANT_CODES.items()}
 ODD_CHIP_BY_CODE = {code: o for o, code in ODD_CHIP_CODES.items()}
 # the action log's kinds (a 3-bit code each) and which of them carry a round total
-ACTION_KINDS: tuple[ActionType, ...] = tuple(ActionType)
+ACTION_KINDS: Final[tuple[ActionType, ...]] = tuple(ActionType)
 _UNSIZED_CODES = frozenset(
     {ACTION_KINDS.index(ActionType.FOLD), ACTION_KINDS.index(ActionType.CHECK)}
 )
@@ -146,17 +146,17 @@ def _play_fields(hand: Hand) -> state_pb2.EngineHand:
 def pack_moves(moves: Sequence[Move]) -> bytes:
     """The action log, compact: per action one byte (seat << 4 | kind << 1 | timeout),
     then the round total as a varint for a sized action (not FOLD or CHECK)."""
-    out = bytearray()
-    append, code = out.append, ACTION_KINDS.index  # by identity: no enum hashing
+    out: list[int] = []  # the bytes' values (a list: its append is the cheapest call)
     for move in moves:
-        seat, kind, to, timeout = move.seat, move.type, move.to, move.timeout
-        append(seat << 4 | code(kind) << 1 | timeout)
+        to = move.to
+        # the kind's code found by identity (ACTION_KINDS.index): no enum hashing
+        out.append(move.seat << 4 | ACTION_KINDS.index(move.type) << 1 | move.timeout)
         if to is None:
             continue
         if to < 0x80:  # most totals fit one byte: no call for them
-            append(to)
+            out.append(to)
         else:
-            put_varint(out, to)
+            out += varint(to)
     return bytes(out)
 
 
@@ -241,12 +241,15 @@ def encode(record: HandRecord) -> bytes:
 
 
 def _check(ok: bool, why: str) -> None:
+    """Refuse unless ``ok`` (a refusal whose reason has values in it raises in place
+    instead: an f-string would be formatted on every call, refused or not)."""
     if not ok:
         raise StateInvalid(why)
 
 
 def _seat(value: int, players: int, what: str) -> int:
-    _check(0 <= value < players, f"{what} {value} is not a seat (0 to {players - 1})")
+    if not 0 <= value < players:
+        raise StateInvalid(f"{what} {value} is not a seat (0 to {players - 1})")
     return value
 
 
@@ -255,24 +258,26 @@ def _seats(values: Sequence[int], players: int, what: str) -> tuple[int, ...]:
 
 
 def _chips(values: Sequence[int], what: str) -> list[int]:
-    _check(min(values, default=0) >= 0, f"{what}: a negative amount")
+    if min(values, default=0) < 0:
+        raise StateInvalid(f"{what}: a negative amount")
     return list(values)
 
 
 def _cards(raw: bytes, what: str) -> list[int]:
-    _check(max(raw, default=0) < DECK_SIZE, f"{what}: a card out of range")
+    if max(raw, default=0) >= DECK_SIZE:
+        raise StateInvalid(f"{what}: a card out of range")
     return list(raw)
 
 
 def _decode_result(msg: state_pb2.EngineResult, players: int) -> HandResult:
     pots = []
     for index, p in enumerate(msg.pots):
-        _check(len(p.winners) == len(p.shares), f"pot {index}: winners and shares differ")
-        _check(
-            len(p.low_winners) == len(p.low_shares),
-            f"pot {index}: low winners and low shares differ",
-        )
-        _check(p.rake >= 0, f"pot {index}: a negative rake")
+        if len(p.winners) != len(p.shares):
+            raise StateInvalid(f"pot {index}: winners and shares differ")
+        if len(p.low_winners) != len(p.low_shares):
+            raise StateInvalid(f"pot {index}: low winners and low shares differ")
+        if p.rake < 0:
+            raise StateInvalid(f"pot {index}: a negative rake")
         pots.append(
             Pot(
                 amount=p.amount,
@@ -344,17 +349,19 @@ def _optional_seat(msg: state_pb2.EngineHand, name: OptionalSeat, players: int) 
 
 
 def check_seat_count(spec: VariantSpec, players: int) -> None:
-    _check(
-        spec.min_players <= players <= spec.max_players,
-        f"{players} players: {spec.variant.value} takes {spec.min_players} to {spec.max_players}",
-    )
+    if not spec.min_players <= players <= spec.max_players:
+        raise StateInvalid(
+            f"{players} players: {spec.variant.value} takes"
+            f" {spec.min_players} to {spec.max_players}"
+        )
 
 
 def check_seat_lists(lists: dict[str, Sized], players: int) -> None:
     """Every per-seat list (by its field's name) has one entry per player."""
     for name, values in lists.items():
         size = len(values)
-        _check(size == players, f"{name} has {size} entries for {players} players")
+        if size != players:
+            raise StateInvalid(f"{name} has {size} entries for {players} players")
 
 
 def check_chip_amounts(
@@ -373,14 +380,16 @@ def check_chips_conserved(
     """R-CONSERVATION: stacks plus chips committed to the pot (plus the rake taken, once
     the hand is over, R-RAKE) are the starting stacks."""
     have, had = sum(stacks) + sum(committed) + rake, sum(starting)
-    _check(have == had, f"chips not conserved: {have} in play and raked, {had} at the start")
+    if have != had:
+        raise StateInvalid(f"chips not conserved: {have} in play and raked, {had} at the start")
 
 
 def check_rake(rake: int, pots: Sequence[Pot]) -> None:
     """R-RAKE: the result's rake is what its pots gave up, never negative."""
     _check(rake >= 0, "result: a negative rake")
     from_pots = sum(p.rake for p in pots)
-    _check(rake == from_pots, f"result: rake {rake}, the pots gave up {from_pots}")
+    if rake != from_pots:
+        raise StateInvalid(f"result: rake {rake}, the pots gave up {from_pots}")
 
 
 def check_game_options(spec: VariantSpec, table: Table) -> None:
@@ -392,26 +401,41 @@ def check_game_options(spec: VariantSpec, table: Table) -> None:
 
 
 def check_deck(raw_deck: bytes, dealt: int) -> None:
-    _check(sorted(raw_deck) == FULL_DECK_LIST, "the deck is not the 52 cards once each")
-    _check(dealt <= DECK_SIZE, f"{dealt} cards dealt from a deck of {DECK_SIZE}")
+    """The deck is the 52 cards once each (52 entries that make up the full set: a set,
+    not a sort, is the cheaper proof), and no more than the deck is dealt."""
+    _check(
+        len(raw_deck) == DECK_SIZE and set(raw_deck) == FULL_DECK,
+        "the deck is not the 52 cards once each",
+    )
+    if dealt > DECK_SIZE:
+        raise StateInvalid(f"{dealt} cards dealt from a deck of {DECK_SIZE}")
 
 
 def check_cards_dealt(
     spec: VariantSpec, raw_cards: list[bytes], community: int | None, raw_deck: bytes, dealt: int
 ) -> None:
-    """The seats' cards (and the community card) are exactly the deck's first ``dealt``."""
+    """The seats' cards (and the community card) are exactly the deck's first ``dealt``.
+
+    The deck is checked first (``check_deck``), so its first ``dealt`` cards are distinct:
+    ``dealt`` cards in play that make up their set are those cards, once each."""
     most = max(map(len, raw_cards))
-    _check(
-        most <= spec.cards_per_player, f"a seat holds {most} cards, at most {spec.cards_per_player}"
-    )
-    in_play = [*b"".join(raw_cards)]
+    if most > spec.cards_per_player:
+        raise StateInvalid(f"a seat holds {most} cards, at most {spec.cards_per_player}")
+    held = b"".join(raw_cards)
+    in_play = set(held)
+    count = len(held)
     if community is not None:
-        in_play.append(community)
-    _check(sorted(in_play) == sorted(raw_deck[:dealt]), "the cards in play are not the ones dealt")
+        in_play.add(community)
+        count += 1
+    _check(
+        count == dealt and in_play == set(raw_deck[:dealt]),
+        "the cards in play are not the ones dealt",
+    )
 
 
 def check_round(spec: VariantSpec, msg: state_pb2.EngineHand) -> None:
-    _check(msg.street < len(spec.streets), f"street {msg.street} is not one of the variant's")
+    if msg.street >= len(spec.streets):
+        raise StateInvalid(f"street {msg.street} is not one of the variant's")
     _check(msg.level >= 0 and msg.full_level >= 0, "a negative betting level")
     _check(msg.over == msg.HasField("result"), "over and result disagree")
 
@@ -421,8 +445,10 @@ def check_to_act(to_act: int | None, over: bool, folded: list[bool], stacks: lis
     if to_act is None:
         return
     _check(not over, "a seat to act in a hand that is over")
-    _check(not folded[to_act], f"seat {to_act} to act has folded")
-    _check(stacks[to_act] > 0, f"seat {to_act} to act has no chips")
+    if folded[to_act]:
+        raise StateInvalid(f"seat {to_act} to act has folded")
+    if stacks[to_act] <= 0:
+        raise StateInvalid(f"seat {to_act} to act has no chips")
 
 
 def check_tabled(tabled: list[int], table: Table, folded: list[bool], to_act: int | None) -> None:
@@ -524,17 +550,19 @@ def decode(data: bytes) -> HandRecord:
         msg.ParseFromString(data)
     except (DecodeError, RuntimeWarning, ValueError) as error:
         raise StateInvalid("not a state proto") from error
-    _check(msg.format_version == FORMAT_VERSION, f"format version {msg.format_version}")
-    _check(len(msg.hand_id) == HAND_ID_BYTES, f"hand id of {len(msg.hand_id)} bytes")
-    _check(len(msg.salt) == SALT_BYTES, f"salt of {len(msg.salt)} bytes")
+    if msg.format_version != FORMAT_VERSION:
+        raise StateInvalid(f"format version {msg.format_version}")
+    if len(msg.hand_id) != HAND_ID_BYTES:
+        raise StateInvalid(f"hand id of {len(msg.hand_id)} bytes")
+    if len(msg.salt) != SALT_BYTES:
+        raise StateInvalid(f"salt of {len(msg.salt)} bytes")
     _check(msg.HasField("hand"), "no hand")
     hand = decode_hand(msg.hand)
     player_ids = msg.player_ids[:]
-    _check(len(player_ids) == hand.players, f"{len(player_ids)} player ids, {hand.players} seats")
-    _check(
-        all(0 < len(p) <= MAX_PLAYER_ID for p in player_ids),
-        f"a player id is empty or longer than {MAX_PLAYER_ID}",
-    )
+    if len(player_ids) != hand.players:
+        raise StateInvalid(f"{len(player_ids)} player ids, {hand.players} seats")
+    if not all(0 < len(p) <= MAX_PLAYER_ID for p in player_ids):
+        raise StateInvalid(f"a player id is empty or longer than {MAX_PLAYER_ID}")
     return HandRecord(
         hand_id=msg.hand_id,
         seq=msg.seq,

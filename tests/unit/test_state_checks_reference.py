@@ -1,0 +1,192 @@
+"""The state codec's cheaper parts against the ones they replaced (issue 22): the deck and
+dealt checks give the sort-based ones' verdict on random decks and dealings, valid and
+broken alike; the action log packs to the same bytes; the refusals whose reasons carry
+values (raised in place, not formatted on every call) give the reasons they gave."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+
+import pytest
+from studengine.cards import DECK_SIZE
+from studengine.rules.types import ActionType, Move, Pot, Variant
+from studengine.rules.variants import VARIANTS, VariantSpec
+from studengine.state._gen.stud.internal.v1 import state_pb2
+from studengine.state.codec import (
+    ACTION_KINDS,
+    StateInvalid,
+    _cards,
+    _chips,
+    _seat,
+    check_cards_dealt,
+    check_chips_conserved,
+    check_deck,
+    check_rake,
+    check_round,
+    check_seat_count,
+    check_seat_lists,
+    check_to_act,
+    pack_moves,
+    unpack_moves,
+)
+from studengine.state.wire import put_varint
+
+
+def reference_deck_ok(raw_deck: bytes, dealt: int) -> bool:
+    """check_deck as it was: the deck sorted is the full deck."""
+    return sorted(raw_deck) == list(range(DECK_SIZE)) and dealt <= DECK_SIZE
+
+
+def reference_cards_ok(
+    spec: VariantSpec, raw_cards: list[bytes], community: int | None, raw_deck: bytes, dealt: int
+) -> bool:
+    """check_cards_dealt as it was: the cards in play sorted are the dealt ones sorted."""
+    if max(map(len, raw_cards)) > spec.cards_per_player:
+        return False
+    in_play = [*b"".join(raw_cards)]
+    if community is not None:
+        in_play.append(community)
+    return sorted(in_play) == sorted(raw_deck[:dealt])
+
+
+def verdict(check: Callable[..., object], *args: object) -> bool:
+    try:
+        check(*args)
+    except StateInvalid:
+        return False
+    return True
+
+
+def random_deck(rng: random.Random) -> bytes:
+    deck = list(range(DECK_SIZE))
+    rng.shuffle(deck)
+    match rng.randrange(6):
+        case 0:  # a card twice, one missing
+            deck[rng.randrange(DECK_SIZE)] = deck[rng.randrange(DECK_SIZE)]
+        case 1:  # a card out of range
+            deck[rng.randrange(DECK_SIZE)] = rng.randrange(DECK_SIZE, 256)
+        case 2:  # one card too many or too few
+            deck = [*deck, rng.randrange(DECK_SIZE)] if rng.random() < 0.5 else deck[1:]
+    return bytes(deck)
+
+
+def random_dealing(
+    rng: random.Random, spec: VariantSpec, deck: bytes
+) -> tuple[list[bytes], int | None, int]:
+    """Seats' cards dealt from the deck's top, then maybe broken in one way."""
+    players = rng.randint(spec.min_players, spec.max_players)
+    each = rng.randint(0, spec.cards_per_player)
+    cards = [bytearray(deck[seat * each : (seat + 1) * each]) for seat in range(players)]
+    dealt = players * each
+    community = None
+    if rng.random() < 0.3 and dealt < len(deck):
+        community, dealt = deck[dealt], dealt + 1
+    seat = rng.randrange(players)
+    match rng.randrange(8):
+        case 0 if cards[seat]:  # a card replaced by another (maybe one in play already)
+            cards[seat][rng.randrange(len(cards[seat]))] = rng.randrange(DECK_SIZE)
+        case 1:  # a card too many
+            cards[seat].append(rng.randrange(DECK_SIZE))
+        case 2 if cards[seat]:  # a card missing
+            cards[seat].pop()
+        case 3:  # dealt miscounted
+            dealt = max(0, dealt + rng.choice((-1, 1)))
+        case 4 if community is not None:  # the community card out of range or off the deck
+            community = rng.choice((rng.randrange(DECK_SIZE), rng.randrange(DECK_SIZE, 300)))
+        case 5 if len(cards) > 1 and cards[0] and cards[1]:  # two seats' cards swapped
+            cards[0][0], cards[1][0] = cards[1][0], cards[0][0]
+    return [bytes(c) for c in cards], community, dealt
+
+
+@pytest.mark.parametrize("variant", list(Variant))
+def test_the_deck_and_dealt_checks_agree_with_the_sorting_ones(variant: Variant) -> None:
+    rng = random.Random(f"i22-{variant.value}")
+    spec = VARIANTS[variant]
+    seen = {True: 0, False: 0}
+    for _ in range(3000):
+        deck = random_deck(rng)
+        cards, community, dealt = random_dealing(rng, spec, deck)
+        deck_ok = reference_deck_ok(deck, dealt)
+        assert verdict(check_deck, deck, dealt) == deck_ok, (deck, dealt)
+        if not deck_ok:  # decode refuses before it looks at the cards
+            continue
+        expected = reference_cards_ok(spec, cards, community, deck, dealt)
+        assert verdict(check_cards_dealt, spec, cards, community, deck, dealt) == expected, (
+            cards,
+            community,
+            deck,
+            dealt,
+        )
+        seen[expected] += 1
+    assert min(seen.values()) > 300, seen  # both verdicts well exercised
+
+
+def reference_pack_moves(moves: list[Move]) -> bytes:
+    """pack_moves as it was: into a bytearray, each total a varint."""
+    out = bytearray()
+    for move in moves:
+        out.append(move.seat << 4 | ACTION_KINDS.index(move.type) << 1 | move.timeout)
+        if move.to is not None:
+            put_varint(out, move.to)
+    return bytes(out)
+
+
+def test_the_action_log_packs_as_it_did() -> None:
+    rng = random.Random("i22-moves")
+    for _ in range(500):
+        moves = []
+        for _ in range(rng.randint(0, 60)):
+            kind = rng.choice(ACTION_KINDS)
+            unsized = kind in (ActionType.FOLD, ActionType.CHECK)
+            to = None if unsized else rng.choice((rng.randrange(0x80), rng.randrange(1 << 40)))
+            moves.append(Move(rng.randrange(10), kind, to, rng.random() < 0.1))
+        packed = pack_moves(moves)
+        assert packed == reference_pack_moves(moves)
+        assert unpack_moves(packed, 10) == moves
+
+
+STUD, FIVE = VARIANTS[Variant.SEVEN_CARD_STUD], VARIANTS[Variant.FIVE_CARD_STUD]
+#: a refusal whose reason is formatted from values, and that reason in full
+REFUSALS: dict[str, tuple[Callable[..., object], tuple[object, ...], str]] = {
+    "seat": (_seat, (3, 3, "button"), "button 3 is not a seat (0 to 2)"),
+    "chips": (_chips, ([1, -1], "result stacks"), "result stacks: a negative amount"),
+    "cards": (_cards, (b"\x01\x34", "shown cards"), "shown cards: a card out of range"),
+    "seat count": (check_seat_count, (STUD, 9), "9 players: SEVEN_CARD_STUD takes 2 to 8"),
+    "seat lists": (
+        check_seat_lists,
+        ({"stacks": [1, 2, 3], "folded": [False]}, 3),
+        "folded has 1 entries for 3 players",
+    ),
+    "conserved": (
+        check_chips_conserved,
+        ([10, 10], [5, 5], [0, 4], 0),
+        "chips not conserved: 14 in play and raked, 20 at the start",
+    ),
+    "rake": (
+        check_rake,
+        (3, [Pot(amount=10, eligible=(0,), winners=(0,), shares=(8,), rake=2)]),
+        "result: rake 3, the pots gave up 2",
+    ),
+    "dealt": (check_deck, (bytes(range(52)), 53), "53 cards dealt from a deck of 52"),
+    "seat cards": (
+        check_cards_dealt,
+        (FIVE, [bytes(range(6)), b""], None, bytes(range(52)), 6),
+        "a seat holds 6 cards, at most 5",
+    ),
+    "street": (
+        check_round,
+        (FIVE, state_pb2.EngineHand(street=4)),
+        "street 4 is not one of the variant's",
+    ),
+    "folded": (check_to_act, (1, False, [False, True], [5, 5]), "seat 1 to act has folded"),
+    "no chips": (check_to_act, (0, False, [False, False], [0, 5]), "seat 0 to act has no chips"),
+}
+
+
+@pytest.mark.parametrize("name", REFUSALS)
+def test_the_formatted_refusals_give_their_reasons(name: str) -> None:
+    check, args, reason = REFUSALS[name]
+    with pytest.raises(StateInvalid) as refused:
+        check(*args)
+    assert str(refused.value) == reason
