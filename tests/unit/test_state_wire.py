@@ -22,6 +22,14 @@ def test_varint_is_protobufs(value: int) -> None:
     assert wire.read_varint(b"y" + expected + b"z", 1) == (value, 1 + len(expected))
 
 
+@pytest.mark.parametrize("value", [-1, -0x80, -(2**63)])
+def test_a_negative_varint_is_refused(value: int) -> None:
+    with pytest.raises(ValueError, match="negative"):
+        wire.varint(value)  # a negative index once read a one-byte varint off the table
+    with pytest.raises(ValueError, match="negative"):
+        wire.put_varint(bytearray(), value)
+
+
 @pytest.mark.parametrize("raw", [b"", b"\x80", b"\xff\xff", b"\xff" * 10 + b"\x01"])
 def test_read_varint_refuses_truncated_or_too_long(raw: bytes) -> None:
     with pytest.raises(ValueError, match="truncated"):

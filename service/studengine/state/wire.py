@@ -11,7 +11,9 @@ _ONE_BYTE = tuple(bytes([n]) for n in range(0x80))
 
 
 def put_varint(out: bytearray, value: int) -> None:
-    """Append ``value`` (0 or more) as a base-128 varint."""
+    """Append ``value`` (0 or more) as a base-128 varint; ValueError when it is negative."""
+    if value < 0:
+        raise ValueError(f"a negative varint: {value}")
     while value > 0x7F:
         out.append(value & 0x7F | 0x80)
         value >>= 7
@@ -19,8 +21,10 @@ def put_varint(out: bytearray, value: int) -> None:
 
 
 def varint(value: int) -> bytes:
-    """``value`` (0 or more) as a base-128 varint."""
+    """``value`` (0 or more) as a base-128 varint; ValueError when it is negative."""
     if value < 0x80:
+        if value < 0:
+            raise ValueError(f"a negative varint: {value}")
         return _ONE_BYTE[value]
     out = bytearray()
     put_varint(out, value)
