@@ -8,7 +8,7 @@ from stud_api.stud.v1 import stud_engine_pb2 as pb
 from studengine.state import wire
 from studengine.state._gen.stud.internal.v1 import state_pb2
 
-VALUES = [0, 1, 0x7F, 0x80, 300, 2**14 - 1, 2**14, 2**31, 2**63 - 1, 2**64 - 1]
+VALUES = [0, 1, 0x7F, 0x80, 300, 2**14 - 1, 2**14, 2**21 - 1, 2**21, 2**31, 2**63 - 1, 2**64 - 1]
 
 
 @pytest.mark.parametrize("value", VALUES)
@@ -43,8 +43,15 @@ def test_record_is_a_length_delimited_field() -> None:
     assert wire.record(key, payload) == pb.HandUpdate(spectator=spectator).SerializeToString()
 
 
+def test_varint_key_is_protobufs() -> None:
+    field = pb.View.DESCRIPTOR.fields_by_name["pot"]
+    assert wire.varint_key(field) + wire.varint(7) == pb.View(pot=7).SerializeToString()
+
+
 def test_length_key_refuses_a_field_number_past_15() -> None:
     far = max(state_pb2.EngineHand.DESCRIPTOR.fields, key=lambda f: f.number)
     assert far.number >= 16
     with pytest.raises(ValueError, match="longer key"):
         wire.length_key(far)
+    with pytest.raises(ValueError, match="longer key"):
+        wire.varint_key(far)

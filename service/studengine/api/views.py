@@ -8,7 +8,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
-from google.protobuf.descriptor import FieldDescriptor
 from stud_api.stud.v1 import stud_engine_pb2 as pb
 
 from studengine.api.conversions import (
@@ -43,7 +42,7 @@ from studengine.rules.visibility import (
     sees_down_cards,
     tabled_after,
 )
-from studengine.state.wire import length_key, record, varint
+from studengine.state.wire import length_key, record, varint, varint_key
 
 
 def event_to_pb(event: Event, viewer: int | None, tabled: frozenset[int] = NONE_TABLED) -> pb.Event:
@@ -284,7 +283,7 @@ def _tail(hand: Hand) -> bytes:
     if hand.community is not None:
         tail += record(_COMMUNITY_CARD, CARD_TEXT[hand.community].encode())
     if hand.to_act is not None:
-        tail += _TO_ACT + _unsigned(hand.to_act)
+        tail += _TO_ACT + varint(hand.to_act)
     return tail
 
 
@@ -295,62 +294,40 @@ def _event_record(event: Event, viewer: int | None, tabled: frozenset[int]) -> b
 # ---- the wire format of the fields above (proto3: a field at its default is absent) ----
 
 
-def _varint_key(field: FieldDescriptor) -> bytes:
-    """The key of an integer, enum or bool field (wire type 0; field numbers below 16)."""
-    if not 0 < field.number < 16:
-        raise ValueError(f"{field.full_name}: field number {field.number} needs a longer key")
-    return bytes([field.number << 3])
-
-
-def _unsigned(value: int) -> bytes:
-    """A varint of a count, seat or chip amount (never negative in a valid hand); those
-    below 2**21 (every seat and count, most chip amounts) without a loop."""
-    if value < 0x80:
-        if value < 0:
-            raise ValueError(f"a negative value in a view: {value}")
-        return _ONE_BYTE[value]
-    if value < 0x4000:
-        return bytes((value & 0x7F | 0x80, value >> 7))
-    if value < 0x200000:
-        return bytes((value & 0x7F | 0x80, value >> 7 & 0x7F | 0x80, value >> 14))
-    return varint(value)
-
-
 def _int(key: bytes, value: int) -> bytes:
     """An integer field: absent when 0 (proto3)."""
-    return key + _unsigned(value) if value else b""
+    return key + varint(value) if value else b""
 
 
 def _text(key: bytes, text: str) -> bytes:
     return record(key, text.encode()) if text else b""
 
 
-_ONE_BYTE: Final = tuple(varint(n) for n in range(0x80))
 _VIEW = pb.View.DESCRIPTOR.fields_by_name
 _SEAT = pb.SeatInfo.DESCRIPTOR.fields_by_name
-_BUTTON: Final = _varint_key(_VIEW["button"])
-_STREET: Final = _varint_key(_VIEW["street"])
+_BUTTON: Final = varint_key(_VIEW["button"])
+_STREET: Final = varint_key(_VIEW["street"])
 _STREET_NAME: Final = length_key(_VIEW["street_name"])
-_POT: Final = _varint_key(_VIEW["pot"])
+_POT: Final = varint_key(_VIEW["pot"])
 _SEATS_TAG: Final = length_key(_VIEW["seats"])
 _COMMUNITY_CARD: Final = length_key(_VIEW["community_card"])
-_TO_ACT: Final = _varint_key(_VIEW["to_act"])
+_TO_ACT: Final = varint_key(_VIEW["to_act"])
 _EVENTS_TAG: Final = length_key(_VIEW["events"])
 _PLAYER_ID: Final = length_key(_SEAT["player_id"])
-_STACK: Final = _varint_key(_SEAT["stack"])
-_COMMITTED: Final = _varint_key(_SEAT["committed"])
-_ROUND_BET: Final = _varint_key(_SEAT["round_bet"])
+_STACK: Final = varint_key(_SEAT["stack"])
+_COMMITTED: Final = varint_key(_SEAT["committed"])
+_ROUND_BET: Final = varint_key(_SEAT["round_bet"])
 # whole fields: each seat number, each count of down cards, the flags set (true)
 _MOST_SEATS: Final = max(spec.max_players for spec in VARIANTS.values())
 _MOST_CARDS: Final = max(len(spec.face_up) for spec in VARIANTS.values())
-_SEAT_NUMBERS: Final = tuple(_int(_varint_key(_SEAT["seat"]), n) for n in range(_MOST_SEATS))
+_SEAT_NUMBERS: Final = tuple(_int(varint_key(_SEAT["seat"]), n) for n in range(_MOST_SEATS))
 _DOWN_CARD_COUNTS: Final = tuple(
-    _int(_varint_key(_SEAT["down_card_count"]), n) for n in range(_MOST_CARDS + 1)
+    _int(varint_key(_SEAT["down_card_count"]), n) for n in range(_MOST_CARDS + 1)
 )
-_FOLDED: Final = _varint_key(_SEAT["folded"]) + b"\x01"
-_ALL_IN: Final = _varint_key(_SEAT["all_in"]) + b"\x01"
-_REVEALED: Final = _varint_key(_SEAT["revealed"]) + b"\x01"
-_TABLED: Final = _varint_key(_SEAT["tabled"]) + b"\x01"
+_FOLDED: Final = varint_key(_SEAT["folded"]) + b"\x01"
+_ALL_IN: Final = varint_key(_SEAT["all_in"]) + b"\x01"
+_REVEALED: Final = varint_key(_SEAT["revealed"]) + b"\x01"
+_TABLED: Final = varint_key(_SEAT["tabled"]) + b"\x01"
 _SPECTATOR_TAG: Final = length_key(pb.HandUpdate.DESCRIPTOR.fields_by_name["spectator"])
 _SEAT_VIEWS_TAG: Final = length_key(pb.HandUpdate.DESCRIPTOR.fields_by_name["seats"])
 # each card's text as one element of SeatInfo's repeated strings; a hidden card is ""

@@ -21,11 +21,16 @@ def put_varint(out: bytearray, value: int) -> None:
 
 
 def varint(value: int) -> bytes:
-    """``value`` (0 or more) as a base-128 varint; ValueError when it is negative."""
+    """``value`` (0 or more) as a base-128 varint; ValueError when it is negative. Those
+    below 2**21 (every seat, count and street, most chip amounts) are made without a loop."""
     if value < 0x80:
         if value < 0:
             raise ValueError(f"a negative varint: {value}")
         return _ONE_BYTE[value]
+    if value < 0x4000:
+        return bytes((value & 0x7F | 0x80, value >> 7))
+    if value < 0x200000:
+        return bytes((value & 0x7F | 0x80, value >> 7 & 0x7F | 0x80, value >> 14))
     out = bytearray()
     put_varint(out, value)
     return bytes(out)
@@ -45,6 +50,13 @@ def read_varint(raw: bytes, at: int) -> tuple[int, int]:
         if byte < 0x80:
             return value, at
         shift += 7
+
+
+def varint_key(field: FieldDescriptor) -> bytes:
+    """The key of an integer, enum or bool field (wire type 0; field numbers below 16)."""
+    if not 0 < field.number < 16:
+        raise ValueError(f"{field.full_name}: field number {field.number} needs a longer key")
+    return bytes([field.number << 3])
 
 
 def length_key(field: FieldDescriptor) -> bytes:
