@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 import os
 import re
+import signal
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -23,10 +24,22 @@ DESCRIPTION = (
 )
 
 
+def _as_at_a_terminal() -> None:
+    """In the child: Ctrl-C as a terminal's user has it. A test run started in the
+    background (``cmd &`` in a script) ignores SIGINT, and an exec keeps that."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def spawn(*args: str) -> pexpect.spawn:
     env = {k: v for k, v in os.environ.items() if not k.startswith("STUD_")}
     return pexpect.spawn(
-        STUD_PLAY, list(args), cwd=str(REPO), env=env, encoding="utf-8", timeout=60
+        STUD_PLAY,
+        list(args),
+        cwd=str(REPO),
+        env=env,
+        encoding="utf-8",
+        timeout=60,
+        preexec_fn=_as_at_a_terminal,
     )
 
 
