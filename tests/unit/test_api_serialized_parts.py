@@ -20,7 +20,8 @@ from studengine.rules.types import CardDealt, Event, HandShown, HandsTabled, Var
 from studengine.rules.variants import VARIANTS
 from studengine.rules.visibility import revealed_seats, tabled_after
 from studengine.state._gen.stud.internal.v1 import state_pb2
-from studengine.state.codec import FORMAT_VERSION, HandRecord, decode, encode, encode_hand
+from studengine.state.codec import FORMAT_VERSION, HandRecord, decode
+from studengine.state.encoding import encode, encode_hand
 from support.stud_helpers import random_table, table_for
 
 

@@ -27,9 +27,9 @@ from studengine.state.codec import (
     check_seat_count,
     check_seat_lists,
     check_to_act,
-    pack_moves,
     unpack_moves,
 )
+from studengine.state.encoding import pack_moves
 from studengine.state.wire import put_varint
 
 

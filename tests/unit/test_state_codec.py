@@ -20,11 +20,9 @@ from studengine.state.codec import (
     HandRecord,
     StateInvalid,
     decode,
-    encode,
-    encode_hand,
-    pack_moves,
     unpack_moves,
 )
+from studengine.state.encoding import encode, encode_hand, pack_moves
 from support.stud_helpers import check_down, new_hand, random_table
 
 
