@@ -109,14 +109,20 @@ def _play_fields(hand: Hand) -> bytes:
 def _scalar(out: list[int], key: int, value: int) -> None:
     """A plain integer or bool field: written unless 0 (or False)."""
     if value:
-        append_varint(out, key)
-        append_varint(out, value)
+        _number(out, key, value)
 
 
 def _optional(out: list[int], key: int, value: int | None) -> None:
     """An optional integer field: written whenever it is set, 0 too."""
     if value is not None:
-        append_varint(out, key)
+        _number(out, key, value)
+
+
+def _number(out: list[int], key: int, value: int) -> None:
+    append_varint(out, key)
+    if 0 <= value < 0x80:  # every seat, street and flag: no call for them
+        out.append(value)
+    else:
         append_varint(out, value)
 
 
@@ -159,13 +165,17 @@ def _append_moves(out: list[int], moves: list[Move]) -> None:
     for move in moves:
         to = move.to
         out.append(move.seat << 4 | _kind_code(move.type) << 1 | move.timeout)
-        if to is not None:
+        if to is None:
+            continue
+        if 0 <= to < 0x80:  # most totals fit one byte: no call for them
+            out.append(to)
+        else:
             append_varint(out, to)
 
 
 def _kind_code(kind: ActionType) -> int:
     """The action kind's 3-bit code: its place in ``ACTION_KINDS``, found by identity
-    (hashing an enum member runs Python code)."""
+    (hashing an enum member runs Python code; compiled, this loop is the cheapest way)."""
     for code, each in enumerate(ACTION_KINDS):
         if each is kind:
             return code

@@ -102,7 +102,10 @@ def append_varint(out: list[int], value: int) -> None:
 def open_record(out: list[int], key: int) -> int:
     """Start the length-delimited field ``key``: where its contents start, for
     ``close_record`` (its length is written once they are)."""
-    append_varint(out, key)
+    if key < 0x80:  # fields 1 to 15: a one-byte key
+        out.append(key)
+    else:
+        append_varint(out, key)
     out.append(0)
     return len(out)
 
