@@ -74,9 +74,9 @@ def _play_fields(hand: Hand) -> bytes:
     append_packed(out, _COMMITTED, hand.committed)
     append_packed(out, _ROUND_BETS, betting.bets)
     for held in hand.cards:  # one bytes field per seat, even one holding no card
-        start = open_record(out, _CARDS)
+        out.append(_CARDS)  # a one-byte key (field 10), a one-byte length (7 cards at most)
+        out.append(len(held))
         out += held
-        close_record(out, start)
     _optional(out, _COMMUNITY, hand.community)
     _bytes(out, _FOLDED, hand.folded)
     _bytes(out, _ACTED, betting.acted)

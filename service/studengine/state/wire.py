@@ -125,8 +125,11 @@ def append_packed(out: list[int], key: int, values: list[int]) -> None:
     if values:
         start = open_record(out, key)
         for value in values:
-            if 0 <= value < 0x80:  # every seat, most amounts: no call for them
+            if 0 <= value < 0x80:  # every seat, most amounts, most stacks: no call for them
                 out.append(value)
+            elif 0x80 <= value < 0x4000:
+                out.append(value & 0x7F | 0x80)
+                out.append(value >> 7)
             else:
                 append_varint(out, value)
         close_record(out, start)
