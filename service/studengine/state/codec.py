@@ -411,7 +411,9 @@ def decode_hand(msg: state_pb2.EngineHand) -> Hand:
     check_chips_conserved(starting_stacks, stacks, committed, 0 if result is None else result.rake)
     to_act = _optional_seat(msg, "to_act", players)
     check_to_act(to_act, over, folded, stacks)
-    tabled = list(_seats(msg.tabled, players, "tabled seat"))
+    tabled = msg.tabled[:]  # most often empty: no generator made for it
+    for seat in tabled:
+        _seat(seat, players, "tabled seat")
     check_tabled(tabled, table, folded, to_act)
     return Hand(
         variant=variant,
