@@ -191,8 +191,8 @@ def pack_moves(moves: Sequence[Move]) -> bytes:
 
 def unpack_moves(raw: bytes, players: int) -> list[Move]:
     """``pack_moves`` undone; StateInvalid names the first malformed action."""
-    moves: list[Move] = []
-    append, kinds, unsized = moves.append, ACTION_KINDS, _UNSIZED_CODES
+    moves: list[Move] = []  # moves.append: a native append when compiled (a bound one is not)
+    kinds, unsized = ACTION_KINDS, _UNSIZED_CODES
     at, end = 0, len(raw)
     while at < end:
         head = raw[at]
@@ -205,7 +205,7 @@ def unpack_moves(raw: bytes, players: int) -> list[Move]:
         if code >= len(kinds):
             raise StateInvalid(f"moves[{len(moves)}]: unknown action kind {code}")
         if code in unsized:
-            append(Move(seat, kinds[code], None, bool(head & 1)))
+            moves.append(Move(seat, kinds[code], None, bool(head & 1)))
             continue
         if at < end and raw[at] < 0x80:  # a one-byte total: no call for it
             to = raw[at]
@@ -215,7 +215,7 @@ def unpack_moves(raw: bytes, players: int) -> list[Move]:
                 to, at = read_varint(raw, at)
             except ValueError:
                 raise StateInvalid(f"moves[{len(moves)}]: a truncated amount") from None
-        append(Move(seat, kinds[code], to, bool(head & 1)))
+        moves.append(Move(seat, kinds[code], to, bool(head & 1)))
     return moves
 
 
