@@ -38,6 +38,7 @@ COMPILED = (
     "studengine/rules/hand.py",
     "studengine/rules/visibility.py",
     "studengine/state/wire.py",
+    "studengine/state/checks.py",
     "studengine/state/codec.py",
     "studengine/state/encoding.py",
     "studengine/api/conversions.py",

@@ -1,25 +1,23 @@
 """The state codec's cheaper parts against the ones they replaced (issue 22): the deck and
-dealt checks give the sort-based ones' verdict on random decks and dealings, valid and
-broken alike; the action log packs to the same bytes; the refusals whose reasons carry
-values (raised in place, not formatted on every call) give the reasons they gave."""
+dealt checks give the sort-based ones' verdict, and the set-based ones' verdict and reason,
+on random decks and dealings, valid and broken alike; the one-pass chip checks give the
+reasons of the min() and sum() ones; the action log packs to the same bytes; the refusals
+whose reasons carry values (raised in place, not formatted on every call) give the reasons
+they gave."""
 
 from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from operator import le
 
 import pytest
 from studengine.cards import DECK_SIZE
 from studengine.rules.types import ActionType, Move, Pot, Variant
 from studengine.rules.variants import VARIANTS, VariantSpec
-from studengine.state._gen.stud.internal.v1 import state_pb2
-from studengine.state.codec import (
-    ACTION_KINDS,
-    StateInvalid,
-    _cards,
-    _chips,
-    _seat,
+from studengine.state.checks import (
     check_cards_dealt,
+    check_chip_amounts,
     check_chips_conserved,
     check_deck,
     check_rake,
@@ -27,6 +25,13 @@ from studengine.state.codec import (
     check_seat_count,
     check_seat_lists,
     check_to_act,
+)
+from studengine.state.codec import (
+    ACTION_KINDS,
+    StateInvalid,
+    _cards,
+    _chips,
+    _seat,
     unpack_moves,
 )
 from studengine.state.encoding import pack_moves
@@ -51,11 +56,72 @@ def reference_cards_ok(
 
 
 def verdict(check: Callable[..., object], *args: object) -> bool:
+    return outcome(check, *args) is None
+
+
+def outcome(check: Callable[..., object], *args: object) -> str | None:
+    """The reason ``check`` refuses its arguments with, or None when it passes them."""
     try:
         check(*args)
-    except StateInvalid:
-        return False
-    return True
+    except StateInvalid as refused:
+        return str(refused)
+    return None
+
+
+def _refuse_unless(ok: bool, why: str) -> None:
+    if not ok:
+        raise StateInvalid(why)
+
+
+def reference_check_deck(raw_deck: bytes, dealt: int) -> None:
+    """check_deck as it was before the one pass: a set of the deck."""
+    _refuse_unless(
+        len(raw_deck) == DECK_SIZE and set(raw_deck) == set(range(DECK_SIZE)),
+        "the deck is not the 52 cards once each",
+    )
+    if dealt > DECK_SIZE:
+        raise StateInvalid(f"{dealt} cards dealt from a deck of {DECK_SIZE}")
+
+
+def reference_check_cards_dealt(
+    spec: VariantSpec, raw_cards: list[bytes], community: int | None, raw_deck: bytes, dealt: int
+) -> None:
+    """check_cards_dealt as it was before the one pass: sets of the cards and the deal."""
+    most = max(map(len, raw_cards))
+    if most > spec.cards_per_player:
+        raise StateInvalid(f"a seat holds {most} cards, at most {spec.cards_per_player}")
+    held = b"".join(raw_cards)
+    in_play = set(held)
+    count = len(held)
+    if community is not None:
+        in_play.add(community)
+        count += 1
+    _refuse_unless(
+        count == dealt and in_play == set(raw_deck[:dealt]),
+        "the cards in play are not the ones dealt",
+    )
+
+
+def reference_check_chip_amounts(
+    starting: list[int], stacks: list[int], committed: list[int], round_bets: list[int]
+) -> None:
+    """check_chip_amounts as it was before the one pass: four min() and a map."""
+    _refuse_unless(min(starting) > 0, "a starting stack is not positive")
+    _refuse_unless(min(stacks) >= 0, "a stack is negative")
+    _refuse_unless(min(committed) >= 0, "a committed amount is negative")
+    _refuse_unless(min(round_bets) >= 0, "a round bet is negative")
+    _refuse_unless(
+        all(map(le, round_bets, committed)), "a round bet is above the seat's committed chips"
+    )
+
+
+def reference_check_chips_conserved(
+    starting: list[int], stacks: list[int], committed: list[int], rake: int
+) -> None:
+    """check_chips_conserved as it was before the one pass: three sum()."""
+    have, had = sum(stacks) + sum(committed) + rake, sum(starting)
+    if have != had:
+        raise StateInvalid(f"chips not conserved: {have} in play and raked, {had} at the start")
 
 
 def random_deck(rng: random.Random) -> bytes:
@@ -108,18 +174,52 @@ def test_the_deck_and_dealt_checks_agree_with_the_sorting_ones(variant: Variant)
         deck = random_deck(rng)
         cards, community, dealt = random_dealing(rng, spec, deck)
         deck_ok = reference_deck_ok(deck, dealt)
-        assert verdict(check_deck, deck, dealt) == deck_ok, (deck, dealt)
+        deck_reason = outcome(reference_check_deck, deck, dealt)
+        assert outcome(check_deck, deck, dealt) == deck_reason, (deck, dealt)
+        assert (deck_reason is None) == deck_ok
         if not deck_ok:  # decode refuses before it looks at the cards
             continue
         expected = reference_cards_ok(spec, cards, community, deck, dealt)
-        assert verdict(check_cards_dealt, spec, cards, community, deck, dealt) == expected, (
+        reason = outcome(reference_check_cards_dealt, spec, cards, community, deck, dealt)
+        place = check_deck(deck, dealt)
+        assert outcome(check_cards_dealt, spec, cards, community, place, dealt) == reason, (
             cards,
             community,
             deck,
             dealt,
         )
+        assert (reason is None) == expected
         seen[expected] += 1
     assert min(seen.values()) > 300, seen  # both verdicts well exercised
+
+
+def random_amounts(rng: random.Random, players: int) -> list[int]:
+    """A seat list of chip amounts, now and then one of them zero or negative."""
+    amounts = [rng.choice((rng.randrange(1, 50), rng.randrange(1, 10**6))) for _ in range(players)]
+    if rng.random() < 0.3:
+        amounts[rng.randrange(players)] = rng.randrange(-3, 1)
+    return amounts
+
+
+def test_the_chip_checks_give_the_reasons_of_the_min_and_sum_ones() -> None:
+    """Random seat lists, broken in none, one or several ways at once: the same reason
+    (the first broken rule in the same order) or the same pass."""
+    rng = random.Random("i22-chips")
+    reasons: set[str | None] = set()
+    for _ in range(4000):
+        players = rng.randint(2, 10)
+        starting, stacks, committed = (random_amounts(rng, players) for _ in range(3))
+        round_bets = [rng.randint(-1, max(c, -1) + (rng.random() < 0.1)) for c in committed]
+        reason = outcome(reference_check_chip_amounts, starting, stacks, committed, round_bets)
+        assert outcome(check_chip_amounts, starting, stacks, committed, round_bets) == reason
+        reasons.add(reason)
+        rake = rng.randrange(3)
+        if rng.random() < 0.5:  # conserved: the starting stacks are what is in play
+            starting[0] = sum(stacks) + sum(committed) + rake - sum(starting[1:])
+        conserved = outcome(reference_check_chips_conserved, starting, stacks, committed, rake)
+        assert outcome(check_chips_conserved, starting, stacks, committed, rake) == conserved
+        reasons.add(conserved and conserved.split(":")[0])
+    assert len(reasons) == 7, reasons  # each kind of reason given, and passes
 
 
 def test_the_action_log_packs_as_it_did() -> None:
@@ -161,12 +261,12 @@ REFUSALS: dict[str, tuple[Callable[..., object], tuple[object, ...], str]] = {
     "dealt": (check_deck, (bytes(range(52)), 53), "53 cards dealt from a deck of 52"),
     "seat cards": (
         check_cards_dealt,
-        (FIVE, [bytes(range(6)), b""], None, bytes(range(52)), 6),
+        (FIVE, [bytes(range(6)), b""], None, list(range(52)), 6),
         "a seat holds 6 cards, at most 5",
     ),
     "street": (
         check_round,
-        (FIVE, state_pb2.EngineHand(street=4)),
+        (FIVE, 4, 0, 0, False, False),
         "street 4 is not one of the variant's",
     ),
     "folded": (check_to_act, (1, False, [False, True], [5, 5]), "seat 1 to act has folded"),

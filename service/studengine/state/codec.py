@@ -10,9 +10,8 @@ decoded hand is always safe to play.
 
 from __future__ import annotations
 
-from collections.abc import Sequence, Sized
+from collections.abc import Sequence
 from dataclasses import dataclass
-from operator import le
 from typing import Final, Literal
 
 from google.protobuf.message import DecodeError
@@ -31,9 +30,26 @@ from studengine.rules.types import (
     Table,
     Variant,
 )
-from studengine.rules.validation import validate_game, validate_table
-from studengine.rules.variants import VARIANTS, VariantSpec
+from studengine.rules.validation import validate_table
+from studengine.rules.variants import VARIANTS
 from studengine.state._gen.stud.internal.v1 import state_pb2
+from studengine.state.checks import (
+    StateInvalid as StateInvalid,  # re-exported: where callers have always found it
+)
+from studengine.state.checks import (
+    _check,
+    check_cards_dealt,
+    check_chip_amounts,
+    check_chips_conserved,
+    check_deck,
+    check_game_options,
+    check_rake,
+    check_round,
+    check_seat_count,
+    check_seat_lists,
+    check_tabled,
+    check_to_act,
+)
 from studengine.state.messages import table_values
 from studengine.state.wire import read_varint
 
@@ -42,7 +58,6 @@ HAND_ID_BYTES = 16
 SALT_BYTES = 32
 MAX_PLAYER_ID = 64
 
-FULL_DECK = frozenset(range(DECK_SIZE))
 _MAX_TABLES = 256  # bound on the caches of distinct tables
 VARIANT_CODES = {
     Variant.FIVE_CARD_STUD: 1,
@@ -60,10 +75,6 @@ _UNSIZED_CODES = frozenset(
 )
 
 
-class StateInvalid(ValueError):
-    """The bytes are not a state this server made (the reason is for tests and logs only)."""
-
-
 @dataclass
 class HandRecord:
     """A hand's full state: the engine's Hand plus what the service keeps beside it."""
@@ -75,11 +86,29 @@ class HandRecord:
     player_ids: list[str]
     hand: Hand
 
+    # Written out, not generated: the compiled build runs a class's own __init__ natively,
+    # a dataclass-generated one in the interpreter (every decode makes a record).
+    def __init__(
+        self,
+        hand_id: bytes,
+        seq: int,
+        test_deck: bool,
+        salt: bytes,
+        player_ids: list[str],
+        hand: Hand,
+    ) -> None:
+        self.hand_id = hand_id
+        self.seq = seq
+        self.test_deck = test_deck
+        self.salt = salt
+        self.player_ids = player_ids
+        self.hand = hand
+
 
 def unpack_moves(raw: bytes, players: int) -> list[Move]:
     """``pack_moves`` undone; StateInvalid names the first malformed action."""
-    moves: list[Move] = []
-    append, kinds, unsized = moves.append, ACTION_KINDS, _UNSIZED_CODES
+    moves: list[Move] = []  # moves.append: a native append when compiled (a bound one is not)
+    kinds, unsized = ACTION_KINDS, _UNSIZED_CODES
     at, end = 0, len(raw)
     while at < end:
         head = raw[at]
@@ -92,7 +121,7 @@ def unpack_moves(raw: bytes, players: int) -> list[Move]:
         if code >= len(kinds):
             raise StateInvalid(f"moves[{len(moves)}]: unknown action kind {code}")
         if code in unsized:
-            append(Move(seat, kinds[code], None, bool(head & 1)))
+            moves.append(Move(seat, kinds[code], None, bool(head & 1)))
             continue
         if at < end and raw[at] < 0x80:  # a one-byte total: no call for it
             to = raw[at]
@@ -102,20 +131,12 @@ def unpack_moves(raw: bytes, players: int) -> list[Move]:
                 to, at = read_varint(raw, at)
             except ValueError:
                 raise StateInvalid(f"moves[{len(moves)}]: a truncated amount") from None
-        append(Move(seat, kinds[code], to, bool(head & 1)))
+        moves.append(Move(seat, kinds[code], to, bool(head & 1)))
     return moves
 
 
 # ---- decoding ----------------------------------------------------------------------
-# One named check per invariant an engine state keeps; each refusal says precisely what
-# is wrong (for tests and logs: callers only ever get the one uniform answer).
-
-
-def _check(ok: bool, why: str) -> None:
-    """Refuse unless ``ok`` (a refusal whose reason has values in it raises in place
-    instead: an f-string would be formatted on every call, refused or not)."""
-    if not ok:
-        raise StateInvalid(why)
+# The named checks, one per invariant an engine state keeps, are in state.checks.
 
 
 def _seat(value: int, players: int, what: str) -> int:
@@ -219,120 +240,6 @@ def _optional_seat(msg: state_pb2.EngineHand, name: OptionalSeat, players: int) 
     return _seat(getattr(msg, name), players, name)
 
 
-def check_seat_count(spec: VariantSpec, players: int) -> None:
-    if not spec.min_players <= players <= spec.max_players:
-        raise StateInvalid(
-            f"{players} players: {spec.variant.value} takes"
-            f" {spec.min_players} to {spec.max_players}"
-        )
-
-
-def check_seat_lists(lists: dict[str, Sized], players: int) -> None:
-    """Every per-seat list (by its field's name) has one entry per player."""
-    for name, values in lists.items():
-        size = len(values)
-        if size != players:
-            raise StateInvalid(f"{name} has {size} entries for {players} players")
-
-
-def check_chip_amounts(
-    starting: list[int], stacks: list[int], committed: list[int], round_bets: list[int]
-) -> None:
-    _check(min(starting) > 0, "a starting stack is not positive")
-    _check(min(stacks) >= 0, "a stack is negative")
-    _check(min(committed) >= 0, "a committed amount is negative")
-    _check(min(round_bets) >= 0, "a round bet is negative")
-    _check(all(map(le, round_bets, committed)), "a round bet is above the seat's committed chips")
-
-
-def check_chips_conserved(
-    starting: list[int], stacks: list[int], committed: list[int], rake: int
-) -> None:
-    """R-CONSERVATION: stacks plus chips committed to the pot (plus the rake taken, once
-    the hand is over, R-RAKE) are the starting stacks."""
-    have, had = sum(stacks) + sum(committed) + rake, sum(starting)
-    if have != had:
-        raise StateInvalid(f"chips not conserved: {have} in play and raked, {had} at the start")
-
-
-def check_rake(rake: int, pots: Sequence[Pot]) -> None:
-    """R-RAKE: the result's rake is what its pots gave up, never negative."""
-    _check(rake >= 0, "result: a negative rake")
-    from_pots = sum(p.rake for p in pots)
-    if rake != from_pots:
-        raise StateInvalid(f"result: rake {rake}, the pots gave up {from_pots}")
-
-
-def check_game_options(spec: VariantSpec, table: Table) -> None:
-    """The table's options exist in the game (no open-pair option in Razz or Hi-Lo)."""
-    try:
-        validate_game(spec, table)
-    except InvalidHand as error:
-        raise StateInvalid(f"{error.field}: {error.reason}") from None
-
-
-def check_deck(raw_deck: bytes, dealt: int) -> None:
-    """The deck is the 52 cards once each (52 entries that make up the full set: a set,
-    not a sort, is the cheaper proof), and no more than the deck is dealt."""
-    _check(
-        len(raw_deck) == DECK_SIZE and set(raw_deck) == FULL_DECK,
-        "the deck is not the 52 cards once each",
-    )
-    if dealt > DECK_SIZE:
-        raise StateInvalid(f"{dealt} cards dealt from a deck of {DECK_SIZE}")
-
-
-def check_cards_dealt(
-    spec: VariantSpec, raw_cards: list[bytes], community: int | None, raw_deck: bytes, dealt: int
-) -> None:
-    """The seats' cards (and the community card) are exactly the deck's first ``dealt``.
-
-    The deck is checked first (``check_deck``), so its first ``dealt`` cards are distinct:
-    ``dealt`` cards in play that make up their set are those cards, once each."""
-    most = max(map(len, raw_cards))
-    if most > spec.cards_per_player:
-        raise StateInvalid(f"a seat holds {most} cards, at most {spec.cards_per_player}")
-    held = b"".join(raw_cards)
-    in_play = set(held)
-    count = len(held)
-    if community is not None:
-        in_play.add(community)
-        count += 1
-    _check(
-        count == dealt and in_play == set(raw_deck[:dealt]),
-        "the cards in play are not the ones dealt",
-    )
-
-
-def check_round(spec: VariantSpec, msg: state_pb2.EngineHand) -> None:
-    if msg.street >= len(spec.streets):
-        raise StateInvalid(f"street {msg.street} is not one of the variant's")
-    _check(msg.level >= 0 and msg.full_level >= 0, "a negative betting level")
-    _check(msg.over == msg.HasField("result"), "over and result disagree")
-
-
-def check_to_act(to_act: int | None, over: bool, folded: list[bool], stacks: list[int]) -> None:
-    """A seat to act is in a hand not over, has not folded and has chips."""
-    if to_act is None:
-        return
-    _check(not over, "a seat to act in a hand that is over")
-    if folded[to_act]:
-        raise StateInvalid(f"seat {to_act} to act has folded")
-    if stacks[to_act] <= 0:
-        raise StateInvalid(f"seat {to_act} to act has no chips")
-
-
-def check_tabled(tabled: list[int], table: Table, folded: list[bool], to_act: int | None) -> None:
-    """R-ALL-IN-FACE-UP: hands are tabled only on a table with the option, once nobody is
-    to act; the tabled seats are in seat order, once each, and none has folded."""
-    if not tabled:
-        return
-    _check(table.all_in_face_up, "hands tabled on a table without all_in_face_up")
-    _check(to_act is None, "a seat to act after the hands were tabled")
-    _check(tabled == sorted(set(tabled)), "tabled seats are not in seat order, once each")
-    _check(not any(folded[seat] for seat in tabled), "a tabled seat has folded")
-
-
 def decode_hand(msg: state_pb2.EngineHand) -> Hand:
     """The engine's Hand, every invariant checked (``StateInvalid`` names the broken one)."""
     variant = VARIANT_BY_CODE.get(msg.variant)
@@ -340,7 +247,8 @@ def decode_hand(msg: state_pb2.EngineHand) -> Hand:
         raise StateInvalid(f"variant: unknown code {msg.variant}")
     spec = VARIANTS[variant]
     table = _decode_table(msg.table)
-    # each repeated field copied once, as a list (a slice: cheaper than list())
+    # each field read once; each repeated one copied once, as a list (a slice: cheaper
+    # than list())
     starting_stacks = msg.starting_stacks[:]
     stacks = msg.stacks[:]
     committed = msg.committed[:]
@@ -352,6 +260,7 @@ def decode_hand(msg: state_pb2.EngineHand) -> Hand:
     raw_deck = msg.deck
     dealt = msg.dealt
     community = msg.community if msg.HasField("community") else None
+    street, level, full_level, over = msg.street, msg.level, msg.full_level, msg.over
     check_seat_count(spec, players)
     check_seat_lists(
         {
@@ -366,15 +275,16 @@ def decode_hand(msg: state_pb2.EngineHand) -> Hand:
     )
     check_chip_amounts(starting_stacks, stacks, committed, round_bets)
     check_game_options(spec, table)
-    check_deck(raw_deck, dealt)
-    check_cards_dealt(spec, raw_cards, community, raw_deck, dealt)
-    check_round(spec, msg)
-    result = _decode_result(msg.result, players) if msg.over else None
+    place = check_deck(raw_deck, dealt)
+    check_cards_dealt(spec, raw_cards, community, place, dealt)
+    check_round(spec, street, level, full_level, over, msg.HasField("result"))
+    result = _decode_result(msg.result, players) if over else None
     check_chips_conserved(starting_stacks, stacks, committed, 0 if result is None else result.rake)
-    over = msg.over
     to_act = _optional_seat(msg, "to_act", players)
     check_to_act(to_act, over, folded, stacks)
-    tabled = list(_seats(msg.tabled, players, "tabled seat"))
+    tabled = msg.tabled[:]  # most often empty: no generator made for it
+    for seat in tabled:
+        _seat(seat, players, "tabled seat")
     check_tabled(tabled, table, folded, to_act)
     return Hand(
         variant=variant,
@@ -388,16 +298,16 @@ def decode_hand(msg: state_pb2.EngineHand) -> Hand:
         cards=[list(c) for c in raw_cards],
         community=community,
         folded=folded,
-        street=msg.street,
+        street=street,
         to_act=to_act,
         round=BettingRound(
             table=table,
-            big_street=spec.streets[msg.street].big_bet,
+            big_street=spec.streets[street].big_bet,
             bets=round_bets,
             acted=acted,
             held=msg.round_held,
-            level=msg.level,
-            full_level=msg.full_level,
+            level=level,
+            full_level=full_level,
             full_bets=msg.bets,
             uncapped=msg.uncapped,
             open_pair=msg.open_pair,
@@ -421,12 +331,13 @@ def decode(data: bytes) -> HandRecord:
         msg.ParseFromString(data)
     except (DecodeError, RuntimeWarning, ValueError) as error:
         raise StateInvalid("not a state proto") from error
-    if msg.format_version != FORMAT_VERSION:
-        raise StateInvalid(f"format version {msg.format_version}")
-    if len(msg.hand_id) != HAND_ID_BYTES:
-        raise StateInvalid(f"hand id of {len(msg.hand_id)} bytes")
-    if len(msg.salt) != SALT_BYTES:
-        raise StateInvalid(f"salt of {len(msg.salt)} bytes")
+    version, hand_id, salt = msg.format_version, msg.hand_id, msg.salt
+    if version != FORMAT_VERSION:
+        raise StateInvalid(f"format version {version}")
+    if len(hand_id) != HAND_ID_BYTES:
+        raise StateInvalid(f"hand id of {len(hand_id)} bytes")
+    if len(salt) != SALT_BYTES:
+        raise StateInvalid(f"salt of {len(salt)} bytes")
     _check(msg.HasField("hand"), "no hand")
     hand = decode_hand(msg.hand)
     player_ids = msg.player_ids[:]
@@ -435,10 +346,10 @@ def decode(data: bytes) -> HandRecord:
     if not all(0 < len(p) <= MAX_PLAYER_ID for p in player_ids):
         raise StateInvalid(f"a player id is empty or longer than {MAX_PLAYER_ID}")
     return HandRecord(
-        hand_id=msg.hand_id,
+        hand_id=hand_id,
         seq=msg.seq,
         test_deck=msg.test_deck,
-        salt=msg.salt,
+        salt=salt,
         player_ids=player_ids,
         hand=hand,
     )
