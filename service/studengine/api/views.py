@@ -21,6 +21,7 @@ from studengine.api.conversions import (
 from studengine.rules.hand import Hand
 from studengine.rules.types import (
     ActionTaken,
+    ActionType,
     AntePosted,
     CardDealt,
     Event,
@@ -302,43 +303,45 @@ def _event_record(event: Event, viewer: int | None, tabled: frozenset[int]) -> b
 
 
 def event_bytes(event: Event, viewer: int | None, tabled: frozenset[int] = NONE_TABLED) -> bytes:
-    """``event_to_pb(event, viewer, tabled).SerializeToString()``, without the message."""
-    match event:
-        case CardDealt(seat, card, face_up, street):
-            visible = sees_dealt_card(event, viewer, tabled)
-            dealt = b"%b%b%b%b%b" % (
-                b"" if seat is None else _DEALT_SEATS[seat],  # present when set, even 0
-                _DEALT_CARDS[card] if visible else b"",
-                _DEALT_FACE_UP if face_up else b"",
-                int_field(_DEALT_STREET, street),
-                b"" if visible else _DEALT_HIDDEN,
-            )
-            return record(_CARD_DEALT, dealt)
-        case ActionTaken(seat, kind, to, amount, all_in, timeout):
-            action = b"%b%b%b%b%b%b" % (
-                int_field(_ACTION_SEAT, seat),
-                int_field(_ACTION_TYPE, ACTION_TO_PB[kind]),
-                int_field(_ACTION_TO, to),
-                int_field(_ACTION_AMOUNT, amount),
-                _ACTION_ALL_IN if all_in else b"",
-                _ACTION_TIMEOUT if timeout else b"",
-            )
-            return record(_ACTION_TAKEN, action)
-        case StreetStarted(street, name, betting, first):
-            started = b"%b%b%b%b" % (
-                int_field(_STARTED_STREET, street),
-                _text(_STARTED_NAME, name),
-                _STARTED_BETTING if betting else b"",
-                b"" if first is None else _FIRST_TO_ACT[first],  # present when set, even 0
-            )
-            return record(_STREET_STARTED, started)
-        case AntePosted(seat, amount, all_in):
-            ante = b"%b%b%b" % (
-                int_field(_ANTE_SEAT, seat),
-                int_field(_ANTE_AMOUNT, amount),
-                _ANTE_ALL_IN if all_in else b"",
-            )
-            return record(_ANTE_POSTED, ante)
+    """``event_to_pb(event, viewer, tabled).SerializeToString()``, without the message
+    (isinstance and attributes, not class patterns: mypyc compiles these to native reads)."""
+    if isinstance(event, CardDealt):
+        visible = sees_dealt_card(event, viewer, tabled)
+        seat = event.seat
+        dealt = b"%b%b%b%b%b" % (
+            b"" if seat is None else _DEALT_SEATS[seat],  # present when set, even 0
+            _DEALT_CARDS[event.card] if visible else b"",
+            _DEALT_FACE_UP if event.face_up else b"",
+            int_field(_DEALT_STREET, event.street),
+            b"" if visible else _DEALT_HIDDEN,
+        )
+        return record(_CARD_DEALT, dealt)
+    if isinstance(event, ActionTaken):
+        action = b"%b%b%b%b%b%b" % (
+            int_field(_ACTION_SEAT, event.seat),
+            _ACTION_TYPES[_ACTION_KINDS.index(event.type)],  # by identity: no enum hashing
+            int_field(_ACTION_TO, event.to),
+            int_field(_ACTION_AMOUNT, event.amount),
+            _ACTION_ALL_IN if event.all_in else b"",
+            _ACTION_TIMEOUT if event.timeout else b"",
+        )
+        return record(_ACTION_TAKEN, action)
+    if isinstance(event, StreetStarted):
+        first = event.first_to_act
+        started = b"%b%b%b%b" % (
+            int_field(_STARTED_STREET, event.street),
+            _text(_STARTED_NAME, event.name),
+            _STARTED_BETTING if event.betting else b"",
+            b"" if first is None else _FIRST_TO_ACT[first],  # present when set, even 0
+        )
+        return record(_STREET_STARTED, started)
+    if isinstance(event, AntePosted):
+        ante = b"%b%b%b" % (
+            int_field(_ANTE_SEAT, event.seat),
+            int_field(_ANTE_AMOUNT, event.amount),
+            _ANTE_ALL_IN if event.all_in else b"",
+        )
+        return record(_ANTE_POSTED, ante)
     return _end_event_bytes(event)
 
 
@@ -498,7 +501,10 @@ _FIRST_TO_ACT: Final = tuple(
     _key(pb.StreetStarted, "first_to_act") + varint(n) for n in range(_MOST_SEATS)
 )
 _ACTION_SEAT: Final = _key(pb.ActionTaken, "seat")
-_ACTION_TYPE: Final = _key(pb.ActionTaken, "type")
+_ACTION_KINDS: Final = tuple(ActionType)
+_ACTION_TYPES: Final = tuple(
+    int_field(_key(pb.ActionTaken, "type"), ACTION_TO_PB[kind]) for kind in _ACTION_KINDS
+)
 _ACTION_TO: Final = _key(pb.ActionTaken, "to")
 _ACTION_AMOUNT: Final = _key(pb.ActionTaken, "amount")
 _ACTION_ALL_IN: Final = _key(pb.ActionTaken, "all_in") + b"\x01"
