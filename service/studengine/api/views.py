@@ -230,7 +230,8 @@ class PublicParts:
         if sees_down_cards(self.revealed, seat, viewer):
             held = [_CARDS[c] for c in cards]
             held.append(self.ups[seat])
-            held += [_DOWN_CARDS[cards[i]] for i in spec.down_positions_of[len(cards)]]
+            for i in spec.down_positions_of[len(cards)]:
+                held.append(_DOWN_CARDS[cards[i]])
         else:
             up = spec.face_up
             held = [_CARDS[cards[i]] if up[i] else _HIDDEN_CARD for i in range(len(cards))]
@@ -319,7 +320,7 @@ def event_bytes(event: Event, viewer: int | None, tabled: frozenset[int] = NONE_
     if isinstance(event, ActionTaken):
         action = b"%b%b%b%b%b%b" % (
             int_field(_ACTION_SEAT, event.seat),
-            _ACTION_TYPES[_ACTION_KINDS.index(event.type)],  # by identity: no enum hashing
+            _action_type(event.type),
             int_field(_ACTION_TO, event.to),
             int_field(_ACTION_AMOUNT, event.amount),
             _ACTION_ALL_IN if event.all_in else b"",
@@ -343,6 +344,14 @@ def event_bytes(event: Event, viewer: int | None, tabled: frozenset[int] = NONE_
         )
         return record(_ANTE_POSTED, ante)
     return _end_event_bytes(event)
+
+
+def _action_type(kind: ActionType) -> bytes:
+    """ActionTaken's type field, the kind found by identity (no enum hashing)."""
+    for index, known in enumerate(_ACTION_KINDS):
+        if known is kind:
+            return _ACTION_TYPES[index]
+    raise TypeError(f"unknown action type {kind!r}")
 
 
 def _end_event_bytes(event: Event) -> bytes:
