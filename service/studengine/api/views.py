@@ -160,8 +160,8 @@ def serialized_views(hand: Hand, player_ids: Sequence[str], events: Sequence[Eve
     """HandUpdate's ``spectator`` and ``seats`` fields, serialized: the public parts built
     once, each seat's view those with its own private parts swapped in."""
     public = PublicParts(hand, player_ids, events)
-    views = [record(_SPECTATOR_TAG, public.view(None))]
-    views += [record(_SEAT_VIEWS_TAG, public.view(seat)) for seat in range(hand.players)]
+    views = [public.view(None, _SPECTATOR_TAG)]
+    views += [public.view(seat, _SEAT_VIEWS_TAG) for seat in range(hand.players)]
     return b"".join(views)
 
 
@@ -205,22 +205,27 @@ class PublicParts:
         parts += self.events
         self.public = b"".join(parts)
 
-    def view(self, viewer: int | None) -> bytes:
+    def view(self, viewer: int | None, key: bytes = b"") -> bytes:
         """The View of ``viewer`` (None: the spectator), serialized: the spectator's with
-        the viewer's own seat and the deals of its own down cards swapped in."""
+        the viewer's own seat and the deals of its own down cards swapped in; with a
+        ``key``, as that length-delimited field (in one copy: the views are long)."""
         public = self.public
         if viewer is None:
-            return public
+            return record(key, public) if key else public
         start, end = self.bounds[viewer], self.bounds[viewer + 1]
         own = self._seat(viewer, viewer)
         mine = self.private.get(viewer)
         if not mine:
-            return b"%b%b%b%b" % (_VIEWER_SEAT[viewer], public[:start], own, public[end:])
+            seat = _VIEWER_SEAT[viewer]
+            size = len(seat) + start + len(own) + len(public) - end
+            length = varint(size) if key else b""
+            return b"%b%b%b%b%b%b" % (key, length, seat, public[:start], own, public[end:])
         events = self.events.copy()
         for index, deal in mine:
             events[index] = _event_record(deal, viewer, NONE_TABLED)
         rest = public[end : self.events_at]  # the seats after the viewer's, the tail
-        return b"".join([_VIEWER_SEAT[viewer], public[:start], own, rest, *events])
+        view = b"".join([_VIEWER_SEAT[viewer], public[:start], own, rest, *events])
+        return record(key, view) if key else view
 
     def _seat(self, seat: int, viewer: int | None) -> bytes:
         """``seat``'s SeatInfo record as ``viewer`` sees it: its cards (fields 8 to 10)
