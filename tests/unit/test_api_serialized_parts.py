@@ -13,10 +13,31 @@ from collections.abc import Iterator
 import pytest
 from stud_api.stud.v1 import stud_engine_pb2 as pb
 from studengine.api.conversions import VARIANT_TO_PB, table_to_pb
-from studengine.api.views import build_view, build_views, event_to_pb, serialized_views
+from studengine.api.views import (
+    build_view,
+    build_views,
+    event_bytes,
+    event_to_pb,
+    serialized_views,
+)
 from studengine.cards import format_card
 from studengine.rules.hand import Hand, start_hand
-from studengine.rules.types import CardDealt, Event, HandShown, HandsTabled, Variant
+from studengine.rules.types import (
+    ActionTaken,
+    ActionType,
+    AntePosted,
+    CardDealt,
+    Event,
+    HandEnded,
+    HandMucked,
+    HandShown,
+    HandsTabled,
+    PotAwarded,
+    RakeTaken,
+    StreetStarted,
+    UncalledReturned,
+    Variant,
+)
 from studengine.rules.variants import VARIANTS
 from studengine.rules.visibility import revealed_seats, tabled_after
 from studengine.state.codec import HandRecord, decode
@@ -171,6 +192,55 @@ def test_views_are_the_from_scratch_views_byte_for_byte(variant: Variant) -> Non
             revealed += any(isinstance(e, HandShown) for e in events)
     # deals hidden from the spectator, hands tabled, hands shown at the showdown: covered
     assert steps > 600 and private > 150 and tabled > 5 and revealed > 15
+
+
+BIG = 2**40 + 3  # an amount of six varint bytes
+# events the random hands rarely or never make: seat 0 and street 0 (present or absent
+# by presence), big and zero amounts, empty strings, the community card, the clock
+EDGE_EVENTS: list[Event] = [
+    AntePosted(0, 0, False),
+    AntePosted(7, BIG, True),
+    CardDealt(0, 0, False, 0),
+    CardDealt(0, 51, True, 0),
+    CardDealt(None, 12, False, 4),  # the community card (R-COMMUNITY-CARD)
+    StreetStarted(0, "", False, None),
+    StreetStarted(4, "Seventh Street", True, 0),
+    *(ActionTaken(0, kind, 0, 0, False) for kind in ActionType),
+    ActionTaken(3, ActionType.RAISE, BIG, BIG - 1, True, True),
+    UncalledReturned(0, 0),
+    UncalledReturned(2, BIG),
+    HandShown(0, (), (), 0, ""),
+    HandShown(1, (0, 1, 2, 3, 4, 5, 6), (6, 5, 4, 3, 2), BIG, "x" * 200, 9, (0, 1), "low"),
+    HandsTabled((), ()),
+    HandsTabled((0, 3), ((), (51, 0, 7))),
+    RakeTaken(0),
+    RakeTaken(BIG),
+    HandMucked(0),
+    PotAwarded(0, 0, (), (), ""),
+    PotAwarded(2, BIG, (0, 4), (BIG, 1), "a pair", (0,), (300,), "8-low", BIG),
+    HandEnded(()),
+    HandEnded((0, 1, 0x80, BIG)),
+]
+
+
+def test_each_event_is_its_message_byte_for_byte() -> None:
+    """Every kind, as every viewer sees it (the spectator, the seat dealt to, another
+    seat), before and after a tabling (R-ALL-IN-FACE-UP): hidden and shown deals."""
+    events = list(EDGE_EVENTS)
+    for _hand, step in played_hands(11, 200):
+        events += step
+    kinds: set[type] = set()
+    hidden = shown = 0
+    for event in events:
+        for viewer in (None, 0, 1, 3, 7):
+            for tabled in (frozenset(), frozenset({0}), frozenset({1, 3})):
+                expected = event_to_pb(event, viewer, tabled).SerializeToString()
+                assert event_bytes(event, viewer, tabled) == expected, (event, viewer, tabled)
+                if isinstance(event, CardDealt) and not event.face_up:
+                    hidden += event_to_pb(event, viewer, tabled).card_dealt.hidden
+                    shown += not event_to_pb(event, viewer, tabled).card_dealt.hidden
+        kinds.add(type(event))
+    assert len(kinds) == 11 and hidden > 100 and shown > 100
 
 
 def test_one_view_is_the_same_as_in_all_views() -> None:

@@ -119,3 +119,15 @@ def test_tags_are_protobufs_keys() -> None:
             key + wire.varint(int(value))
             == state_pb2.EngineHand(**{name: value}).SerializeToString()
         )
+
+
+@pytest.mark.parametrize("value", [v for v in VALUES if v < 2**63])
+def test_int_field_is_protobufs(value: int) -> None:
+    key = wire.varint_key(pb.View.DESCRIPTOR.fields_by_name["pot"])  # an int64
+    assert wire.int_field(key, value) == pb.View(pot=value).SerializeToString()  # 0: b""
+
+
+def test_int_field_refuses_a_negative_value() -> None:
+    key = wire.varint_key(pb.View.DESCRIPTOR.fields_by_name["pot"])
+    with pytest.raises(ValueError, match="negative"):
+        wire.int_field(key, -1)

@@ -6,8 +6,9 @@ decides what a viewer may see.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Final
+from typing import Any, Final
 
+from google.protobuf.descriptor import FieldDescriptor
 from stud_api.stud.v1 import stud_engine_pb2 as pb
 
 from studengine.api.conversions import (
@@ -20,6 +21,7 @@ from studengine.api.conversions import (
 from studengine.rules.hand import Hand
 from studengine.rules.types import (
     ActionTaken,
+    ActionType,
     AntePosted,
     CardDealt,
     Event,
@@ -42,7 +44,7 @@ from studengine.rules.visibility import (
     sees_down_cards,
     tabled_after,
 )
-from studengine.state.wire import length_key, record, varint, varint_key
+from studengine.state.wire import int_field, length_key, record, varint, varint_key
 
 
 def event_to_pb(event: Event, viewer: int | None, tabled: frozenset[int] = NONE_TABLED) -> pb.Event:
@@ -158,8 +160,8 @@ def serialized_views(hand: Hand, player_ids: Sequence[str], events: Sequence[Eve
     """HandUpdate's ``spectator`` and ``seats`` fields, serialized: the public parts built
     once, each seat's view those with its own private parts swapped in."""
     public = PublicParts(hand, player_ids, events)
-    views = [record(_SPECTATOR_TAG, public.view(None))]
-    views += [record(_SEAT_VIEWS_TAG, public.view(seat)) for seat in range(hand.players)]
+    views = [public.view(None, _SPECTATOR_TAG)]
+    views += [public.view(seat, _SEAT_VIEWS_TAG) for seat in range(hand.players)]
     return b"".join(views)
 
 
@@ -178,14 +180,10 @@ class PublicParts:
     def __init__(self, hand: Hand, player_ids: Sequence[str], events: Sequence[Event]) -> None:
         self.hand = hand
         self.revealed = revealed_seats(hand)
-        self.head = _head(hand)
-        seats = range(hand.players)
         # each seat's fields before its cards, its up cards, and its fields after them
-        self.fronts = [_seat_front(hand, seat, player_ids[seat]) for seat in seats]
-        self.ups = [_up_cards(hand, seat) for seat in seats]
-        self.backs = [_seat_back(hand, seat, self.revealed) for seat in seats]
-        self.seats = [self._seat(seat, None) for seat in seats]  # as the spectator sees them
-        self.tail = _tail(hand)
+        self.fronts = [_seat_front(hand, seat, player_ids[seat]) for seat in range(hand.players)]
+        self.ups = [_up_cards(hand, seat) for seat in range(hand.players)]
+        self.backs = [_seat_back(hand, seat, self.revealed) for seat in range(hand.players)]
         cut, tabled = tabled_after(hand, events)  # R-ALL-IN-FACE-UP: deals after it public
         self.events: list[bytes] = []
         self.private: dict[int, list[tuple[int, CardDealt]]] = {}  # seat: deals it alone sees
@@ -195,40 +193,57 @@ class PublicParts:
             deal = event if isinstance(event, CardDealt) else None
             if deal is not None and deal.seat is not None and not sees_dealt_card(deal, None, seen):
                 self.private.setdefault(deal.seat, []).append((index, deal))
+        # the spectator's view, and where in it each seat's record starts (``bounds``,
+        # the last one where the seats end) and the events start
+        parts = [_head(hand)]
+        self.bounds = [len(parts[0])]
+        for seat in range(hand.players):
+            parts.append(self._seat(seat, None))
+            self.bounds.append(self.bounds[-1] + len(parts[-1]))
+        parts.append(_tail(hand))
+        self.events_at = self.bounds[-1] + len(parts[-1])
+        parts += self.events
+        self.public = b"".join(parts)
 
-    def view(self, viewer: int | None) -> bytes:
-        """The View of ``viewer`` (None: the spectator), serialized: the public parts with
-        the viewer's own seat and the deals of its own down cards swapped in."""
+    def view(self, viewer: int | None, key: bytes = b"") -> bytes:
+        """The View of ``viewer`` (None: the spectator), serialized: the spectator's with
+        the viewer's own seat and the deals of its own down cards swapped in; with a
+        ``key``, as that length-delimited field (in one copy: the views are long)."""
+        public = self.public
         if viewer is None:
-            return b"".join((self.head, *self.seats, self.tail, *self.events))
-        seats = self.seats
-        if not sees_down_cards(self.revealed, viewer, None):  # else the spectator sees them
-            seats = seats.copy()
-            seats[viewer] = self._seat(viewer, viewer)
-        events = self.events
+            return record(key, public) if key else public
+        start, end = self.bounds[viewer], self.bounds[viewer + 1]
+        own = self._seat(viewer, viewer)
         mine = self.private.get(viewer)
-        if mine:
-            events = events.copy()
-            for index, deal in mine:
-                events[index] = _event_record(deal, viewer, NONE_TABLED)
-        return b"".join((_VIEWER_SEAT[viewer], self.head, *seats, self.tail, *events))
+        if not mine:
+            seat = _VIEWER_SEAT[viewer]
+            size = len(seat) + start + len(own) + len(public) - end
+            length = varint(size) if key else b""
+            return b"%b%b%b%b%b%b" % (key, length, seat, public[:start], own, public[end:])
+        events = self.events.copy()
+        for index, deal in mine:
+            events[index] = _event_record(deal, viewer, NONE_TABLED)
+        rest = public[end : self.events_at]  # the seats after the viewer's, the tail
+        view = b"".join([_VIEWER_SEAT[viewer], public[:start], own, rest, *events])
+        return record(key, view) if key else view
 
     def _seat(self, seat: int, viewer: int | None) -> bytes:
         """``seat``'s SeatInfo record as ``viewer`` sees it: its cards (fields 8 to 10)
         between the fields before and after them, the down cards only if ``visibility``
         shows them to the viewer."""
         cards, spec = self.hand.cards[seat], self.hand.spec
-        info = [self.fronts[seat]]
         if sees_down_cards(self.revealed, seat, viewer):
-            info += [_CARDS[c] for c in cards]
-            info.append(self.ups[seat])
-            info += [_DOWN_CARDS[cards[i]] for i in spec.down_positions_of[len(cards)]]
+            held = [_CARDS[c] for c in cards]
+            held.append(self.ups[seat])
+            for i in spec.down_positions_of[len(cards)]:
+                held.append(_DOWN_CARDS[cards[i]])
         else:
             up = spec.face_up
-            info += [_CARDS[cards[i]] if up[i] else _HIDDEN_CARD for i in range(len(cards))]
-            info.append(self.ups[seat])
-        info.append(self.backs[seat])
-        return record(_SEATS_TAG, b"".join(info))
+            held = [_CARDS[cards[i]] if up[i] else _HIDDEN_CARD for i in range(len(cards))]
+            held.append(self.ups[seat])
+        front, middle, back = self.fronts[seat], b"".join(held), self.backs[seat]
+        size = len(front) + len(middle) + len(back)
+        return b"%b%b%b%b%b" % (_SEATS_TAG, varint(size), front, middle, back)
 
 
 def _up_cards(hand: Hand, seat: int) -> bytes:
@@ -240,16 +255,14 @@ def _up_cards(hand: Hand, seat: int) -> bytes:
 def _seat_front(hand: Hand, seat: int, player_id: str) -> bytes:
     """SeatInfo's fields 1 to 7: the seat, its player and chips, folded or all-in."""
     stack, folded = hand.stacks[seat], hand.folded[seat]
-    return b"".join(
-        (
-            _SEAT_NUMBERS[seat],
-            _text(_PLAYER_ID, player_id),
-            _int(_STACK, stack),
-            _int(_COMMITTED, hand.committed[seat]),
-            _int(_ROUND_BET, hand.round.bets[seat]),
-            _FOLDED if folded else b"",
-            _ALL_IN if not folded and stack == 0 else b"",
-        )
+    return b"%b%b%b%b%b%b%b" % (
+        _SEAT_NUMBERS[seat],
+        _text(_PLAYER_ID, player_id),
+        int_field(_STACK, stack),
+        int_field(_COMMITTED, hand.committed[seat]),
+        int_field(_ROUND_BET, hand.round.bets[seat]),
+        _FOLDED if folded else b"",
+        _ALL_IN if not folded and stack == 0 else b"",
     )
 
 
@@ -265,14 +278,12 @@ def _seat_back(hand: Hand, seat: int, revealed: frozenset[int]) -> bytes:
 
 def _head(hand: Hand) -> bytes:
     """View's fields 2 to 7: the game, its table, the button, the street and the pot."""
-    return b"".join(
-        (
-            _game_fields(hand.variant, hand.table),
-            _int(_BUTTON, hand.button),
-            _int(_STREET, hand.street),
-            _text(_STREET_NAME, hand.street_name),
-            _int(_POT, hand.pot),
-        )
+    return b"%b%b%b%b%b" % (
+        _game_fields(hand.variant, hand.table),
+        int_field(_BUTTON, hand.button),
+        int_field(_STREET, hand.street),
+        _text(_STREET_NAME, hand.street_name),
+        int_field(_POT, hand.pot),
     )
 
 
@@ -288,19 +299,155 @@ def _tail(hand: Hand) -> bytes:
 
 
 def _event_record(event: Event, viewer: int | None, tabled: frozenset[int]) -> bytes:
-    return record(_EVENTS_TAG, event_to_pb(event, viewer, tabled).SerializeToString())
+    """View's field 8: one event as ``viewer`` sees it."""
+    return record(_EVENTS_TAG, event_bytes(event, viewer, tabled))
+
+
+# ---- the events as serialized parts ---------------------------------------------------
+# Each is ``event_to_pb``'s message, serialized, assembled field by field in field order
+# (tests/unit/test_api_serialized_parts.py holds every kind to the message's bytes).
+
+
+def event_bytes(event: Event, viewer: int | None, tabled: frozenset[int] = NONE_TABLED) -> bytes:
+    """``event_to_pb(event, viewer, tabled).SerializeToString()``, without the message
+    (isinstance and attributes, not class patterns: mypyc compiles these to native reads)."""
+    if isinstance(event, CardDealt):
+        visible = sees_dealt_card(event, viewer, tabled)
+        seat = event.seat
+        dealt = b"%b%b%b%b%b" % (
+            b"" if seat is None else _DEALT_SEATS[seat],  # present when set, even 0
+            _DEALT_CARDS[event.card] if visible else b"",
+            _DEALT_FACE_UP if event.face_up else b"",
+            int_field(_DEALT_STREET, event.street),
+            b"" if visible else _DEALT_HIDDEN,
+        )
+        return record(_CARD_DEALT, dealt)
+    if isinstance(event, ActionTaken):
+        action = b"%b%b%b%b%b%b" % (
+            int_field(_ACTION_SEAT, event.seat),
+            _action_type(event.type),
+            int_field(_ACTION_TO, event.to),
+            int_field(_ACTION_AMOUNT, event.amount),
+            _ACTION_ALL_IN if event.all_in else b"",
+            _ACTION_TIMEOUT if event.timeout else b"",
+        )
+        return record(_ACTION_TAKEN, action)
+    if isinstance(event, StreetStarted):
+        first = event.first_to_act
+        started = b"%b%b%b%b" % (
+            int_field(_STARTED_STREET, event.street),
+            _text(_STARTED_NAME, event.name),
+            _STARTED_BETTING if event.betting else b"",
+            b"" if first is None else _FIRST_TO_ACT[first],  # present when set, even 0
+        )
+        return record(_STREET_STARTED, started)
+    if isinstance(event, AntePosted):
+        ante = b"%b%b%b" % (
+            int_field(_ANTE_SEAT, event.seat),
+            int_field(_ANTE_AMOUNT, event.amount),
+            _ANTE_ALL_IN if event.all_in else b"",
+        )
+        return record(_ANTE_POSTED, ante)
+    return _end_event_bytes(event)
+
+
+def _action_type(kind: ActionType) -> bytes:
+    """ActionTaken's type field, the kind found by identity (no enum hashing)."""
+    for index, known in enumerate(_ACTION_KINDS):
+        if known is kind:
+            return _ACTION_TYPES[index]
+    raise TypeError(f"unknown action type {kind!r}")
+
+
+def _end_event_bytes(event: Event) -> bytes:
+    """``event_bytes`` of an event of a hand's end (the same for every viewer)."""
+    match event:
+        case UncalledReturned(seat, amount):
+            returned = int_field(_UNCALLED_SEAT, seat) + int_field(_UNCALLED_AMOUNT, amount)
+            return record(_UNCALLED_RETURNED, returned)
+        case HandShown():
+            return record(_HAND_SHOWN, _shown_bytes(event))
+        case HandsTabled(seats, cards):
+            hands = [
+                record(
+                    _TABLED_HANDS, b"".join([int_field(_TABLED_SEAT, seat), *_tabled_cards(held)])
+                )
+                for seat, held in zip(seats, cards, strict=True)
+            ]
+            return record(_HANDS_TABLED, b"".join(hands))
+        case RakeTaken(amount):
+            return record(_RAKE_TAKEN, int_field(_RAKE_AMOUNT, amount))
+        case HandMucked(seat):
+            return record(_HAND_MUCKED, int_field(_MUCKED_SEAT, seat))
+        case PotAwarded():
+            return record(_POT_AWARDED, _pot_bytes(event))
+        case HandEnded(stacks):
+            return record(_HAND_ENDED, _packed(_ENDED_STACKS, stacks))
+    raise TypeError(f"unknown event {event!r}")
+
+
+def _tabled_cards(cards: Sequence[int]) -> list[bytes]:
+    return [_TABLED_CARDS[c] for c in cards]
+
+
+def _shown_bytes(shown: HandShown) -> bytes:
+    """A HandShown message's fields."""
+    parts = [int_field(_SHOWN_SEAT, shown.seat)]
+    parts += [_SHOWN_CARDS[c] for c in shown.cards]
+    parts += [_SHOWN_BEST_FIVE[c] for c in shown.best_five]
+    parts.append(int_field(_SHOWN_RANK, shown.rank))
+    parts.append(_text(_SHOWN_DESCRIPTION, shown.description))
+    parts.append(int_field(_SHOWN_LOW, shown.low))
+    parts += [_SHOWN_LOW_BEST_FIVE[c] for c in shown.low_best_five]
+    parts.append(_text(_SHOWN_LOW_DESCRIPTION, shown.low_description))
+    return b"".join(parts)
+
+
+def _pot_bytes(pot: PotAwarded) -> bytes:
+    """A PotAwarded message's fields."""
+    return b"".join(
+        [
+            int_field(_POT_INDEX, pot.pot),
+            int_field(_POT_AMOUNT, pot.amount),
+            _packed(_POT_WINNERS, pot.winners),
+            _packed(_POT_SHARES, pot.shares),
+            _text(_POT_DESCRIPTION, pot.description),
+            _packed(_POT_LOW_WINNERS, pot.low_winners),
+            _packed(_POT_LOW_SHARES, pot.low_shares),
+            _text(_POT_LOW_DESCRIPTION, pot.low_description),
+            int_field(_POT_RAKE, pot.rake),
+        ]
+    )
 
 
 # ---- the wire format of the fields above (proto3: a field at its default is absent) ----
 
 
-def _int(key: bytes, value: int) -> bytes:
-    """An integer field: absent when 0 (proto3)."""
-    return key + varint(value) if value else b""
-
-
 def _text(key: bytes, text: str) -> bytes:
+    """A string field: absent when empty (proto3)."""
     return record(key, text.encode()) if text else b""
+
+
+def _packed(key: bytes, values: Sequence[int]) -> bytes:
+    """A packed repeated integer field (proto3: absent when empty); none is negative."""
+    return record(key, b"".join([varint(v) for v in values])) if values else b""
+
+
+def _key(message: Any, name: str, packed: bool = False) -> bytes:
+    """The key of a field of ``message`` (below 16): length-delimited for a string, a
+    message or a ``packed`` repeated integer field, else an integer's."""
+    field = message.DESCRIPTOR.fields_by_name[name]
+    if packed or field.type in _LENGTH_DELIMITED:
+        return length_key(field)
+    return varint_key(field)
+
+
+def _cards_field(key: bytes) -> tuple[bytes, ...]:
+    """Each card's text as one string field (or one element of a repeated one)."""
+    return tuple(record(key, text.encode()) for text in CARD_TEXT)
+
+
+_LENGTH_DELIMITED: Final = (FieldDescriptor.TYPE_STRING, FieldDescriptor.TYPE_MESSAGE)
 
 
 _VIEW = pb.View.DESCRIPTOR.fields_by_name
@@ -320,9 +467,9 @@ _ROUND_BET: Final = varint_key(_SEAT["round_bet"])
 # whole fields: each seat number, each count of down cards, the flags set (true)
 _MOST_SEATS: Final = max(spec.max_players for spec in VARIANTS.values())
 _MOST_CARDS: Final = max(len(spec.face_up) for spec in VARIANTS.values())
-_SEAT_NUMBERS: Final = tuple(_int(varint_key(_SEAT["seat"]), n) for n in range(_MOST_SEATS))
+_SEAT_NUMBERS: Final = tuple(int_field(varint_key(_SEAT["seat"]), n) for n in range(_MOST_SEATS))
 _DOWN_CARD_COUNTS: Final = tuple(
-    _int(varint_key(_SEAT["down_card_count"]), n) for n in range(_MOST_CARDS + 1)
+    int_field(varint_key(_SEAT["down_card_count"]), n) for n in range(_MOST_CARDS + 1)
 )
 _FOLDED: Final = varint_key(_SEAT["folded"]) + b"\x01"
 _ALL_IN: Final = varint_key(_SEAT["all_in"]) + b"\x01"
@@ -336,8 +483,71 @@ _UP_CARDS: Final = tuple(record(length_key(_SEAT["up_cards"]), t.encode()) for t
 _DOWN_CARDS: Final = tuple(record(length_key(_SEAT["down_cards"]), t.encode()) for t in CARD_TEXT)
 _HIDDEN_CARD: Final = record(length_key(_SEAT["cards"]), b"")
 # View.viewer_seat for each seat
-_VIEWER_SEAT: Final = tuple(pb.View(viewer_seat=s).SerializeToString() for s in range(_MOST_SEATS))
+_VIEWER_SEAT: Final[tuple[bytes, ...]] = tuple(
+    pb.View(viewer_seat=s).SerializeToString() for s in range(_MOST_SEATS)
+)
 _GAME_FIELDS: Final[dict[tuple[Variant, Table], bytes]] = {}
+
+# the events' keys: each kind's in Event (a oneof), then each kind's own fields
+_ANTE_POSTED: Final = _key(pb.Event, "ante_posted")
+_CARD_DEALT: Final = _key(pb.Event, "card_dealt")
+_STREET_STARTED: Final = _key(pb.Event, "street_started")
+_ACTION_TAKEN: Final = _key(pb.Event, "action_taken")
+_UNCALLED_RETURNED: Final = _key(pb.Event, "uncalled_returned")
+_HAND_SHOWN: Final = _key(pb.Event, "hand_shown")
+_HAND_MUCKED: Final = _key(pb.Event, "hand_mucked")
+_POT_AWARDED: Final = _key(pb.Event, "pot_awarded")
+_HAND_ENDED: Final = _key(pb.Event, "hand_ended")
+_RAKE_TAKEN: Final = _key(pb.Event, "rake_taken")
+_HANDS_TABLED: Final = _key(pb.Event, "hands_tabled")
+_ANTE_SEAT: Final = _key(pb.AntePosted, "seat")
+_ANTE_AMOUNT: Final = _key(pb.AntePosted, "amount")
+_ANTE_ALL_IN: Final = _key(pb.AntePosted, "all_in") + b"\x01"
+_DEALT_SEATS: Final = tuple(_key(pb.CardDealt, "seat") + varint(n) for n in range(_MOST_SEATS))
+_DEALT_CARDS: Final = _cards_field(_key(pb.CardDealt, "card"))
+_DEALT_FACE_UP: Final = _key(pb.CardDealt, "face_up") + b"\x01"
+_DEALT_STREET: Final = _key(pb.CardDealt, "street")
+_DEALT_HIDDEN: Final = _key(pb.CardDealt, "hidden") + b"\x01"
+_STARTED_STREET: Final = _key(pb.StreetStarted, "street")
+_STARTED_NAME: Final = _key(pb.StreetStarted, "name")
+_STARTED_BETTING: Final = _key(pb.StreetStarted, "betting") + b"\x01"
+_FIRST_TO_ACT: Final = tuple(
+    _key(pb.StreetStarted, "first_to_act") + varint(n) for n in range(_MOST_SEATS)
+)
+_ACTION_SEAT: Final = _key(pb.ActionTaken, "seat")
+_ACTION_KINDS: Final = tuple(ActionType)
+_ACTION_TYPES: Final = tuple(
+    int_field(_key(pb.ActionTaken, "type"), ACTION_TO_PB[kind]) for kind in _ACTION_KINDS
+)
+_ACTION_TO: Final = _key(pb.ActionTaken, "to")
+_ACTION_AMOUNT: Final = _key(pb.ActionTaken, "amount")
+_ACTION_ALL_IN: Final = _key(pb.ActionTaken, "all_in") + b"\x01"
+_ACTION_TIMEOUT: Final = _key(pb.ActionTaken, "timeout") + b"\x01"
+_UNCALLED_SEAT: Final = _key(pb.UncalledReturned, "seat")
+_UNCALLED_AMOUNT: Final = _key(pb.UncalledReturned, "amount")
+_SHOWN_SEAT: Final = _key(pb.HandShown, "seat")
+_SHOWN_CARDS: Final = _cards_field(_key(pb.HandShown, "cards"))
+_SHOWN_BEST_FIVE: Final = _cards_field(_key(pb.HandShown, "best_five"))
+_SHOWN_RANK: Final = _key(pb.HandShown, "rank")
+_SHOWN_DESCRIPTION: Final = _key(pb.HandShown, "description")
+_SHOWN_LOW: Final = _key(pb.HandShown, "low")
+_SHOWN_LOW_BEST_FIVE: Final = _cards_field(_key(pb.HandShown, "low_best_five"))
+_SHOWN_LOW_DESCRIPTION: Final = _key(pb.HandShown, "low_description")
+_TABLED_HANDS: Final = _key(pb.HandsTabled, "hands")
+_TABLED_SEAT: Final = _key(pb.TabledHand, "seat")
+_TABLED_CARDS: Final = _cards_field(_key(pb.TabledHand, "cards"))
+_RAKE_AMOUNT: Final = _key(pb.RakeTaken, "amount")
+_MUCKED_SEAT: Final = _key(pb.HandMucked, "seat")
+_POT_INDEX: Final = _key(pb.PotAwarded, "pot")
+_POT_AMOUNT: Final = _key(pb.PotAwarded, "amount")
+_POT_WINNERS: Final = _key(pb.PotAwarded, "winners", packed=True)
+_POT_SHARES: Final = _key(pb.PotAwarded, "shares", packed=True)
+_POT_DESCRIPTION: Final = _key(pb.PotAwarded, "description")
+_POT_LOW_WINNERS: Final = _key(pb.PotAwarded, "low_winners", packed=True)
+_POT_LOW_SHARES: Final = _key(pb.PotAwarded, "low_shares", packed=True)
+_POT_LOW_DESCRIPTION: Final = _key(pb.PotAwarded, "low_description")
+_POT_RAKE: Final = _key(pb.PotAwarded, "rake")
+_ENDED_STACKS: Final = _key(pb.HandEnded, "stacks", packed=True)
 
 
 def _game_fields(variant: Variant, table: Table) -> bytes:

@@ -10,6 +10,7 @@ from typing import Final
 from google.protobuf.descriptor import FieldDescriptor
 
 _ONE_BYTE: Final = tuple(bytes([n]) for n in range(0x80))
+_CONTINUED: Final = tuple(bytes([n | 0x80]) for n in range(0x80))  # a varint's byte with more after
 
 
 def put_varint(out: bytearray, value: int) -> None:
@@ -24,15 +25,20 @@ def put_varint(out: bytearray, value: int) -> None:
 
 def varint(value: int) -> bytes:
     """``value`` (0 or more) as a base-128 varint; ValueError when it is negative. Those
-    below 2**21 (every seat, count and street, most chip amounts) are made without a loop."""
+    below 2**21 (every seat, count and street, most chip amounts) are made without a loop,
+    of bytes made once (mypyc compiles ``b"%b..." %`` to one copy of each part)."""
     if value < 0x80:
         if value < 0:
             raise ValueError(f"a negative varint: {value}")
         return _ONE_BYTE[value]
     if value < 0x4000:
-        return bytes((value & 0x7F | 0x80, value >> 7))
+        return _CONTINUED[value & 0x7F] + _ONE_BYTE[value >> 7]
     if value < 0x200000:
-        return bytes((value & 0x7F | 0x80, value >> 7 & 0x7F | 0x80, value >> 14))
+        return b"%b%b%b" % (
+            _CONTINUED[value & 0x7F],
+            _CONTINUED[value >> 7 & 0x7F],
+            _ONE_BYTE[value >> 14],
+        )
     out = bytearray()
     put_varint(out, value)
     return bytes(out)
@@ -72,7 +78,7 @@ def record(key: bytes, payload: bytes) -> bytes:
     """A serialized message (or bytes, or string) as one length-delimited field: the
     field's ``key``, the payload's length, the payload."""
     size = len(payload)
-    return key + (_ONE_BYTE[size] if size < 0x80 else varint(size)) + payload  # most are short
+    return b"%b%b%b" % (key, _ONE_BYTE[size] if size < 0x80 else varint(size), payload)
 
 
 # ---- into a list of byte values (the state's encoding: one bytes() at its end) -------
@@ -133,3 +139,18 @@ def append_packed(out: list[int], key: int, values: list[int]) -> None:
             else:
                 append_varint(out, value)
         close_record(out, start)
+
+
+# ---- whole fields as bytes (the views) -------------------------------------------------
+
+
+def int_field(key: bytes, value: int) -> bytes:
+    """An integer or enum field with its ``key`` (``varint_key``), as proto3 writes it:
+    nothing when the value is 0 (its default); ValueError when it is negative."""
+    if 0 < value < 0x80:  # every seat, count, street and enum, most amounts
+        return key + _ONE_BYTE[value]
+    if value == 0:
+        return b""
+    if 0x80 <= value < 0x4000:
+        return b"%b%b%b" % (key, _CONTINUED[value & 0x7F], _ONE_BYTE[value >> 7])
+    return key + varint(value)
