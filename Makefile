@@ -254,7 +254,8 @@ unit: $(STAMP) $(GEN) $(COMPILED)
 # differential, the codec and the views
 ENGINE_TESTS := tests/unit/test_build.py tests/unit/test_cards.py tests/unit/test_conformance.py \
                 $(wildcard tests/unit/test_rules_*.py) tests/unit/test_history_pokerkit.py \
-                tests/unit/test_state_codec.py tests/unit/test_state_wire.py \
+                tests/unit/test_state_codec.py tests/unit/test_state_encoding.py \
+                tests/unit/test_state_wire.py \
                 tests/unit/test_api_visibility.py \
                 tests/unit/test_api_serialized_parts.py tests/unit/test_api_serialized_updates.py \
                 tests/unit/test_api_tabled_views.py

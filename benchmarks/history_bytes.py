@@ -18,7 +18,8 @@ from collections.abc import Sequence
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 from studengine.rules.hand import Hand, start_hand
 from studengine.rules.types import ActionType, Table, Variant
-from studengine.state.codec import HandRecord, decode, encode, pack_moves
+from studengine.state.codec import HandRecord, decode
+from studengine.state.encoding import encode, pack_moves
 
 HANDS = 2000
 KINDS = list(ActionType)

@@ -27,10 +27,10 @@ from studengine.state.codec import (
     check_seat_count,
     check_seat_lists,
     check_to_act,
-    pack_moves,
     unpack_moves,
 )
-from studengine.state.wire import put_varint
+from studengine.state.encoding import pack_moves
+from support.state_reference import reference_pack_moves
 
 
 def reference_deck_ok(raw_deck: bytes, dealt: int) -> bool:
@@ -120,16 +120,6 @@ def test_the_deck_and_dealt_checks_agree_with_the_sorting_ones(variant: Variant)
         )
         seen[expected] += 1
     assert min(seen.values()) > 300, seen  # both verdicts well exercised
-
-
-def reference_pack_moves(moves: list[Move]) -> bytes:
-    """pack_moves as it was: into a bytearray, each total a varint."""
-    out = bytearray()
-    for move in moves:
-        out.append(move.seat << 4 | ACTION_KINDS.index(move.type) << 1 | move.timeout)
-        if move.to is not None:
-            put_varint(out, move.to)
-    return bytes(out)
 
 
 def test_the_action_log_packs_as_it_did() -> None:

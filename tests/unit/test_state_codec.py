@@ -20,11 +20,9 @@ from studengine.state.codec import (
     HandRecord,
     StateInvalid,
     decode,
-    encode,
-    encode_hand,
-    pack_moves,
     unpack_moves,
 )
+from studengine.state.encoding import encode, pack_moves
 from support.stud_helpers import check_down, new_hand, random_table
 
 
@@ -200,9 +198,9 @@ def test_garbage_is_refused() -> None:
             decode(bytes(rng.randrange(256) for _ in range(size)))
 
 
-def test_encode_hand_sets_optional_fields_only_when_present() -> None:
+def test_encode_sets_optional_fields_only_when_present() -> None:
     hand, _ = start_hand(Variant.FIVE_CARD_STUD, Table(1, 2, 4, 8), [100, 100], 1, shuffled_deck())
-    msg = encode_hand(hand)
+    msg = state_pb2.HandState.FromString(encode(record_of(hand))).hand
     assert msg.HasField("to_act")
     assert not msg.HasField("community")
     assert not msg.HasField("result")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 from google.protobuf import wrappers_pb2
 from stud_api.stud.v1 import stud_engine_pb2 as pb
@@ -55,3 +57,65 @@ def test_length_key_refuses_a_field_number_past_15() -> None:
         wire.length_key(far)
     with pytest.raises(ValueError, match="longer key"):
         wire.varint_key(far)
+
+
+def _appended(write: Callable[[list[int]], None]) -> bytes:
+    out: list[int] = [7]  # something before: the helpers append
+    write(out)
+    assert out[0] == 7
+    return bytes(out[1:])
+
+
+@pytest.mark.parametrize("value", VALUES)
+def test_append_varint_is_varint(value: int) -> None:
+    assert _appended(lambda out: wire.append_varint(out, value)) == wire.varint(value)
+
+
+def test_append_varint_refuses_a_negative_value() -> None:
+    with pytest.raises(ValueError, match="negative"):
+        wire.append_varint([], -1)
+
+
+# values that fit field 30 (uint32) too; the last list's length takes two bytes
+PACKED = [[], [0], [1, 0x7F, 0x80, 300], [2**14 - 1, 2**14, 2**21 - 1, 2**21, 2**32 - 1]]
+PACKED.append([2**31] * 30)
+
+
+@pytest.mark.parametrize("values", PACKED)
+def test_append_packed_and_tags_are_protobufs(values: list[int]) -> None:
+    """Packed repeated fields of numbers below 16 and past them (two-byte keys), lengths
+    of one byte and more, and nothing at all for no values."""
+    for name in ("stacks", "tabled"):  # fields 7 and 30
+        field = state_pb2.EngineHand.DESCRIPTOR.fields_by_name[name]
+        key = wire.tag(field, wire.LENGTH_DELIMITED)
+        ours = _appended(lambda out, k=key: wire.append_packed(out, k, values))
+        assert ours == state_pb2.EngineHand(**{name: values}).SerializeToString()
+    stacks = state_pb2.EngineHand.DESCRIPTOR.fields_by_name["stacks"]
+    largest = [2**63 - 1, *values]  # int64's largest
+    ours = _appended(lambda out: wire.append_packed(out, wire.tag(stacks, 2), largest))
+    assert ours == state_pb2.EngineHand(stacks=largest).SerializeToString()
+
+
+@pytest.mark.parametrize("size", [1, 0x7F, 0x80, 300, 2**14])
+def test_open_and_close_record_write_the_length_after(size: int) -> None:
+    field = state_pb2.EngineHand.DESCRIPTOR.fields_by_name["moves"]  # field 29
+    payload = bytes(range(256)) * (size // 256) + bytes(range(size % 256))
+
+    def write(out: list[int]) -> None:
+        start = wire.open_record(out, wire.tag(field, wire.LENGTH_DELIMITED))
+        out += payload
+        wire.close_record(out, start)
+
+    assert _appended(write) == state_pb2.EngineHand(moves=payload).SerializeToString()
+
+
+def test_tags_are_protobufs_keys() -> None:
+    """A varint field's key, for field numbers below 16 and past them."""
+    for name in ("button", "level", "over"):  # 3, 16, 27
+        field = state_pb2.EngineHand.DESCRIPTOR.fields_by_name[name]
+        value = True if name == "over" else 5
+        key = _appended(lambda out, f=field: wire.append_varint(out, wire.tag(f, wire.VARINT)))
+        assert (
+            key + wire.varint(int(value))
+            == state_pb2.EngineHand(**{name: value}).SerializeToString()
+        )

@@ -16,7 +16,8 @@ from collections.abc import Sequence
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
-from studengine.state.codec import HandRecord, StateInvalid, decode, encode
+from studengine.state.codec import HandRecord, StateInvalid, decode
+from studengine.state.encoding import encode
 
 ENVELOPE_FORMAT = 1
 PURPOSE = b"stud.v1.state"

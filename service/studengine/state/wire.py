@@ -1,13 +1,15 @@
 """The few pieces of the protobuf wire format that the hand-assembled encodings share
-(the state codec's ``encode`` and action log, the API's serialized views): varints and
+(``state.encoding``'s state and action log, the API's serialized views): varints and
 length-delimited records. Protobuf's own ``SerializeToString`` stays the reference; the
 tests compare the assembled bytes with it."""
 
 from __future__ import annotations
 
+from typing import Final
+
 from google.protobuf.descriptor import FieldDescriptor
 
-_ONE_BYTE = tuple(bytes([n]) for n in range(0x80))
+_ONE_BYTE: Final = tuple(bytes([n]) for n in range(0x80))
 
 
 def put_varint(out: bytearray, value: int) -> None:
@@ -71,3 +73,63 @@ def record(key: bytes, payload: bytes) -> bytes:
     field's ``key``, the payload's length, the payload."""
     size = len(payload)
     return key + (_ONE_BYTE[size] if size < 0x80 else varint(size)) + payload  # most are short
+
+
+# ---- into a list of byte values (the state's encoding: one bytes() at its end) -------
+# A list of ints, not a bytearray: a list's append is the cheapest call a compiled
+# module makes. Keys are numbers here (``tag``), written as varints like any value.
+
+VARINT: Final = 0  # the wire types used: an integer, enum or bool field
+LENGTH_DELIMITED: Final = 2  # a message, bytes, string or packed repeated field
+
+
+def tag(field: FieldDescriptor, wire_type: int) -> int:
+    """``field``'s key as a number (any field number; past 15 its varint takes two bytes)."""
+    return field.number << 3 | wire_type
+
+
+def append_varint(out: list[int], value: int) -> None:
+    """Append ``value`` (0 or more) to ``out`` as a varint; ValueError when it is negative."""
+    if 0 <= value < 0x80:
+        out.append(value)
+    elif 0x80 <= value < 0x4000:  # most stacks: two appends, no bytes made
+        out.append(value & 0x7F | 0x80)
+        out.append(value >> 7)
+    else:
+        out += varint(value)
+
+
+def open_record(out: list[int], key: int) -> int:
+    """Start the length-delimited field ``key``: where its contents start, for
+    ``close_record`` (its length is written once they are)."""
+    if key < 0x80:  # fields 1 to 15: a one-byte key
+        out.append(key)
+    else:
+        append_varint(out, key)
+    out.append(0)
+    return len(out)
+
+
+def close_record(out: list[int], start: int) -> None:
+    """Write the length of the field whose contents start at ``start``."""
+    size = len(out) - start
+    if size < 0x80:
+        out[start - 1] = size
+    else:  # a longer one: its varint in the length's place
+        out[start - 1 : start] = varint(size)
+
+
+def append_packed(out: list[int], key: int, values: list[int]) -> None:
+    """The packed repeated integer field ``key`` (each value 0 or more), as protobuf
+    writes it: nothing for no values."""
+    if values:
+        start = open_record(out, key)
+        for value in values:
+            if 0 <= value < 0x80:  # every seat, most amounts, most stacks: no call for them
+                out.append(value)
+            elif 0x80 <= value < 0x4000:
+                out.append(value & 0x7F | 0x80)
+                out.append(value >> 7)
+            else:
+                append_varint(out, value)
+        close_record(out, start)

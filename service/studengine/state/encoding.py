@@ -1,0 +1,244 @@
+"""The engine's Hand -> the internal state's bytes (``stud.internal.v1.HandState``), the
+reverse of ``codec.decode``: every field of ``studengine.rules.hand.Hand`` written, exactly.
+
+The bytes are assembled in field-number order from the wire format's pieces
+(``state.wire``), as protobuf's ``SerializeToString(deterministic=True)`` writes the
+message of the same fields (the tests hold them to it): no message is built on the way,
+but for the variant and table (cached) and a hand's result (only at its end). The action
+log is packed (``pack_moves``; ``codec.unpack_moves`` reads it back)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Final
+
+from studengine.rules.hand import Hand
+from studengine.rules.types import ActionType, HandResult, Move, Table, Variant
+from studengine.state._gen.stud.internal.v1 import state_pb2
+from studengine.state.codec import (
+    ACTION_KINDS,
+    FORMAT_VERSION,
+    ODD_CHIP_CODES,
+    VARIANT_CODES,
+    HandRecord,
+)
+from studengine.state.messages import field_values, table_to_message
+from studengine.state.wire import (
+    LENGTH_DELIMITED,
+    VARINT,
+    append_packed,
+    append_varint,
+    close_record,
+    length_key,
+    open_record,
+    record,
+    tag,
+    varint,
+    varint_key,
+)
+
+_MAX_GAMES = 256  # bound on the cache of distinct games (variant and table)
+
+
+def encode(state: HandRecord) -> bytes:
+    """The state's bytes: exactly ``HandState.SerializeToString(deterministic=True)`` of
+    the message with the same fields."""
+    hand = state.hand
+    parts = [_FORMAT_VERSION]
+    if state.hand_id:
+        parts.append(record(_HAND_ID, state.hand_id))
+    if state.seq:
+        parts.append(_SEQ + varint(state.seq))
+    if state.test_deck:
+        parts.append(_TEST_DECK)
+    if state.salt:
+        parts.append(record(_SALT, state.salt))
+    for player_id in state.player_ids:
+        parts.append(record(_PLAYER_ID, player_id.encode()))
+    body = _game_fields(hand.variant, hand.table) + _play_fields(hand)
+    parts.append(record(_HAND, body))
+    return b"".join(parts)
+
+
+def _play_fields(hand: Hand) -> bytes:
+    """EngineHand's fields after the variant and the table (3 and up), in field-number
+    order, as protobuf writes them: a plain scalar when it is not 0 (a flag when True),
+    an optional one whenever it is set (0 too), a repeated field when it is not empty."""
+    betting = hand.round  # the round's state; its table and bet size follow from the hand's
+    out: list[int] = []  # the bytes' values
+    _scalar(out, _BUTTON, hand.button)
+    append_packed(out, _STARTING_STACKS, hand.starting_stacks)
+    _bytes(out, _DECK, hand.deck)
+    _scalar(out, _DEALT, hand.dealt)
+    append_packed(out, _STACKS, hand.stacks)
+    append_packed(out, _COMMITTED, hand.committed)
+    append_packed(out, _ROUND_BETS, betting.bets)
+    for held in hand.cards:  # one bytes field per seat, even one holding no card
+        out.append(_CARDS)  # a one-byte key (field 10), a one-byte length (7 cards at most)
+        out.append(len(held))
+        out += held
+    _optional(out, _COMMUNITY, hand.community)
+    _bytes(out, _FOLDED, hand.folded)
+    _bytes(out, _ACTED, betting.acted)
+    _scalar(out, _STREET, hand.street)
+    _optional(out, _TO_ACT, hand.to_act)
+    _scalar(out, _LEVEL, betting.level)
+    _scalar(out, _FULL_LEVEL, betting.full_level)
+    _scalar(out, _BETS, betting.full_bets)
+    _scalar(out, _UNCAPPED, betting.uncapped)
+    _scalar(out, _OPEN_PAIR, betting.open_pair)
+    _scalar(out, _BIG_MADE, betting.big_made)
+    _scalar(out, _BRING_IN_DUE, betting.bring_in_due)
+    _scalar(out, _OPENER_MAY_FOLD, betting.opener_may_fold)
+    _optional(out, _FIRST_ACTOR, betting.first_actor)
+    _optional(out, _LAST_AGGRESSOR, betting.last_aggressor)
+    _scalar(out, _ROUND_HELD, betting.held)
+    _scalar(out, _OVER, hand.over)
+    if hand.result is not None:
+        start = open_record(out, _RESULT)
+        out += _result(hand.result)
+        close_record(out, start)
+    if hand.moves:
+        start = open_record(out, _MOVES)
+        _append_moves(out, hand.moves)
+        close_record(out, start)
+    append_packed(out, _TABLED, hand.tabled)
+    return bytes(out)
+
+
+def _scalar(out: list[int], key: int, value: int) -> None:
+    """A plain integer or bool field: written unless 0 (or False)."""
+    if value:
+        _number(out, key, value)
+
+
+def _optional(out: list[int], key: int, value: int | None) -> None:
+    """An optional integer field: written whenever it is set, 0 too."""
+    if value is not None:
+        _number(out, key, value)
+
+
+def _number(out: list[int], key: int, value: int) -> None:
+    append_varint(out, key)
+    if 0 <= value < 0x80:  # every seat, street and flag: no call for them
+        out.append(value)
+    else:
+        append_varint(out, value)
+
+
+def _bytes(out: list[int], key: int, values: Sequence[int]) -> None:
+    """A bytes field of byte values (the deck's cards), or a packed repeated bool field
+    (a bool's varint is its one byte): written unless empty."""
+    if values:
+        start = open_record(out, key)
+        out += values
+        close_record(out, start)
+
+
+def _result(r: HandResult) -> bytes:
+    """The hand's result (it has one only at its end), serialized by its message."""
+    msg = state_pb2.EngineResult()
+    _fill_result(msg, r)
+    return msg.SerializeToString(deterministic=True)
+
+
+def _fill_result(msg: state_pb2.EngineResult, r: HandResult) -> None:
+    for p in r.pots:
+        msg.pots.add(**field_values(p))
+    msg.stacks.extend(r.stacks)
+    for s in r.shown:
+        msg.shown.add(**field_values(s, bytes))
+    for seat, amount in r.uncalled:
+        msg.uncalled.add(seat=seat, amount=amount)
+    msg.rake = r.rake
+
+
+def pack_moves(moves: list[Move]) -> bytes:
+    """The action log, compact: per action one byte (seat << 4 | kind << 1 | timeout),
+    then the round total as a varint for a sized action (not FOLD or CHECK)."""
+    out: list[int] = []
+    _append_moves(out, moves)
+    return bytes(out)
+
+
+def _append_moves(out: list[int], moves: list[Move]) -> None:
+    for move in moves:
+        to = move.to
+        out.append(move.seat << 4 | _kind_code(move.type) << 1 | move.timeout)
+        if to is None:
+            continue
+        if 0 <= to < 0x80:  # most totals fit one byte: no call for them
+            out.append(to)
+        else:
+            append_varint(out, to)
+
+
+def _kind_code(kind: ActionType) -> int:
+    """The action kind's 3-bit code: its place in ``ACTION_KINDS``, found by identity
+    (hashing an enum member runs Python code; compiled, this loop is the cheapest way)."""
+    for code, each in enumerate(ACTION_KINDS):
+        if each is kind:
+            return code
+    raise ValueError(f"not an action kind: {kind!r}")
+
+
+# by identity: hashing a Table (or an enum member) runs Python code for each of its
+# fields, and a decoded hand's table is the one object ``_decode_table`` made for it
+_GAME_FIELDS: dict[tuple[int, int], tuple[Table, bytes]] = {}
+
+
+def _game_fields(variant: Variant, table: Table) -> bytes:
+    """EngineHand's variant and table, serialized (a few distinct ones serve many calls)."""
+    key = (id(variant), id(table))
+    found = _GAME_FIELDS.get(key)
+    if found is None or found[0] is not table:  # an id is unique while its object lives
+        if len(_GAME_FIELDS) >= _MAX_GAMES:
+            _GAME_FIELDS.clear()
+        msg = state_pb2.EngineHand(variant=VARIANT_CODES[variant], table=_table_pb(table))
+        found = _GAME_FIELDS[key] = (table, msg.SerializeToString())  # the table held: its id
+    return found[1]  # stays its own
+
+
+def _table_pb(table: Table) -> state_pb2.EngineTable:
+    return table_to_message(table, state_pb2.EngineTable(), ODD_CHIP_CODES)
+
+
+# ---- the fields' keys, from the schema ----------------------------------------------
+_STATE = state_pb2.HandState.DESCRIPTOR.fields_by_name
+_FORMAT_VERSION: Final = varint_key(_STATE["format_version"]) + varint(FORMAT_VERSION)
+_HAND_ID: Final = length_key(_STATE["hand_id"])
+_SEQ: Final = varint_key(_STATE["seq"])
+_TEST_DECK: Final = varint_key(_STATE["test_deck"]) + b"\x01"
+_SALT: Final = length_key(_STATE["salt"])
+_PLAYER_ID: Final = length_key(_STATE["player_ids"])
+_HAND: Final = length_key(_STATE["hand"])
+
+_FIELD = state_pb2.EngineHand.DESCRIPTOR.fields_by_name
+_BUTTON: Final = tag(_FIELD["button"], VARINT)
+_STARTING_STACKS: Final = tag(_FIELD["starting_stacks"], LENGTH_DELIMITED)
+_DECK: Final = tag(_FIELD["deck"], LENGTH_DELIMITED)
+_DEALT: Final = tag(_FIELD["dealt"], VARINT)
+_STACKS: Final = tag(_FIELD["stacks"], LENGTH_DELIMITED)
+_COMMITTED: Final = tag(_FIELD["committed"], LENGTH_DELIMITED)
+_ROUND_BETS: Final = tag(_FIELD["round_bets"], LENGTH_DELIMITED)
+_CARDS: Final = tag(_FIELD["cards"], LENGTH_DELIMITED)
+_COMMUNITY: Final = tag(_FIELD["community"], VARINT)
+_FOLDED: Final = tag(_FIELD["folded"], LENGTH_DELIMITED)
+_ACTED: Final = tag(_FIELD["acted"], LENGTH_DELIMITED)
+_STREET: Final = tag(_FIELD["street"], VARINT)
+_TO_ACT: Final = tag(_FIELD["to_act"], VARINT)
+_LEVEL: Final = tag(_FIELD["level"], VARINT)
+_FULL_LEVEL: Final = tag(_FIELD["full_level"], VARINT)
+_BETS: Final = tag(_FIELD["bets"], VARINT)
+_UNCAPPED: Final = tag(_FIELD["uncapped"], VARINT)
+_OPEN_PAIR: Final = tag(_FIELD["open_pair"], VARINT)
+_BIG_MADE: Final = tag(_FIELD["big_made"], VARINT)
+_BRING_IN_DUE: Final = tag(_FIELD["bring_in_due"], VARINT)
+_OPENER_MAY_FOLD: Final = tag(_FIELD["opener_may_fold"], VARINT)
+_FIRST_ACTOR: Final = tag(_FIELD["first_actor"], VARINT)
+_LAST_AGGRESSOR: Final = tag(_FIELD["last_aggressor"], VARINT)
+_ROUND_HELD: Final = tag(_FIELD["round_held"], VARINT)
+_OVER: Final = tag(_FIELD["over"], VARINT)
+_RESULT: Final = tag(_FIELD["result"], LENGTH_DELIMITED)
+_MOVES: Final = tag(_FIELD["moves"], LENGTH_DELIMITED)
+_TABLED: Final = tag(_FIELD["tabled"], LENGTH_DELIMITED)
