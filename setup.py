@@ -4,8 +4,8 @@
 pure-Python fallback the package runs on when it is absent:
 
 - ``studengine.evaluator._ceval``, the C evaluator (its twin is ``evaluator/_twin.py``);
-- the hot modules of ``COMPILED`` below (the rules engine, cards, the state codec and the
-  views), compiled by mypyc from their own ``.py`` files, which stay the source. The
+- the hot modules of ``COMPILED`` below (the rules engine, cards, the state codec and
+  sealing, the Act path's API modules), compiled by mypyc from their own ``.py`` files, which stay the source. The
   build writes ``studengine/_mypyc_build.py``, the list of what it compiled with a hash of each
   source, so that an import runs a compiled module only while its ``.py`` is unchanged
   (``studengine/compiled.py``).
@@ -43,6 +43,10 @@ COMPILED = (
     "studengine/state/encoding.py",
     "studengine/api/conversions.py",
     "studengine/api/views.py",
+    "studengine/api/updates.py",
+    "studengine/api/requests.py",
+    "studengine/api/handlers.py",
+    "studengine/state/sealing.py",
 )
 BUILD_RECORD = SERVICE / "studengine/_mypyc_build.py"
 

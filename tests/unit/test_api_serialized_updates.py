@@ -13,14 +13,15 @@ import random
 from collections.abc import Sequence
 
 from stud_api.stud.v1 import stud_engine_pb2 as pb
-from studengine.api.calls import ApiCalls
+from studengine.api import updates
+from studengine.api.calls import DEADLINE_METHODS, METHODS, ApiCalls
 from studengine.api.conversions import ACTION_FROM_PB, cards_text, legal_to_pb, result_to_pb
 from studengine.api.expensive import ExpensiveCalls
 from studengine.api.handlers import Handlers, deck_commitment
 from studengine.api.requests import smallest_size
 from studengine.api.views import build_views
 from studengine.rules.hand import Hand, start_hand
-from studengine.rules.types import Event
+from studengine.rules.types import ActionType, Event, LegalAction
 from studengine.state.codec import HandRecord
 from studengine.state.sealing import KeyRing
 from studengine.state.wire import read_varint
@@ -134,3 +135,34 @@ def test_the_other_calls_are_their_messages_serialized() -> None:
     request = pb.GetViewRequest(state=update.state, seat=0)
     data = asyncio.run(calls.run_serialized("GetView", request, None))
     assert data == handlers.get_view(request).SerializeToString()
+
+
+def test_head_and_legal_actions_are_their_fields_serialized() -> None:
+    """``updates.head`` and ``updates.legal_actions`` at the edges the random hands seldom
+    reach: seq 0 (left out) and varints of every length, each action with and without a
+    ``to``, a ``to`` of 0 (present: the field is optional), the largest amounts."""
+    hand_id, state = bytes(range(16)), bytes(range(256)) * 2
+    for seq in (0, 1, 127, 128, 2**14, 2**21, 2**35, 2**63):
+        expected = pb.HandUpdate(hand_id=hand_id.hex(), seq=seq, state=state)
+        assert updates.head(hand_id, seq, state) == expected.SerializeToString()
+    actions = [LegalAction(kind) for kind in ActionType]
+    actions += [LegalAction(kind, to) for kind in ActionType for to in (0, 1, 300, 10**15)]
+    expected = pb.HandUpdate(legal_actions=legal_to_pb(actions))
+    assert updates.legal_actions(actions) == expected.SerializeToString()
+    assert updates.legal_actions([]) == b""
+
+
+def test_the_servicer_calls_the_serialized_handlers_straight() -> None:
+    """StartHand and Act go to their handlers with no coroutine between (the others, and
+    only Equity asks for the deadline, through ``run_serialized``)."""
+    handlers = Handlers(KeyRing([new_key("k1")]), allow_test_decks=False)
+    calls = ApiCalls(handlers, ExpensiveCalls(threads=1, limit=1))
+    assert calls.serialized_handler("Act") == handlers.act_serialized
+    assert calls.serialized_handler("StartHand") == handlers.start_hand_serialized
+    assert {m for m in METHODS if calls.serialized_handler(m) is None} == {
+        "Evaluate",
+        "Equity",
+        "GetView",
+        "GetHandHistory",
+    }
+    assert {"Equity"} == DEADLINE_METHODS

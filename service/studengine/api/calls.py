@@ -34,6 +34,8 @@ METHODS: dict[str, tuple[type[Message], type[Message]]] = {
     method.name: (getattr(pb, method.input_type.name), getattr(pb, method.output_type.name))
     for method in SERVICE.methods
 }
+#: The methods whose work the caller's deadline bounds (the others ignore ``time_remaining``).
+DEADLINE_METHODS = frozenset({"Equity"})
 
 
 class ApiCalls:
@@ -71,6 +73,11 @@ class ApiCalls:
         if method == "Evaluate":
             return self.handlers.evaluate(request)
         return self._inline[method](request)
+
+    def serialized_handler(self, method: str) -> Callable[[Any], bytes] | None:
+        """The handler that answers ``method`` serialized, called as it is (StartHand, Act);
+        None for the others (``run_serialized``)."""
+        return self._serialized.get(method)
 
     async def run_serialized(
         self, method: str, request: Any, time_remaining: float | None

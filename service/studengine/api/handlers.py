@@ -11,7 +11,6 @@ is ever bound or logged.
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections.abc import Callable, Sequence
 
@@ -20,13 +19,8 @@ from stud_api.stud.v1 import stud_engine_pb2 as pb
 
 from studengine import cards as cardlib
 from studengine import equity as eq
-from studengine.api.conversions import (
-    AUDIENCE_TO_PB,
-    add_legal,
-    cards_text,
-    legal_to_pb,
-    result_to_pb,
-)
+from studengine.api import updates
+from studengine.api.conversions import AUDIENCE_TO_PB, legal_to_pb, result_to_pb
 from studengine.api.errors import (
     ApiError,
     bad_request,
@@ -48,6 +42,7 @@ from studengine.api.requests import (
     parse_start_hand,
     refused_hand,
 )
+from studengine.api.updates import deck_commitment
 from studengine.api.views import build_view, serialized_views
 from studengine.history.phh import HandMeta, HistoryError, render
 from studengine.rules.hand import start_hand
@@ -63,11 +58,6 @@ _log = structlog.get_logger("studengine.api")
 # the key of StartHandResponse.hand and of ActResponse.hand, the one field of each
 _START_HAND_KEY = wire.length_key(pb.StartHandResponse.DESCRIPTOR.fields_by_name["hand"])
 _ACT_KEY = wire.length_key(pb.ActResponse.DESCRIPTOR.fields_by_name["hand"])
-
-
-def deck_commitment(hand_id: bytes, salt: bytes, deck: Sequence[int]) -> str:
-    """Hex SHA-256 of hand_id || salt || deck bytes (the public commitment to the deal)."""
-    return hashlib.sha256(hand_id + salt + bytes(deck)).hexdigest()
 
 
 def _bind(**values: object) -> None:
@@ -192,24 +182,18 @@ class Handlers:
     def _update(self, record: HandRecord, events: Sequence[Event]) -> bytes:
         """The HandUpdate after ``events``, serialized: exactly the whole message's
         ``SerializeToString``, assembled in field order from the fields before the views,
-        the views (serialized as they are built) and the fields after them, so that the
-        views are never parsed into a message only to be serialized again."""
-        hand = record.hand
+        the views (serialized as they are built) and the fields after them
+        (``updates``), so that no part is built as a message only to be serialized."""
         sealed = self.sealer.seal(record)
         self.observer.state_size(len(sealed))
-        head = pb.HandUpdate(hand_id=record.hand_id.hex(), seq=record.seq, state=sealed)
-        tail = pb.HandUpdate(  # the fields after the views (to_act and on)
-            deck_commitment=deck_commitment(record.hand_id, record.salt, hand.deck),
-            over=hand.over,
+        views = serialized_views(record.hand, record.player_ids, events)
+        return b"".join(
+            (
+                updates.head(record.hand_id, record.seq, sealed),
+                views,
+                updates.tail(record.hand, record.hand_id, record.salt),
+            )
         )
-        add_legal(tail.legal_actions, hand.legal_actions())
-        if hand.to_act is not None:
-            tail.to_act = hand.to_act
-        if hand.result is not None:
-            tail.result.CopyFrom(result_to_pb(hand.result))
-            tail.reveal.CopyFrom(pb.Reveal(salt=record.salt.hex(), deck=cards_text(hand.deck)))
-        views = serialized_views(hand, record.player_ids, events)
-        return b"".join((head.SerializeToString(), views, tail.SerializeToString()))
 
     def evaluate(self, request: pb.EvaluateRequest) -> pb.EvaluateResponse:
         batch = parse_evaluate(request)

@@ -19,7 +19,7 @@ from typing import Any
 import grpc
 from google.protobuf.message import Message
 
-from studengine.api.calls import METHODS, SERVICE_NAME, ApiCalls
+from studengine.api.calls import DEADLINE_METHODS, METHODS, SERVICE_NAME, ApiCalls
 from studengine.api.errors import ApiError, bad_request, to_status, too_large
 from studengine.api.observer import Observer
 
@@ -52,14 +52,20 @@ class StudEngineServicer:
 
     def behavior(self, method: str) -> Behavior:
         """The grpc.aio behavior of ``method``: the answer, serialized, or the refusal's
-        status."""
+        status. StartHand and Act call their handler straight away (no coroutine in
+        between); only the calls that use it ask for the time left to the deadline."""
         calls, observer = self.calls, self.observer
+        inline = calls.serialized_handler(method)
+        timed = method in DEADLINE_METHODS
 
         async def answer(request: Message | Malformed, context: Any) -> bytes:
             try:
                 if isinstance(request, Malformed):
                     raise request.refusal()
-                return await calls.run_serialized(method, request, context.time_remaining())
+                if inline is not None:
+                    return inline(request)
+                left = context.time_remaining() if timed else None
+                return await calls.run_serialized(method, request, left)
             except ApiError as error:
                 observer.rejected(error.metric_label)
                 await context.abort_with_status(to_status(error))

@@ -1,0 +1,81 @@
+"""A HandUpdate's fields around the views, as bytes: what StartHand and Act answer is
+``head || views || tail``, each part in field-number order, exactly as protobuf's own
+``SerializeToString`` writes the whole message (``tests/unit/test_api_serialized_updates.py``
+holds them to it). The head is the hand's id, seq and sealed state; the tail the seat to
+act, the legal actions, the deck commitment, ``over``, and at a hand's end its result and
+reveal (those two, rare, serialized by protobuf).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+
+from stud_api.stud.v1 import stud_engine_pb2 as pb
+
+from studengine.api.conversions import ACTION_TO_PB, cards_text, result_to_pb
+from studengine.rules.hand import Hand
+from studengine.rules.types import ActionType, LegalAction
+from studengine.state import wire
+
+_FIELDS = pb.HandUpdate.DESCRIPTOR.fields_by_name
+_HAND_ID = wire.length_key(_FIELDS["hand_id"])
+_SEQ = wire.varint_key(_FIELDS["seq"])
+_STATE = wire.length_key(_FIELDS["state"])
+_TO_ACT = wire.varint_key(_FIELDS["to_act"])
+_LEGAL_ACTION = wire.length_key(_FIELDS["legal_actions"])
+_DECK_COMMITMENT = wire.length_key(_FIELDS["deck_commitment"])
+_OVER = wire.varint_key(_FIELDS["over"]) + wire.varint(1)  # written only when true
+_RESULT = wire.length_key(_FIELDS["result"])
+_REVEAL = wire.length_key(_FIELDS["reveal"])
+_LEGAL_FIELDS = pb.LegalAction.DESCRIPTOR.fields_by_name
+_LEGAL_TO = wire.varint_key(_LEGAL_FIELDS["to"])
+# each action's LegalAction.type field (no action has the code 0, which proto3 leaves out)
+_LEGAL_TYPE: dict[ActionType, bytes] = {
+    action: wire.varint_key(_LEGAL_FIELDS["type"]) + wire.varint(code)
+    for action, code in ACTION_TO_PB.items()
+}
+
+
+def deck_commitment(hand_id: bytes, salt: bytes, deck: Sequence[int]) -> str:
+    """Hex SHA-256 of hand_id || salt || deck bytes (the public commitment to the deal)."""
+    return hashlib.sha256(hand_id + salt + bytes(deck)).hexdigest()
+
+
+def head(hand_id: bytes, seq: int, sealed: bytes) -> bytes:
+    """HandUpdate's fields 1 to 3: the hand's id (hex), its seq (left out at 0), the state."""
+    hand_hex = wire.record(_HAND_ID, hand_id.hex().encode("ascii"))
+    if seq == 0:
+        return hand_hex + wire.record(_STATE, sealed)
+    return hand_hex + _SEQ + wire.varint(seq) + wire.record(_STATE, sealed)
+
+
+def legal_actions(actions: Sequence[LegalAction]) -> bytes:
+    """HandUpdate's field 7: each legal action as one LegalAction record."""
+    parts = []
+    for action in actions:
+        kind = _LEGAL_TYPE[action.type]
+        if action.to is None:
+            parts.append(wire.record(_LEGAL_ACTION, kind))
+        else:
+            parts.append(wire.record(_LEGAL_ACTION, kind + _LEGAL_TO + wire.varint(action.to)))
+    return b"".join(parts)
+
+
+def tail(hand: Hand, hand_id: bytes, salt: bytes) -> bytes:
+    """HandUpdate's fields 6 to 11: the seat to act (when someone acts), the legal actions,
+    the deck commitment, ``over`` (when true), and once the hand is over its result and
+    the reveal of the salt and deck."""
+    parts = []
+    if hand.to_act is not None:
+        parts.append(_TO_ACT + wire.varint(hand.to_act))
+    parts.append(legal_actions(hand.legal_actions()))
+    commitment = deck_commitment(hand_id, salt, hand.deck)
+    parts.append(wire.record(_DECK_COMMITMENT, commitment.encode("ascii")))
+    if hand.over:
+        parts.append(_OVER)
+    if hand.result is not None:
+        parts.append(wire.record(_RESULT, result_to_pb(hand.result).SerializeToString()))
+        reveal = pb.Reveal(salt=salt.hex(), deck=cards_text(hand.deck))
+        parts.append(wire.record(_REVEAL, reveal.SerializeToString()))
+    return b"".join(parts)
