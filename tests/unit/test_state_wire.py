@@ -131,3 +131,27 @@ def test_int_field_refuses_a_negative_value() -> None:
     key = wire.varint_key(pb.View.DESCRIPTOR.fields_by_name["pot"])
     with pytest.raises(ValueError, match="negative"):
         wire.int_field(key, -1)
+
+
+def test_game_fields_are_serialized_once_per_game_and_found_by_identity() -> None:
+    from studengine.rules.types import Table, Variant
+
+    made: list[tuple[Variant, Table]] = []
+
+    def serialize(variant: Variant, table: Table) -> bytes:
+        made.append((variant, table))
+        return f"{variant.value}/{table.ante}".encode()
+
+    cache = wire.GameFields(serialize, limit=2)
+    seven, razz = Variant.SEVEN_CARD_STUD, Variant.RAZZ
+    table = Table(ante=5, bring_in=10, small_bet=20, big_bet=40)
+    equal = Table(ante=5, bring_in=10, small_bet=20, big_bet=40)  # equal, not the same one
+    assert cache.get(seven, table) == f"{seven.value}/5".encode()
+    assert cache.get(seven, table) == cache.get(seven, table)
+    assert len(made) == 1  # found again, not made again
+    cache.get(seven, equal)
+    cache.get(razz, table)
+    assert len(made) == 3  # by identity: an equal table, another game, each made once
+    other = Table(ante=7, bring_in=10, small_bet=20, big_bet=40)
+    assert cache.get(seven, other) == f"{seven.value}/7".encode()
+    assert len(cache.found) <= 2  # bounded: cleared when full

@@ -44,7 +44,7 @@ from studengine.rules.visibility import (
     sees_down_cards,
     tabled_after,
 )
-from studengine.state.wire import int_field, length_key, record, varint, varint_key
+from studengine.state.wire import GameFields, int_field, length_key, record, varint, varint_key
 
 
 def event_to_pb(event: Event, viewer: int | None, tabled: frozenset[int] = NONE_TABLED) -> pb.Event:
@@ -279,7 +279,7 @@ def _seat_back(hand: Hand, seat: int, revealed: frozenset[int]) -> bytes:
 def _head(hand: Hand) -> bytes:
     """View's fields 2 to 7: the game, its table, the button, the street and the pot."""
     return b"%b%b%b%b%b" % (
-        _game_fields(hand.variant, hand.table),
+        _GAME_FIELDS.get(hand.variant, hand.table),
         int_field(_BUTTON, hand.button),
         int_field(_STREET, hand.street),
         _text(_STREET_NAME, hand.street_name),
@@ -486,7 +486,6 @@ _HIDDEN_CARD: Final = record(length_key(_SEAT["cards"]), b"")
 _VIEWER_SEAT: Final[tuple[bytes, ...]] = tuple(
     pb.View(viewer_seat=s).SerializeToString() for s in range(_MOST_SEATS)
 )
-_GAME_FIELDS: Final[dict[tuple[Variant, Table], bytes]] = {}
 
 # the events' keys: each kind's in Event (a oneof), then each kind's own fields
 _ANTE_POSTED: Final = _key(pb.Event, "ante_posted")
@@ -550,13 +549,9 @@ _POT_RAKE: Final = _key(pb.PotAwarded, "rake")
 _ENDED_STACKS: Final = _key(pb.HandEnded, "stacks", packed=True)
 
 
-def _game_fields(variant: Variant, table: Table) -> bytes:
-    """View's variant and table, serialized (a few distinct ones serve many calls)."""
-    key = (variant, table)
-    found = _GAME_FIELDS.get(key)
-    if found is None:
-        if len(_GAME_FIELDS) >= 256:
-            _GAME_FIELDS.clear()
-        view = pb.View(variant=VARIANT_TO_PB[variant], table=table_to_pb(table))
-        found = _GAME_FIELDS[key] = view.SerializeToString()
-    return found
+def _serialized_game(variant: Variant, table: Table) -> bytes:
+    """View's variant and table, serialized."""
+    return pb.View(variant=VARIANT_TO_PB[variant], table=table_to_pb(table)).SerializeToString()
+
+
+_GAME_FIELDS: Final = GameFields(_serialized_game)  # a few distinct ones serve many calls

@@ -26,6 +26,7 @@ from studengine.state.messages import field_values, table_to_message
 from studengine.state.wire import (
     LENGTH_DELIMITED,
     VARINT,
+    GameFields,
     append_packed,
     append_varint,
     close_record,
@@ -36,8 +37,6 @@ from studengine.state.wire import (
     varint,
     varint_key,
 )
-
-_MAX_GAMES = 256  # bound on the cache of distinct games (variant and table)
 
 
 def encode(state: HandRecord) -> bytes:
@@ -55,7 +54,7 @@ def encode(state: HandRecord) -> bytes:
         parts.append(record(_SALT, state.salt))
     for player_id in state.player_ids:
         parts.append(record(_PLAYER_ID, player_id.encode()))
-    body = _game_fields(hand.variant, hand.table) + _play_fields(hand)
+    body = _GAME_FIELDS.get(hand.variant, hand.table) + _play_fields(hand)
     parts.append(record(_HAND, body))
     return b"".join(parts)
 
@@ -182,21 +181,14 @@ def _kind_code(kind: ActionType) -> int:
     raise ValueError(f"not an action kind: {kind!r}")
 
 
-# by identity: hashing a Table (or an enum member) runs Python code for each of its
-# fields, and a decoded hand's table is the one object ``_decode_table`` made for it
-_GAME_FIELDS: dict[tuple[int, int], tuple[Table, bytes]] = {}
+def _serialized_game(variant: Variant, table: Table) -> bytes:
+    """EngineHand's variant and table, serialized."""
+    return state_pb2.EngineHand(
+        variant=VARIANT_CODES[variant], table=_table_pb(table)
+    ).SerializeToString()
 
 
-def _game_fields(variant: Variant, table: Table) -> bytes:
-    """EngineHand's variant and table, serialized (a few distinct ones serve many calls)."""
-    key = (id(variant), id(table))
-    found = _GAME_FIELDS.get(key)
-    if found is None or found[0] is not table:  # an id is unique while its object lives
-        if len(_GAME_FIELDS) >= _MAX_GAMES:
-            _GAME_FIELDS.clear()
-        msg = state_pb2.EngineHand(variant=VARIANT_CODES[variant], table=_table_pb(table))
-        found = _GAME_FIELDS[key] = (table, msg.SerializeToString())  # the table held: its id
-    return found[1]  # stays its own
+_GAME_FIELDS: Final = GameFields(_serialized_game)  # a few distinct ones serve many calls
 
 
 def _table_pb(table: Table) -> state_pb2.EngineTable:

@@ -5,7 +5,8 @@ tests compare the assembled bytes with it."""
 
 from __future__ import annotations
 
-from typing import Final
+from collections.abc import Callable
+from typing import Any, Final
 
 from google.protobuf.descriptor import FieldDescriptor
 
@@ -154,3 +155,28 @@ def int_field(key: bytes, value: int) -> bytes:
     if 0x80 <= value < 0x4000:
         return b"%b%b%b" % (key, _CONTINUED[value & 0x7F], _ONE_BYTE[value >> 7])
     return key + varint(value)
+
+
+# ---- serialized parts made once per distinct game ------------------------------------
+
+
+class GameFields:
+    """A game's (variant and table) fields, serialized by ``serialize`` once per distinct
+    game and found again by identity: hashing a Table (or an enum member) runs Python code
+    for each of its fields, and a decoded hand's table is the one object its decoding made
+    (``codec._decode_table`` keeps one per distinct table). At most ``limit`` are kept."""
+
+    def __init__(self, serialize: Callable[[Any, Any], bytes], limit: int = 256) -> None:
+        self.serialize = serialize
+        self.limit = limit
+        # (id(variant), id(table)): (the table, held so that its id stays its own; bytes)
+        self.found: dict[tuple[int, int], tuple[object, bytes]] = {}
+
+    def get(self, variant: object, table: object) -> bytes:
+        key = (id(variant), id(table))
+        found = self.found.get(key)
+        if found is None or found[0] is not table:
+            if len(self.found) >= self.limit:
+                self.found.clear()
+            found = self.found[key] = (table, self.serialize(variant, table))
+        return found[1]
