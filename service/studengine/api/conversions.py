@@ -7,7 +7,6 @@ import enum
 from collections.abc import Sequence
 from typing import Any, TypeVar
 
-from google.protobuf.internal.containers import RepeatedCompositeFieldContainer
 from stud_api.stud.v1 import stud_engine_pb2 as pb
 
 from studengine.cards import DECK_SIZE, format_card
@@ -65,17 +64,6 @@ def legal_to_pb(actions: Sequence[LegalAction]) -> list[pb.LegalAction]:
             msg.to = action.to
         out.append(msg)
     return out
-
-
-def add_legal(
-    container: RepeatedCompositeFieldContainer[pb.LegalAction], actions: Sequence[LegalAction]
-) -> None:
-    """Append ``actions`` to a repeated LegalAction field (built in place, not copied)."""
-    for action in actions:
-        if action.to is None:
-            container.add(type=ACTION_TO_PB[action.type])
-        else:
-            container.add(type=ACTION_TO_PB[action.type], to=action.to)
 
 
 def result_to_pb(result: HandResult) -> pb.HandResult:

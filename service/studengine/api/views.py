@@ -20,8 +20,8 @@ from studengine.api.conversions import (
 )
 from studengine.rules.hand import Hand
 from studengine.rules.types import (
+    ACTION_TYPES,
     ActionTaken,
-    ActionType,
     AntePosted,
     CardDealt,
     Event,
@@ -35,6 +35,7 @@ from studengine.rules.types import (
     Table,
     UncalledReturned,
     Variant,
+    action_index,
 )
 from studengine.rules.variants import VARIANTS
 from studengine.rules.visibility import (
@@ -325,7 +326,7 @@ def event_bytes(event: Event, viewer: int | None, tabled: frozenset[int] = NONE_
     if isinstance(event, ActionTaken):
         action = b"%b%b%b%b%b%b" % (
             int_field(_ACTION_SEAT, event.seat),
-            _action_type(event.type),
+            _ACTION_TYPES[action_index(event.type)],  # by identity: no enum hashing
             int_field(_ACTION_TO, event.to),
             int_field(_ACTION_AMOUNT, event.amount),
             _ACTION_ALL_IN if event.all_in else b"",
@@ -349,14 +350,6 @@ def event_bytes(event: Event, viewer: int | None, tabled: frozenset[int] = NONE_
         )
         return record(_ANTE_POSTED, ante)
     return _end_event_bytes(event)
-
-
-def _action_type(kind: ActionType) -> bytes:
-    """ActionTaken's type field, the kind found by identity (no enum hashing)."""
-    for index, known in enumerate(_ACTION_KINDS):
-        if known is kind:
-            return _ACTION_TYPES[index]
-    raise TypeError(f"unknown action type {kind!r}")
 
 
 def _end_event_bytes(event: Event) -> bytes:
@@ -514,9 +507,8 @@ _FIRST_TO_ACT: Final = tuple(
     _key(pb.StreetStarted, "first_to_act") + varint(n) for n in range(_MOST_SEATS)
 )
 _ACTION_SEAT: Final = _key(pb.ActionTaken, "seat")
-_ACTION_KINDS: Final = tuple(ActionType)
 _ACTION_TYPES: Final = tuple(
-    int_field(_key(pb.ActionTaken, "type"), ACTION_TO_PB[kind]) for kind in _ACTION_KINDS
+    int_field(_key(pb.ActionTaken, "type"), ACTION_TO_PB[kind]) for kind in ACTION_TYPES
 )
 _ACTION_TO: Final = _key(pb.ActionTaken, "to")
 _ACTION_AMOUNT: Final = _key(pb.ActionTaken, "amount")

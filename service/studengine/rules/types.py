@@ -33,6 +33,19 @@ class ActionType(enum.Enum):
     RAISE = "RAISE"
 
 
+#: Every action kind, in declaration order (a kind's place in it is its index).
+ACTION_TYPES: Final = tuple(ActionType)
+
+
+def action_index(kind: ActionType) -> int:
+    """``kind``'s place in ``ACTION_TYPES``, found by identity (hashing an enum member runs
+    Python code; compiled, this loop is the cheapest way)."""
+    for index, each in enumerate(ACTION_TYPES):
+        if each is kind:
+            return index
+    raise ValueError(f"not an action kind: {kind!r}")
+
+
 @final
 @dataclass(frozen=True)
 class Table:

@@ -20,6 +20,7 @@ from studengine.cards import DECK_SIZE
 from studengine.rules.betting import BettingRound
 from studengine.rules.hand import Hand
 from studengine.rules.types import (
+    ACTION_TYPES,
     ActionType,
     HandResult,
     InvalidHand,
@@ -69,7 +70,7 @@ ODD_CHIP_CODES = {OddChip.LEFT_OF_DEALER: 1, OddChip.HIGH_CARD_BY_SUIT: 2}
 VARIANT_BY_CODE = {code: v for v, code in VARIANT_CODES.items()}
 ODD_CHIP_BY_CODE = {code: o for o, code in ODD_CHIP_CODES.items()}
 # the action log's kinds (a 3-bit code each) and which of them carry a round total
-ACTION_KINDS: Final[tuple[ActionType, ...]] = tuple(ActionType)
+ACTION_KINDS: Final = ACTION_TYPES  # a kind's code is its place (``action_index``)
 _UNSIZED_CODES = frozenset(
     {ACTION_KINDS.index(ActionType.FOLD), ACTION_KINDS.index(ActionType.CHECK)}
 )

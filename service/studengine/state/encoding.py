@@ -13,10 +13,9 @@ from collections.abc import Sequence
 from typing import Final
 
 from studengine.rules.hand import Hand
-from studengine.rules.types import ActionType, HandResult, Move, Table, Variant
+from studengine.rules.types import HandResult, Move, Table, Variant, action_index
 from studengine.state._gen.stud.internal.v1 import state_pb2
 from studengine.state.codec import (
-    ACTION_KINDS,
     FORMAT_VERSION,
     ODD_CHIP_CODES,
     VARIANT_CODES,
@@ -119,10 +118,7 @@ def _optional(out: list[int], key: int, value: int | None) -> None:
 
 def _number(out: list[int], key: int, value: int) -> None:
     append_varint(out, key)
-    if 0 <= value < 0x80:  # every seat, street and flag: no call for them
-        out.append(value)
-    else:
-        append_varint(out, value)
+    append_varint(out, value)
 
 
 def _bytes(out: list[int], key: int, values: Sequence[int]) -> None:
@@ -163,22 +159,10 @@ def pack_moves(moves: list[Move]) -> bytes:
 def _append_moves(out: list[int], moves: list[Move]) -> None:
     for move in moves:
         to = move.to
-        out.append(move.seat << 4 | _kind_code(move.type) << 1 | move.timeout)
+        out.append(move.seat << 4 | action_index(move.type) << 1 | move.timeout)
         if to is None:
             continue
-        if 0 <= to < 0x80:  # most totals fit one byte: no call for them
-            out.append(to)
-        else:
-            append_varint(out, to)
-
-
-def _kind_code(kind: ActionType) -> int:
-    """The action kind's 3-bit code: its place in ``ACTION_KINDS``, found by identity
-    (hashing an enum member runs Python code; compiled, this loop is the cheapest way)."""
-    for code, each in enumerate(ACTION_KINDS):
-        if each is kind:
-            return code
-    raise ValueError(f"not an action kind: {kind!r}")
+        append_varint(out, to)
 
 
 def _serialized_game(variant: Variant, table: Table) -> bytes:

@@ -109,10 +109,7 @@ def append_varint(out: list[int], value: int) -> None:
 def open_record(out: list[int], key: int) -> int:
     """Start the length-delimited field ``key``: where its contents start, for
     ``close_record`` (its length is written once they are)."""
-    if key < 0x80:  # fields 1 to 15: a one-byte key
-        out.append(key)
-    else:
-        append_varint(out, key)
+    append_varint(out, key)
     out.append(0)
     return len(out)
 
@@ -132,13 +129,7 @@ def append_packed(out: list[int], key: int, values: list[int]) -> None:
     if values:
         start = open_record(out, key)
         for value in values:
-            if 0 <= value < 0x80:  # every seat, most amounts, most stacks: no call for them
-                out.append(value)
-            elif 0x80 <= value < 0x4000:
-                out.append(value & 0x7F | 0x80)
-                out.append(value >> 7)
-            else:
-                append_varint(out, value)
+            append_varint(out, value)
         close_record(out, start)
 
 
