@@ -68,7 +68,7 @@ def test_concurrent_calls_keep_their_own_fields(lines: io.StringIO) -> None:
         await asyncio.gather(call("aa", 1), call("bb", 2))
         return logfields.bound()  # what the calls bound stayed in their tasks
 
-    assert asyncio.run(calls()) == {}
+    assert contextvars.Context().run(asyncio.run, calls()) == {}
     found = {entry["method"]: (entry["hand_id"], entry["seat"]) for entry in _entries(lines)}
     assert found == {"aa": ("aa", 1), "bb": ("bb", 2)}
 
