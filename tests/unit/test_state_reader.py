@@ -1,11 +1,13 @@
-"""The state's own reader (``state.reader``, issue 22) against protobuf's parser
-(``support.state_decode_reference``): the same fields, or the same refusal, for the states
-of random hands of the four games and for those states changed at random, in ways the
-encoder never writes but protobuf reads (fields reordered, repeated numbers unpacked or
-split, a field given twice, a message merged from two, unknown fields of every wire type,
-a known field of another wire type, varints written long, values at random) and in ways
-it refuses (bits flipped, bytes cut off or put in); ``codec.decode`` then gives the record
-or the reason that the checks give for protobuf's reading. Deterministic seeds, bounded."""
+"""The state's own reader (``state.reader``, issue 22), and the pure build's way to the
+same records (``state.message_reader``), against protobuf's parser read field by field
+by the schema's names (``support.state_decode_reference``): the same fields, or the same
+refusal, for the states of random hands of the four games and for those states changed
+at random, in ways the encoder never writes but protobuf reads (fields reordered,
+repeated numbers unpacked or split, a field given twice, a message merged from two,
+unknown fields of every wire type, a known field of another wire type, varints written
+long, values at random) and in ways it refuses (bits flipped, bytes cut off or put in);
+``codec.decode`` then gives the record or the reason that the checks give for
+protobuf's reading. Deterministic seeds, bounded."""
 
 from __future__ import annotations
 
@@ -19,8 +21,9 @@ from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from studengine.rules.types import Table, Variant
 from studengine.state import codec
 from studengine.state._gen.stud.internal.v1 import state_pb2
-from studengine.state.codec import HandRecord, StateInvalid, decode
+from studengine.state.codec import HandRecord, StateInvalid, decode, decode_state
 from studengine.state.encoding import encode
+from studengine.state.message_reader import parse_state
 from studengine.state.reader import MALFORMED, Cursor, TableFields, read_state, read_table
 from studengine.state.wire import put_varint, read_varint
 from support.state_decode_reference import as_tree, reference_decode, reference_fields
@@ -46,10 +49,12 @@ def decode_outcome(decoder: Callable[[bytes], HandRecord], data: bytes) -> HandR
 
 
 def same_as_protobuf(data: bytes) -> str:
-    """Reader and protobuf agree on ``data``, and so do the two decodings; the verdict:
-    ``accepted``, ``malformed`` or ``refused`` (by a check)."""
+    """The reader, the pure build's way (``message_reader``) and protobuf agree on
+    ``data``, and so do their decodings; the verdict: ``accepted``, ``malformed`` or
+    ``refused`` (by a check)."""
     ours = read_outcome(read_state, data)
     assert ours == read_outcome(reference_fields, data), data.hex()
+    assert read_outcome(parse_state, data) == ours
     if ours == MALFORMED:
         assert decode_outcome(decode, data) == MALFORMED
         return "malformed"
@@ -58,8 +63,9 @@ def same_as_protobuf(data: bytes) -> str:
         again = TableFields()
         read_table(Cursor(state.hand.table.wire, 0, len(state.hand.table.wire), 1), again)
         assert as_tree(again, TABLE) == as_tree(state.hand.table, TABLE)
-    decoded = decode_outcome(decode, data)
+    decoded = decode_outcome(lambda raw: decode_state(read_state(raw)), data)
     assert decoded == decode_outcome(reference_decode, data), data.hex()
+    assert decode_outcome(decode, data) == decoded
     return "refused" if isinstance(decoded, str) else "accepted"
 
 

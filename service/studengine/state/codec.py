@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
+from studengine import compiled
 from studengine.cards import DECK_SIZE
 from studengine.rules.betting import BettingRound
 from studengine.rules.hand import Hand
@@ -49,6 +50,7 @@ from studengine.state.checks import (
     check_tabled,
     check_to_act,
 )
+from studengine.state.message_reader import parse_state
 from studengine.state.reader import (
     HandFields,
     ResultFields,
@@ -58,10 +60,10 @@ from studengine.state.reader import (
 )
 from studengine.state.wire import read_varint
 
-FORMAT_VERSION = 1
-HAND_ID_BYTES = 16
-SALT_BYTES = 32
-MAX_PLAYER_ID = 64
+FORMAT_VERSION: Final = 1  # Final: read directly by the compiled build
+HAND_ID_BYTES: Final = 16
+SALT_BYTES: Final = 32
+MAX_PLAYER_ID: Final = 64
 
 _MAX_TABLES = 256  # bound on the caches of distinct tables
 VARIANT_CODES = {
@@ -71,13 +73,11 @@ VARIANT_CODES = {
     Variant.SEVEN_CARD_STUD_HI_LO: 4,
 }
 ODD_CHIP_CODES = {OddChip.LEFT_OF_DEALER: 1, OddChip.HIGH_CARD_BY_SUIT: 2}
-VARIANT_BY_CODE = {code: v for v, code in VARIANT_CODES.items()}
+_SPEC_BY_CODE: Final = {code: VARIANTS[v] for v, code in VARIANT_CODES.items()}  # no enum hash
 ODD_CHIP_BY_CODE = {code: o for o, code in ODD_CHIP_CODES.items()}
 # the action log's kinds (a 3-bit code each) and which of them carry a round total
 ACTION_KINDS: Final = ACTION_TYPES  # a kind's code is its place (``action_index``)
-_UNSIZED_CODES = frozenset(
-    {ACTION_KINDS.index(ActionType.FOLD), ACTION_KINDS.index(ActionType.CHECK)}
-)
+_SIZED: Final = tuple(kind not in (ActionType.FOLD, ActionType.CHECK) for kind in ACTION_KINDS)
 
 
 @dataclass
@@ -113,7 +113,7 @@ class HandRecord:
 def unpack_moves(raw: bytes, players: int) -> list[Move]:
     """``pack_moves`` undone; StateInvalid names the first malformed action."""
     moves: list[Move] = []  # moves.append: a native append when compiled (a bound one is not)
-    kinds, unsized = ACTION_KINDS, _UNSIZED_CODES
+    kinds, sized = ACTION_KINDS, _SIZED
     at, end = 0, len(raw)
     while at < end:
         head = raw[at]
@@ -125,7 +125,7 @@ def unpack_moves(raw: bytes, players: int) -> list[Move]:
             )
         if code >= len(kinds):
             raise StateInvalid(f"moves[{len(moves)}]: unknown action kind {code}")
-        if code in unsized:
+        if not sized[code]:
             moves.append(Move(seat, kinds[code], None, bool(head & 1)))
             continue
         if at < end and raw[at] < 0x80:  # a one-byte total: no call for it
@@ -258,10 +258,10 @@ def _optional_seat(value: int | None, players: int, name: str) -> int | None:
 def decode_hand(msg: HandFields) -> Hand:
     """The engine's Hand, every invariant checked (``StateInvalid`` names the broken one);
     its lists are ``msg``'s own."""
-    variant = VARIANT_BY_CODE.get(msg.variant)
-    if variant is None:
+    spec = _SPEC_BY_CODE.get(msg.variant)
+    if spec is None:
         raise StateInvalid(f"variant: unknown code {msg.variant}")
-    spec = VARIANTS[variant]
+    variant = spec.variant
     table = _decode_table(msg.table)
     starting_stacks, stacks, committed = msg.starting_stacks, msg.stacks, msg.committed
     round_bets, raw_cards, folded, acted = msg.round_bets, msg.cards, msg.folded, msg.acted
@@ -333,10 +333,17 @@ def decode_hand(msg: HandFields) -> Hand:
     )
 
 
+# The compiled build reads the bytes itself; the pure build, by protobuf's C parser
+# (state.message_reader: quicker there than Python's loops over the bytes).
+READS_BYTES: Final = compiled.BUILD == "mypyc"
+
+
 def decode(data: bytes) -> HandRecord:
     """Read and check a state; any problem raises StateInvalid naming it (bytes that are
     not a HandState: ``reader.MALFORMED``)."""
-    return decode_state(read_state(data))
+    if READS_BYTES:
+        return decode_state(read_state(data))
+    return decode_state(parse_state(data))
 
 
 def decode_state(msg: StateFields) -> HandRecord:

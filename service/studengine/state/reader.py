@@ -8,7 +8,8 @@ later value of a singular field over an earlier one; a message field given twice
 unknown fields of every wire type skipped, groups nested up to ``MAX_DEPTH`` (with the
 messages around them); varints of up to ten bytes, cut to 64 bits (an int64 as two's
 complement, a uint32 to its low 32 bits); strings valid UTF-8. What it refuses is
-malformed here: ``StateInvalid(MALFORMED)``. The tests hold this to protobuf's own parser
+malformed here: ``StateInvalid(MALFORMED)``. ``state.message_reader`` makes the same records
+by protobuf's parser (the pure build's way). The tests hold both to protobuf's parser
 (``tests/support/state_decode_reference.py``)."""
 
 from __future__ import annotations
@@ -50,6 +51,10 @@ class Cursor:
     def key(self) -> tuple[int, int]:
         """The next field's number and wire type (its key: at most five bytes, 32 bits)."""
         start = self.at
+        if start < self.end and self.data[start] < 0x80:  # fields 1 to 15: one byte
+            key = self.data[start]
+            self.at = start + 1
+            return key >> 3, key & 7
         key = self.varint()
         if key > _UINT32_MASK or self.at - start > 5:
             raise StateInvalid(MALFORMED)
