@@ -39,6 +39,7 @@ COMPILED = (
     "studengine/rules/visibility.py",
     "studengine/state/wire.py",
     "studengine/state/checks.py",
+    "studengine/state/reader.py",
     "studengine/state/codec.py",
     "studengine/state/encoding.py",
     "studengine/api/conversions.py",
