@@ -25,6 +25,7 @@ from studengine.state.messages import field_values, table_to_message
 from studengine.state.wire import (
     LENGTH_DELIMITED,
     VARINT,
+    BytesWriter,
     GameFields,
     append_packed,
     append_varint,
@@ -53,17 +54,17 @@ def encode(state: HandRecord) -> bytes:
         parts.append(record(_SALT, state.salt))
     for player_id in state.player_ids:
         parts.append(record(_PLAYER_ID, player_id.encode()))
-    body = _GAME_FIELDS.get(hand.variant, hand.table) + _play_fields(hand)
-    parts.append(record(_HAND, body))
+    parts.append(record(_HAND, _hand_fields(hand)))
     return b"".join(parts)
 
 
-def _play_fields(hand: Hand) -> bytes:
-    """EngineHand's fields after the variant and the table (3 and up), in field-number
-    order, as protobuf writes them: a plain scalar when it is not 0 (a flag when True),
-    an optional one whenever it is set (0 too), a repeated field when it is not empty."""
+def _hand_fields(hand: Hand) -> bytes:
+    """EngineHand's fields in field-number order, as protobuf writes them: the variant and
+    the table (cached), then a plain scalar when it is not 0 (a flag when True), an
+    optional one whenever it is set (0 too), a repeated field when it is not empty."""
     betting = hand.round  # the round's state; its table and bet size follow from the hand's
-    out: list[int] = []  # the bytes' values
+    out = BytesWriter()
+    out.write(_GAME_FIELDS.get(hand.variant, hand.table))
     _scalar(out, _BUTTON, hand.button)
     append_packed(out, _STARTING_STACKS, hand.starting_stacks)
     _bytes(out, _DECK, hand.deck)
@@ -74,7 +75,7 @@ def _play_fields(hand: Hand) -> bytes:
     for held in hand.cards:  # one bytes field per seat, even one holding no card
         out.append(_CARDS)  # a one-byte key (field 10), a one-byte length (7 cards at most)
         out.append(len(held))
-        out += held
+        out.write(bytes(held))
     _optional(out, _COMMUNITY, hand.community)
     _bytes(out, _FOLDED, hand.folded)
     _bytes(out, _ACTED, betting.acted)
@@ -94,39 +95,39 @@ def _play_fields(hand: Hand) -> bytes:
     _scalar(out, _OVER, hand.over)
     if hand.result is not None:
         start = open_record(out, _RESULT)
-        out += _result(hand.result)
+        out.write(_result(hand.result))
         close_record(out, start)
     if hand.moves:
         start = open_record(out, _MOVES)
         _append_moves(out, hand.moves)
         close_record(out, start)
     append_packed(out, _TABLED, hand.tabled)
-    return bytes(out)
+    return out.getvalue()
 
 
-def _scalar(out: list[int], key: int, value: int) -> None:
+def _scalar(out: BytesWriter, key: int, value: int) -> None:
     """A plain integer or bool field: written unless 0 (or False)."""
     if value:
         _number(out, key, value)
 
 
-def _optional(out: list[int], key: int, value: int | None) -> None:
+def _optional(out: BytesWriter, key: int, value: int | None) -> None:
     """An optional integer field: written whenever it is set, 0 too."""
     if value is not None:
         _number(out, key, value)
 
 
-def _number(out: list[int], key: int, value: int) -> None:
+def _number(out: BytesWriter, key: int, value: int) -> None:
     append_varint(out, key)
     append_varint(out, value)
 
 
-def _bytes(out: list[int], key: int, values: Sequence[int]) -> None:
+def _bytes(out: BytesWriter, key: int, values: Sequence[int]) -> None:
     """A bytes field of byte values (the deck's cards), or a packed repeated bool field
     (a bool's varint is its one byte): written unless empty."""
     if values:
         start = open_record(out, key)
-        out += values
+        out.write(bytes(values))
         close_record(out, start)
 
 
@@ -151,12 +152,12 @@ def _fill_result(msg: state_pb2.EngineResult, r: HandResult) -> None:
 def pack_moves(moves: list[Move]) -> bytes:
     """The action log, compact: per action one byte (seat << 4 | kind << 1 | timeout),
     then the round total as a varint for a sized action (not FOLD or CHECK)."""
-    out: list[int] = []
+    out = BytesWriter()
     _append_moves(out, moves)
-    return bytes(out)
+    return out.getvalue()
 
 
-def _append_moves(out: list[int], moves: list[Move]) -> None:
+def _append_moves(out: BytesWriter, moves: list[Move]) -> None:
     for move in moves:
         to = move.to
         out.append(move.seat << 4 | action_index(move.type) << 1 | move.timeout)
