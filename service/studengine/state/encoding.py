@@ -9,7 +9,6 @@ log is packed (``pack_moves``; ``codec.unpack_moves`` reads it back)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Final
 
 from studengine.rules.hand import Hand
@@ -28,11 +27,10 @@ from studengine.state.wire import (
     BytesWriter,
     GameFields,
     append_packed,
+    append_record,
     append_varint,
     close_record,
-    length_key,
     open_record,
-    record,
     tag,
     varint,
     varint_key,
@@ -42,20 +40,20 @@ from studengine.state.wire import (
 def encode(state: HandRecord) -> bytes:
     """The state's bytes: exactly ``HandState.SerializeToString(deterministic=True)`` of
     the message with the same fields."""
-    hand = state.hand
-    parts = [_FORMAT_VERSION]
+    out = BytesWriter()
+    out.write(_FORMAT_VERSION)
     if state.hand_id:
-        parts.append(record(_HAND_ID, state.hand_id))
+        append_record(out, _HAND_ID, state.hand_id)
     if state.seq:
-        parts.append(_SEQ + varint(state.seq))
+        _number(out, _SEQ, state.seq)
     if state.test_deck:
-        parts.append(_TEST_DECK)
+        out.write(_TEST_DECK)
     if state.salt:
-        parts.append(record(_SALT, state.salt))
+        append_record(out, _SALT, state.salt)
     for player_id in state.player_ids:
-        parts.append(record(_PLAYER_ID, player_id.encode()))
-    parts.append(record(_HAND, _hand_fields(hand)))
-    return b"".join(parts)
+        append_record(out, _PLAYER_ID, player_id.encode())
+    append_record(out, _HAND, _hand_fields(state.hand))
+    return out.getvalue()
 
 
 def _hand_fields(hand: Hand) -> bytes:
@@ -75,10 +73,11 @@ def _hand_fields(hand: Hand) -> bytes:
     for held in hand.cards:  # one bytes field per seat, even one holding no card
         out.append(_CARDS)  # a one-byte key (field 10), a one-byte length (7 cards at most)
         out.append(len(held))
-        out.write(bytes(held))
+        for card in held:
+            out.append(card)
     _optional(out, _COMMUNITY, hand.community)
-    _bytes(out, _FOLDED, hand.folded)
-    _bytes(out, _ACTED, betting.acted)
+    _flags(out, _FOLDED, hand.folded)
+    _flags(out, _ACTED, betting.acted)
     _scalar(out, _STREET, hand.street)
     _optional(out, _TO_ACT, hand.to_act)
     _scalar(out, _LEVEL, betting.level)
@@ -94,9 +93,7 @@ def _hand_fields(hand: Hand) -> bytes:
     _scalar(out, _ROUND_HELD, betting.held)
     _scalar(out, _OVER, hand.over)
     if hand.result is not None:
-        start = open_record(out, _RESULT)
-        out.write(_result(hand.result))
-        close_record(out, start)
+        append_record(out, _RESULT, _result(hand.result))
     if hand.moves:
         start = open_record(out, _MOVES)
         _append_moves(out, hand.moves)
@@ -122,12 +119,21 @@ def _number(out: BytesWriter, key: int, value: int) -> None:
     append_varint(out, value)
 
 
-def _bytes(out: BytesWriter, key: int, values: Sequence[int]) -> None:
-    """A bytes field of byte values (the deck's cards), or a packed repeated bool field
-    (a bool's varint is its one byte): written unless empty."""
+def _bytes(out: BytesWriter, key: int, values: list[int]) -> None:
+    """A bytes field of byte values (the deck's cards): written unless empty."""
     if values:
         start = open_record(out, key)
-        out.write(bytes(values))
+        for value in values:
+            out.append(value)
+        close_record(out, start)
+
+
+def _flags(out: BytesWriter, key: int, flags: list[bool]) -> None:
+    """A packed repeated bool field, a byte per flag (a bool's varint): unless empty."""
+    if flags:
+        start = open_record(out, key)
+        for flag in flags:
+            out.append(flag)
         close_record(out, start)
 
 
@@ -183,12 +189,12 @@ def _table_pb(table: Table) -> state_pb2.EngineTable:
 # ---- the fields' keys, from the schema ----------------------------------------------
 _STATE = state_pb2.HandState.DESCRIPTOR.fields_by_name
 _FORMAT_VERSION: Final = varint_key(_STATE["format_version"]) + varint(FORMAT_VERSION)
-_HAND_ID: Final = length_key(_STATE["hand_id"])
-_SEQ: Final = varint_key(_STATE["seq"])
+_HAND_ID: Final = tag(_STATE["hand_id"], LENGTH_DELIMITED)
+_SEQ: Final = tag(_STATE["seq"], VARINT)
 _TEST_DECK: Final = varint_key(_STATE["test_deck"]) + b"\x01"
-_SALT: Final = length_key(_STATE["salt"])
-_PLAYER_ID: Final = length_key(_STATE["player_ids"])
-_HAND: Final = length_key(_STATE["hand"])
+_SALT: Final = tag(_STATE["salt"], LENGTH_DELIMITED)
+_PLAYER_ID: Final = tag(_STATE["player_ids"], LENGTH_DELIMITED)
+_HAND: Final = tag(_STATE["hand"], LENGTH_DELIMITED)
 
 _FIELD = state_pb2.EngineHand.DESCRIPTOR.fields_by_name
 _BUTTON: Final = tag(_FIELD["button"], VARINT)

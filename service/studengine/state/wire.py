@@ -132,6 +132,14 @@ def close_record(out: BytesWriter, start: int) -> None:
         out.write(contents)
 
 
+def append_record(out: BytesWriter, key: int, payload: bytes) -> None:
+    """``payload`` (a serialized message, bytes or string) as the length-delimited field
+    ``key``: the key, the payload's length, the payload."""
+    append_varint(out, key)
+    append_varint(out, len(payload))
+    out.write(payload)
+
+
 def append_packed(out: BytesWriter, key: int, values: list[int]) -> None:
     """The packed repeated integer field ``key`` (each value 0 or more), as protobuf
     writes it: nothing for no values."""
