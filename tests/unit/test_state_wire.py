@@ -198,3 +198,10 @@ def test_the_bytearray_writer_writes_what_librts_does() -> None:
     assert len(ours) == len(theirs) == 803
     assert [ours[i] for i in (0, 1, 802)] == [theirs[i] for i in (0, 1, 802)] == [0x80, 0x7F, 0]
     assert isinstance(ours.getvalue(), bytes)
+
+
+@pytest.mark.parametrize("values", [[], [0], [255, 0, 0x7F, 0x80], list(range(52)), [7] * 600])
+def test_byte_string_is_bytes_of_the_values(values: list[int]) -> None:
+    """What the deck commitment hashes (its form is public: docs/api.md): ``bytes()``."""
+    assert wire.byte_string(values) == bytes(values)
+    assert type(wire.byte_string(values)) is bytes
