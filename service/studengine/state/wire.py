@@ -11,9 +11,9 @@ from typing import Any, Final
 from google.protobuf.descriptor import FieldDescriptor
 
 try:
-    from librt.strings import BytesWriter
+    from librt.strings import BytesWriter as BytesWriter
 except ImportError:  # no librt (the pure-Python sources run): its methods on a bytearray
-    from studengine.state.bytewriter import BytesWriter  # type: ignore[assignment]
+    from studengine.state.bytewriter import BytesWriter as BytesWriter  # type: ignore[assignment]
 
 _ONE_BYTE: Final = tuple(bytes([n]) for n in range(0x80))
 _CONTINUED: Final = tuple(bytes([n | 0x80]) for n in range(0x80))  # a varint's byte with more after
