@@ -37,7 +37,7 @@ from studengine.rules.types import (
     Variant,
     action_index,
 )
-from studengine.rules.variants import VARIANTS
+from studengine.rules.variants import VARIANTS, VariantSpec
 from studengine.rules.visibility import (
     NONE_TABLED,
     revealed_seats,
@@ -179,12 +179,13 @@ class PublicParts:
     each seat's private parts beside it (``visibility`` decides which is which)."""
 
     def __init__(self, hand: Hand, player_ids: Sequence[str], events: Sequence[Event]) -> None:
-        self.hand = hand
-        self.revealed = revealed_seats(hand)
-        # each seat's fields before its cards, its up cards, and its fields after them
-        self.fronts = [_seat_front(hand, seat, player_ids[seat]) for seat in range(hand.players)]
-        self.ups = [_up_cards(hand, seat) for seat in range(hand.players)]
-        self.backs = [_seat_back(hand, seat, self.revealed) for seat in range(hand.players)]
+        revealed = revealed_seats(hand)
+        self.seats: list[bytes] = []  # each seat's SeatInfo record as every other viewer sees it
+        self.own: list[bytes] = []  # and as the seat itself sees it
+        for seat in range(hand.players):
+            public, own = _seat_records(hand, seat, player_ids[seat], revealed)
+            self.seats.append(public)
+            self.own.append(own)
         cut, tabled = tabled_after(hand, events)  # R-ALL-IN-FACE-UP: deals after it public
         self.events: list[bytes] = []
         self.private: dict[int, list[tuple[int, CardDealt]]] = {}  # seat: deals it alone sees
@@ -196,15 +197,12 @@ class PublicParts:
                 self.private.setdefault(deal.seat, []).append((index, deal))
         # the spectator's view, and where in it each seat's record starts (``bounds``,
         # the last one where the seats end) and the events start
-        parts = [_head(hand)]
-        self.bounds = [len(parts[0])]
-        for seat in range(hand.players):
-            parts.append(self._seat(seat, None))
-            self.bounds.append(self.bounds[-1] + len(parts[-1]))
-        parts.append(_tail(hand))
-        self.events_at = self.bounds[-1] + len(parts[-1])
-        parts += self.events
-        self.public = b"".join(parts)
+        head, tail = _head(hand), _tail(hand)
+        self.bounds = [len(head)]
+        for seat_record in self.seats:
+            self.bounds.append(self.bounds[-1] + len(seat_record))
+        self.events_at = self.bounds[-1] + len(tail)
+        self.public = b"".join([head, *self.seats, tail, *self.events])
 
     def view(self, viewer: int | None, key: bytes = b"") -> bytes:
         """The View of ``viewer`` (None: the spectator), serialized: the spectator's with
@@ -214,7 +212,7 @@ class PublicParts:
         if viewer is None:
             return record(key, public) if key else public
         start, end = self.bounds[viewer], self.bounds[viewer + 1]
-        own = self._seat(viewer, viewer)
+        own = self.own[viewer]
         mine = self.private.get(viewer)
         if not mine:
             seat = _VIEWER_SEAT[viewer]
@@ -228,29 +226,73 @@ class PublicParts:
         view = b"".join([_VIEWER_SEAT[viewer], public[:start], own, rest, *events])
         return record(key, view) if key else view
 
-    def _seat(self, seat: int, viewer: int | None) -> bytes:
-        """``seat``'s SeatInfo record as ``viewer`` sees it: its cards (fields 8 to 10)
-        between the fields before and after them, the down cards only if ``visibility``
-        shows them to the viewer."""
-        cards, spec = self.hand.cards[seat], self.hand.spec
-        if sees_down_cards(self.revealed, seat, viewer):
-            held = [_CARDS[c] for c in cards]
-            held.append(self.ups[seat])
-            for i in spec.down_positions_of[len(cards)]:
-                held.append(_DOWN_CARDS[cards[i]])
-        else:
-            up = spec.face_up
-            held = [_CARDS[cards[i]] if up[i] else _HIDDEN_CARD for i in range(len(cards))]
-            held.append(self.ups[seat])
-        front, middle, back = self.fronts[seat], b"".join(held), self.backs[seat]
-        size = len(front) + len(middle) + len(back)
-        return b"%b%b%b%b%b" % (_SEATS_TAG, varint(size), front, middle, back)
+
+def _seat_records(
+    hand: Hand, seat: int, player_id: str, revealed: frozenset[int]
+) -> tuple[bytes, bytes]:
+    """``seat``'s SeatInfo record as every other viewer sees it and as the seat itself
+    does (one and the same when ``visibility`` shows its down cards to everyone)."""
+    front, back = _seat_front(hand, seat, player_id), _seat_back(hand, seat, revealed)
+    hidden, shown = _HELD_CARDS.get(hand.spec, hand.cards[seat])
+    everyone = sees_down_cards(revealed, seat, None)
+    public = _seat_record(front, shown if everyone else hidden, back)
+    if everyone:
+        return public, public
+    own = shown if sees_down_cards(revealed, seat, seat) else hidden
+    return public, _seat_record(front, own, back)
 
 
-def _up_cards(hand: Hand, seat: int) -> bytes:
-    """SeatInfo's field 9: the seat's face-up cards."""
-    cards = hand.cards[seat]
-    return b"".join([_UP_CARDS[cards[i]] for i in hand.spec.up_positions_of[len(cards)]])
+def _seat_record(front: bytes, held: bytes, back: bytes) -> bytes:
+    """View's field 3: one SeatInfo record, its cards (fields 8 to 10) between the fields
+    before and after them."""
+    size = len(front) + len(held) + len(back)
+    return b"%b%b%b%b%b" % (_SEATS_TAG, varint(size), front, held, back)
+
+
+class HeldCards:
+    """SeatInfo's fields 8 to 10 for a seat's cards: hidden from others (its down cards
+    "" in field 8, none in field 10) and shown. A seat's cards stay the same for every
+    call of a street while every call shows them: each distinct hand of a variant is
+    made once and found again by its number (``held_key``); at most ``limit`` are kept
+    (then it starts over). What is found depends on the number alone: no viewer, no table."""
+
+    def __init__(self, limit: int = 4096) -> None:
+        self.limit = limit
+        self.found: dict[int, tuple[bytes, bytes]] = {}  # held_key: (hidden, shown)
+
+    def get(self, spec: VariantSpec, cards: list[int]) -> tuple[bytes, bytes]:
+        key = held_key(spec, cards)
+        found = self.found.get(key)
+        if found is None:
+            if len(self.found) >= self.limit:
+                self.found.clear()
+            found = self.found[key] = _held_cards(spec, cards)
+        return found
+
+
+def held_key(spec: VariantSpec, cards: list[int]) -> int:
+    """One number for the variant's pattern of up and down cards and a seat's cards (a
+    1, a bit for each card of the pattern, then 4 bits of the count and 6 of each card,
+    in fixed places): two hands have one number only if their fields are the same."""
+    key = 1
+    for up in spec.face_up:
+        key = key << 1 | up
+    key = (key << 4 | len(cards)) << 6 * _MOST_CARDS
+    for i in range(len(cards)):
+        key |= cards[i] << 6 * i
+    return key
+
+
+def _held_cards(spec: VariantSpec, cards: list[int]) -> tuple[bytes, bytes]:
+    """Fields 8 to 10 of ``cards``: the down cards hidden, and shown."""
+    count, up = len(cards), spec.face_up
+    ups = b"".join([_UP_CARDS[cards[i]] for i in spec.up_positions_of[count]])
+    hidden = [_CARDS[cards[i]] if up[i] else _HIDDEN_CARD for i in range(count)]
+    hidden.append(ups)
+    shown = [_CARDS[c] for c in cards]
+    shown.append(ups)
+    shown += [_DOWN_CARDS[cards[i]] for i in spec.down_positions_of[count]]
+    return b"".join(hidden), b"".join(shown)
 
 
 def _seat_front(hand: Hand, seat: int, player_id: str) -> bytes:
@@ -546,4 +588,5 @@ def _serialized_game(variant: Variant, table: Table) -> bytes:
     return pb.View(variant=VARIANT_TO_PB[variant], table=table_to_pb(table)).SerializeToString()
 
 
-_GAME_FIELDS: Final = GameFields(_serialized_game)  # a few distinct ones serve many calls
+_GAME_FIELDS: Final = GameFields(_serialized_game)
+_HELD_CARDS: Final = HeldCards()  # a few distinct ones serve many calls
