@@ -179,11 +179,11 @@ class PublicParts:
     each seat's private parts beside it (``visibility`` decides which is which)."""
 
     def __init__(self, hand: Hand, player_ids: Sequence[str], events: Sequence[Event]) -> None:
-        revealed = revealed_seats(hand)
+        revealed, pattern = revealed_seats(hand), card_pattern(hand.spec)
         self.seats: list[bytes] = []  # each seat's SeatInfo record as every other viewer sees it
         self.own: list[bytes] = []  # and as the seat itself sees it
         for seat in range(hand.players):
-            public, own = _seat_records(hand, seat, player_ids[seat], revealed)
+            public, own = _seat_records(hand, seat, player_ids[seat], revealed, pattern)
             self.seats.append(public)
             self.own.append(own)
         cut, tabled = tabled_after(hand, events)  # R-ALL-IN-FACE-UP: deals after it public
@@ -228,12 +228,12 @@ class PublicParts:
 
 
 def _seat_records(
-    hand: Hand, seat: int, player_id: str, revealed: frozenset[int]
+    hand: Hand, seat: int, player_id: str, revealed: frozenset[int], pattern: int
 ) -> tuple[bytes, bytes]:
     """``seat``'s SeatInfo record as every other viewer sees it and as the seat itself
     does (one and the same when ``visibility`` shows its down cards to everyone)."""
     front, back = _seat_front(hand, seat, player_id), _seat_back(hand, seat, revealed)
-    hidden, shown = _HELD_CARDS.get(hand.spec, hand.cards[seat])
+    hidden, shown = _HELD_CARDS.get(hand.spec, pattern, hand.cards[seat])
     everyone = sees_down_cards(revealed, seat, None)
     public = _seat_record(front, shown if everyone else hidden, back)
     if everyone:
@@ -260,8 +260,9 @@ class HeldCards:
         self.limit = limit
         self.found: dict[int, tuple[bytes, bytes]] = {}  # held_key: (hidden, shown)
 
-    def get(self, spec: VariantSpec, cards: list[int]) -> tuple[bytes, bytes]:
-        key = held_key(spec, cards)
+    def get(self, spec: VariantSpec, pattern: int, cards: list[int]) -> tuple[bytes, bytes]:
+        """``cards``' fields, hidden and shown; ``pattern``: the spec's ``card_pattern``."""
+        key = held_key(pattern, cards)
         found = self.found.get(key)
         if found is None:
             if len(self.found) >= self.limit:
@@ -270,17 +271,22 @@ class HeldCards:
         return found
 
 
-def held_key(spec: VariantSpec, cards: list[int]) -> int:
-    """One number for the variant's pattern of up and down cards and a seat's cards (a
-    1, a bit for each card of the pattern, then 4 bits of the count and 6 of each card,
-    in fixed places): two hands have one number only if their fields are the same."""
-    key = 1
+def held_key(pattern: int, cards: list[int]) -> int:
+    """One number for a variant's ``pattern`` (``card_pattern``) and a seat's cards:
+    the pattern, 6 bits a card, 4 bits of their count; two hands have one number only if
+    their fields are the same."""
+    key = pattern
+    for card in cards:
+        key = key << 6 | card
+    return key << 4 | len(cards)
+
+
+def card_pattern(spec: VariantSpec) -> int:
+    """Which of a variant's cards are dealt face up, as a number: a 1, then a bit each."""
+    pattern = 1
     for up in spec.face_up:
-        key = key << 1 | up
-    key = (key << 4 | len(cards)) << 6 * _MOST_CARDS
-    for i in range(len(cards)):
-        key |= cards[i] << 6 * i
-    return key
+        pattern = pattern << 1 | up
+    return pattern
 
 
 def _held_cards(spec: VariantSpec, cards: list[int]) -> tuple[bytes, bytes]:
