@@ -13,14 +13,12 @@ from collections.abc import Iterator
 import pytest
 from stud_api.stud.v1 import stud_engine_pb2 as pb
 from studengine.api.conversions import VARIANT_TO_PB, table_to_pb
+from studengine.api.seat_cards import HeldCards, card_pattern, held_key
 from studengine.api.views import (
-    HeldCards,
     build_view,
     build_views,
-    card_pattern,
     event_bytes,
     event_to_pb,
-    held_key,
     serialized_views,
 )
 from studengine.cards import format_card

@@ -18,6 +18,7 @@ from studengine.api.conversions import (
     cards_text,
     table_to_pb,
 )
+from studengine.api.seat_cards import HELD_CARDS, card_pattern
 from studengine.rules.hand import Hand
 from studengine.rules.types import (
     ACTION_TYPES,
@@ -37,7 +38,7 @@ from studengine.rules.types import (
     Variant,
     action_index,
 )
-from studengine.rules.variants import VARIANTS, VariantSpec
+from studengine.rules.variants import VARIANTS
 from studengine.rules.visibility import (
     NONE_TABLED,
     revealed_seats,
@@ -233,7 +234,7 @@ def _seat_records(
     """``seat``'s SeatInfo record as every other viewer sees it and as the seat itself
     does (one and the same when ``visibility`` shows its down cards to everyone)."""
     front, back = _seat_front(hand, seat, player_id), _seat_back(hand, seat, revealed)
-    hidden, shown = _HELD_CARDS.get(hand.spec, pattern, hand.cards[seat])
+    hidden, shown = HELD_CARDS.get(hand.spec, pattern, hand.cards[seat])
     everyone = sees_down_cards(revealed, seat, None)
     public = _seat_record(front, shown if everyone else hidden, back)
     if everyone:
@@ -247,58 +248,6 @@ def _seat_record(front: bytes, held: bytes, back: bytes) -> bytes:
     before and after them."""
     size = len(front) + len(held) + len(back)
     return b"%b%b%b%b%b" % (_SEATS_TAG, varint(size), front, held, back)
-
-
-class HeldCards:
-    """SeatInfo's fields 8 to 10 for a seat's cards: hidden from others (its down cards
-    "" in field 8, none in field 10) and shown. A seat's cards stay the same for every
-    call of a street while every call shows them: each distinct hand of a variant is
-    made once and found again by its number (``held_key``); at most ``limit`` are kept
-    (then it starts over). What is found depends on the number alone: no viewer, no table."""
-
-    def __init__(self, limit: int = 4096) -> None:
-        self.limit = limit
-        self.found: dict[int, tuple[bytes, bytes]] = {}  # held_key: (hidden, shown)
-
-    def get(self, spec: VariantSpec, pattern: int, cards: list[int]) -> tuple[bytes, bytes]:
-        """``cards``' fields, hidden and shown; ``pattern``: the spec's ``card_pattern``."""
-        key = held_key(pattern, cards)
-        found = self.found.get(key)
-        if found is None:
-            if len(self.found) >= self.limit:
-                self.found.clear()
-            found = self.found[key] = _held_cards(spec, cards)
-        return found
-
-
-def held_key(pattern: int, cards: list[int]) -> int:
-    """One number for a variant's ``pattern`` (``card_pattern``) and a seat's cards:
-    the pattern, 6 bits a card, 4 bits of their count; two hands have one number only if
-    their fields are the same."""
-    key = pattern
-    for card in cards:
-        key = key << 6 | card
-    return key << 4 | len(cards)
-
-
-def card_pattern(spec: VariantSpec) -> int:
-    """Which of a variant's cards are dealt face up, as a number: a 1, then a bit each."""
-    pattern = 1
-    for up in spec.face_up:
-        pattern = pattern << 1 | up
-    return pattern
-
-
-def _held_cards(spec: VariantSpec, cards: list[int]) -> tuple[bytes, bytes]:
-    """Fields 8 to 10 of ``cards``: the down cards hidden, and shown."""
-    count, up = len(cards), spec.face_up
-    ups = b"".join([_UP_CARDS[cards[i]] for i in spec.up_positions_of[count]])
-    hidden = [_CARDS[cards[i]] if up[i] else _HIDDEN_CARD for i in range(count)]
-    hidden.append(ups)
-    shown = [_CARDS[c] for c in cards]
-    shown.append(ups)
-    shown += [_DOWN_CARDS[cards[i]] for i in spec.down_positions_of[count]]
-    return b"".join(hidden), b"".join(shown)
 
 
 def _seat_front(hand: Hand, seat: int, player_id: str) -> bytes:
@@ -518,11 +467,6 @@ _REVEALED: Final = varint_key(_SEAT["revealed"]) + b"\x01"
 _TABLED: Final = varint_key(_SEAT["tabled"]) + b"\x01"
 _SPECTATOR_TAG: Final = length_key(pb.HandUpdate.DESCRIPTOR.fields_by_name["spectator"])
 _SEAT_VIEWS_TAG: Final = length_key(pb.HandUpdate.DESCRIPTOR.fields_by_name["seats"])
-# each card's text as one element of SeatInfo's repeated strings; a hidden card is ""
-_CARDS: Final = tuple(record(length_key(_SEAT["cards"]), t.encode()) for t in CARD_TEXT)
-_UP_CARDS: Final = tuple(record(length_key(_SEAT["up_cards"]), t.encode()) for t in CARD_TEXT)
-_DOWN_CARDS: Final = tuple(record(length_key(_SEAT["down_cards"]), t.encode()) for t in CARD_TEXT)
-_HIDDEN_CARD: Final = record(length_key(_SEAT["cards"]), b"")
 # View.viewer_seat for each seat
 _VIEWER_SEAT: Final[tuple[bytes, ...]] = tuple(
     pb.View(viewer_seat=s).SerializeToString() for s in range(_MOST_SEATS)
@@ -595,4 +539,3 @@ def _serialized_game(variant: Variant, table: Table) -> bytes:
 
 
 _GAME_FIELDS: Final = GameFields(_serialized_game)
-_HELD_CARDS: Final = HeldCards()  # a few distinct ones serve many calls
