@@ -251,11 +251,11 @@ unit: $(STAMP) $(GEN) $(COMPILED)
 
 # the engine's tests on the .py sources of the compiled modules (STUDENGINE_PURE=1): the
 # conformance vectors, the property tests, the reference legal moves, the PokerKit
-# differential, the codec and the views
+# differential, the codec (and its reader against protobuf) and the views
 ENGINE_TESTS := tests/unit/test_build.py tests/unit/test_cards.py tests/unit/test_conformance.py \
                 $(wildcard tests/unit/test_rules_*.py) tests/unit/test_history_pokerkit.py \
                 tests/unit/test_state_codec.py tests/unit/test_state_encoding.py \
-                tests/unit/test_state_wire.py \
+                tests/unit/test_state_wire.py tests/unit/test_state_reader.py \
                 tests/unit/test_api_visibility.py \
                 tests/unit/test_api_serialized_parts.py tests/unit/test_api_serialized_updates.py \
                 tests/unit/test_api_tabled_views.py

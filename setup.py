@@ -8,13 +8,16 @@ pure-Python fallback the package runs on when it is absent:
   sealing, the Act path's API modules), compiled by mypyc from their own ``.py`` files, which stay the source. The
   build writes ``studengine/_mypyc_build.py``, the list of what it compiled with a hash of each
   source, so that an import runs a compiled module only while its ``.py`` is unchanged
-  (``studengine/compiled.py``).
+  (``studengine/compiled.py``). The compiled encoder writes into librt's ``BytesWriter``
+  (mypyc's runtime library, a dependency): the record names the librt of the build,
+  the least version a compiled run accepts.
 
 ``STUDENGINE_BUILD=pure`` at build time compiles no module (nor does a machine without
 mypyc); ``STUDENGINE_PURE=1`` at run time runs the ``.py`` files of a compiled build.
 """
 
 import hashlib
+import importlib.metadata
 import os
 import subprocess
 import sys
@@ -39,6 +42,7 @@ COMPILED = (
     "studengine/rules/visibility.py",
     "studengine/state/wire.py",
     "studengine/state/checks.py",
+    "studengine/state/reader.py",
     "studengine/state/codec.py",
     "studengine/state/encoding.py",
     "studengine/api/conversions.py",
@@ -66,11 +70,20 @@ def source_hash(path: str) -> str:
     return hashlib.sha256((SERVICE / path).read_bytes()).hexdigest()
 
 
+def librt_version() -> str:
+    """The librt beside the mypyc that compiles (mypy depends on it; "0": none found)."""
+    try:
+        return importlib.metadata.version("librt")
+    except importlib.metadata.PackageNotFoundError:
+        return "0"
+
+
 def mypyc_extensions() -> list[Extension]:
     """The mypyc extensions of COMPILED, or none (pure build): recorded in _mypyc_build.py."""
     compiled: dict[str, str] = {}
     extensions: list[Extension] = []
     library = ""  # the shared library mypyc builds beside the package, all modules' code
+    librt = ""  # the librt the compiled modules need, at least
     if os.environ.get("STUDENGINE_BUILD", "compiled") == "pure":
         print("studengine: STUDENGINE_BUILD=pure: no module compiled", file=sys.stderr)
     else:
@@ -93,6 +106,7 @@ def mypyc_extensions() -> list[Extension]:
     if extensions:
         compiled = {module_name(path): source_hash(path) for path in COMPILED}
         library = next(ext.name for ext in extensions if ext.name.endswith("__mypyc"))
+        librt = librt_version()
     # an editable checkout may hold an earlier build's shared library (named after its
     # modules), and after a pure build its compiled modules too
     for stale in SERVICE.glob("*__mypyc.cpython-*.so"):
@@ -105,6 +119,7 @@ def mypyc_extensions() -> list[Extension]:
     BUILD_RECORD.write_text(
         '"""Written by setup.py: the modules mypyc compiled, with their sources\' sha256."""\n\n'
         f"LIBRARY = {library!r}\n"
+        f"LIBRT = {librt!r}\n"
         "COMPILED: dict[str, str] = {\n" + "".join(lines) + "}\n"
     )
     return extensions

@@ -54,8 +54,8 @@ CLK_TCK = os.sysconf("SC_CLK_TCK")
 
 
 def _add_echo(server: Any, response: BytesValue, asynchronous: bool) -> None:
-    """Register the echo the way the servicer registers its methods (generic handler, plus
-    the registered-method fast path where grpcio has it)."""
+    """Register the echo the way the servicer registers its methods (a generic handler
+    only: ``servicer.add_servicer`` says why)."""
 
     def echo(_request: BytesValue, _context: Any) -> BytesValue:
         return response
@@ -72,8 +72,6 @@ def _add_echo(server: Any, response: BytesValue, asynchronous: bool) -> None:
     server.add_generic_rpc_handlers(
         (grpc.method_handlers_generic_handler(service, {method: handler}),)
     )
-    if hasattr(server, "add_registered_method_handlers"):
-        server.add_registered_method_handlers(service, {method: handler})
 
 
 def serve_echo(kind: str, response_bytes: int, config: ServerConfig) -> None:

@@ -3,10 +3,12 @@
 ``setup.py`` compiles the modules it lists with mypyc and records each one's source hash
 in ``_mypyc_build.py`` (absent or empty: a pure-Python build). ``choose()``, run by
 ``studengine/__init__.py`` before any of them is imported, keeps the compiled modules
-only when every recorded source is unchanged and ``STUDENGINE_PURE`` is unset; otherwise
-an import hook loads all of them from their ``.py`` files (never a mix: compiled modules
-expect each other's native classes). An edited source in an editable checkout thus runs
-as pure Python, with a warning, until the next build (``make venv``).
+only when every recorded source is unchanged, librt (mypyc's runtime library, whose
+``BytesWriter`` the state's encoder writes into) is at least the version the build had,
+and ``STUDENGINE_PURE`` is unset; otherwise an import hook loads all of them from their
+``.py`` files (never a mix: compiled modules expect each other's native classes). An
+edited source in an editable checkout thus runs as pure Python, with a warning, until
+the next build (``make venv``); so does a compiled build without its librt.
 """
 
 from __future__ import annotations
@@ -14,8 +16,10 @@ from __future__ import annotations
 import hashlib
 import importlib.abc
 import importlib.machinery
+import importlib.metadata
 import importlib.util
 import os
+import re
 import sys
 import warnings
 from collections.abc import Sequence
@@ -56,6 +60,41 @@ def recorded() -> tuple[str, dict[str, str]]:
     return str(LIBRARY), dict(COMPILED)
 
 
+def librt_needed() -> str:
+    """The librt version the compiled build was made with ("" for a pure build): a
+    compiled module that uses librt imports it when it is imported, and refuses one
+    older than its build's (mypyc checks the API version it was compiled against)."""
+    try:
+        from studengine._mypyc_build import (  # type: ignore[import-not-found,attr-defined,unused-ignore]
+            LIBRT,
+        )
+    except ImportError:
+        return ""
+    return str(LIBRT)
+
+
+def release(version: str) -> tuple[int, ...]:
+    """A version's release numbers (``0.17.0rc1`` -> (0, 17, 0)), for comparing."""
+    found = re.match(r"\d+(?:\.\d+)*", version)
+    return tuple(int(part) for part in found.group().split(".")) if found else ()
+
+
+def librt_problem(needed: str) -> str:
+    """Why the installed librt cannot serve a build made with librt ``needed`` ("" when
+    it can, or when the build needs none)."""
+    if not needed:
+        return ""
+    try:
+        import librt.strings  # noqa: F401  (what the compiled encoder imports first)
+
+        found = importlib.metadata.version("librt")
+    except (ImportError, importlib.metadata.PackageNotFoundError):
+        return f"librt (>={needed}) is not installed"
+    if release(found) < release(needed):
+        return f"librt {found} is older than the {needed} it was built with"
+    return ""
+
+
 def source_of(name: str) -> Path:
     return PACKAGE_ROOT.joinpath(*name.split(".")).with_suffix(".py")
 
@@ -92,7 +131,16 @@ def choose() -> str:
             RuntimeWarning,
             stacklevel=2,
         )
-    if stale or os.environ.get(PURE_SWITCH, "") not in ("", "0"):
+    forced_pure = os.environ.get(PURE_SWITCH, "") not in ("", "0")
+    missing = "" if stale or forced_pure else librt_problem(librt_needed())
+    if missing:
+        warnings.warn(
+            f"studengine: {missing}: running the pure-Python sources, not the compiled "
+            f"build (`pip install 'librt>={librt_needed()}'`)",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+    if stale or forced_pure or missing:
         sys.meta_path.insert(0, SourceFinder(frozenset(modules)))
         return BUILD
     BUILD = "mypyc"

@@ -175,6 +175,10 @@ def test_one_json_line_per_call_and_no_secrets(live_server: Launch) -> None:
     assert {e["hand_id"] for e in acts} == {u.hand_id for u in updates}
     assert len(by_method["StartHand"]) == 4 and "hand_id" in by_method["StartHand"][0]
     assert len(by_method["GetView"]) == sum(len(u.seats) for u in updates if not u.over)
+    assert [(e["hand_id"], e["seq"]) for e in acts if e["code"] == "OK"] == [
+        (u.hand_id, u.seq) for u in updates if u.seq
+    ]  # each call's own fields, in the order of the calls on the one channel
+    assert not {"hand_id", "seq", "seat", "action"} & set(by_method["Evaluate"][0])  # no leak
 
     text = "\n".join(server.lines)
     assert not CARD_TEXT.findall(text), "a card appears in the logs"

@@ -9,6 +9,7 @@ import random
 import grpc
 import pytest
 from stud_api.stud.v1 import stud_engine_pb2 as pb
+from studengine.api import logfields
 from studengine.api.errors import ApiError, field_violations, to_status
 from studengine.api.handlers import Handlers
 from studengine.cards import parse_cards
@@ -356,19 +357,17 @@ class Recorder:
 
 
 def test_observer_hears_hands_actions_and_sizes_and_log_context() -> None:
-    import structlog
-
     recorder = Recorder()
     handlers = Handlers(KeyRing([new_key("k1")]), allow_test_decks=True, observer=recorder)
-    structlog.contextvars.clear_contextvars()
+    logfields.clear()
     update = start(handlers)
     update = act(handlers, update, 1, "BRING_IN")
-    context = structlog.contextvars.get_contextvars()
+    context = logfields.bound()
     assert context == {"hand_id": update.hand_id, "seq": 1, "seat": 1, "action": "BRING_IN"}
     update = act(handlers, update, 2, "FOLD")
     last = act(handlers, update, 0, "FOLD")
     refused(handlers.get_view, pb.GetViewRequest(state=b"nonsense"))
-    structlog.contextvars.clear_contextvars()
+    logfields.clear()
     sizes = [("state_size", len(u.state)) for u in (update, last)]
     seven = "SEVEN_CARD_STUD"
     assert recorder.calls[0] == ("hand_started", seven)

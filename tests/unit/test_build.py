@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 import importlib
 import importlib.machinery
+import importlib.metadata
 import os
 import subprocess
 import sys
@@ -43,6 +44,8 @@ def test_the_build_compiled_what_setup_lists() -> None:
         pytest.skip(message)
     assert sorted(recorded) == sorted(setup_modules())
     assert not compiled.changed(library, recorded), "make rebuilds the compiled modules"
+    assert compiled.librt_needed(), "the build names the librt it was compiled with"
+    assert compiled.librt_problem(compiled.librt_needed()) == ""
 
 
 def test_the_modules_run_as_the_build_says() -> None:
@@ -86,3 +89,16 @@ def test_a_changed_source_is_not_run_compiled() -> None:
     spec = finder.find_spec("studengine.cards", None)
     assert spec is not None and str(spec.origin).endswith("studengine/cards.py")
     assert finder.find_spec("studengine.server.main", None) is None
+
+
+def test_a_librt_missing_or_older_than_the_builds_is_named() -> None:
+    """``choose`` runs the sources, with this as its warning, when the compiled build's
+    librt cannot be had (a compiled module would fail to import)."""
+    assert compiled.librt_problem("") == ""  # a pure build needs none
+    assert compiled.release("0.17.0rc1") == (0, 17, 0)
+    assert compiled.release("0.9") < compiled.release("0.17.0")
+    found = importlib.metadata.version("librt")
+    assert compiled.librt_problem(found) == ""
+    assert compiled.librt_problem("0") == ""  # a build that found no librt: any will do
+    problem = compiled.librt_problem("999.0")
+    assert problem == f"librt {found} is older than the 999.0 it was built with"

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 import structlog
+from studengine.api import logfields
 from studengine.server.config import ConfigError, ServerConfig, parse_config
 from studengine.server.grpc_listener import server_options
 from studengine.server.logging import LineWriter, configure_logging
@@ -159,11 +160,11 @@ def test_log_lines_are_json_with_context_and_never_secrets() -> None:
     configure_logging("info", stream=out, worker=3)
     try:
         log = structlog.get_logger("t")
-        structlog.contextvars.bind_contextvars(hand_id="ab" * 16, seq=4, deck=[1, 2], salt="ff")
+        logfields.bind(hand_id="ab" * 16, seq=4, deck=[1, 2], salt="ff")
         log.info("rpc", method="/m", code="OK", cards=["As"], key="k", state=b"x")
         log.debug("hidden below the level")
     finally:
-        structlog.contextvars.clear_contextvars()
+        logfields.clear()
         structlog.reset_defaults()
     lines = out.getvalue().splitlines()
     assert len(lines) == 1

@@ -5,11 +5,15 @@ back to the same record."""
 
 from __future__ import annotations
 
+import os
 import random
+import subprocess
+import sys
 from collections import Counter
 from collections.abc import Callable, Iterator
 
 import pytest
+from studengine import compiled
 from studengine.rules.hand import Hand, start_hand
 from studengine.rules.types import ActionType, Move, Variant
 from studengine.rules.variants import VARIANTS
@@ -191,3 +195,30 @@ def test_a_negative_amount_is_refused() -> None:
     hand = _edited(lambda h: h.stacks.__setitem__(0, -1))
     with pytest.raises(ValueError, match="negative"):
         encode(HandRecord(bytes(16), 1, False, bytes(32), ["p"] * 8, hand))
+
+
+# as if librt were not installed (an import of it fails), then this module's tests
+WITHOUT_LIBRT = """
+import sys
+sys.modules["librt"] = None
+import pytest
+from studengine import compiled
+from studengine.state import bytewriter, wire
+assert compiled.BUILD == "python" and wire.BytesWriter is bytewriter.BytesWriter
+sys.exit(pytest.main(["-q", "-p", "no:cacheprovider", "-p", "no:xdist", sys.argv[1]]))
+"""
+
+
+@pytest.mark.skipif("librt" in os.environ.get("STUDENGINE_TEST_WITHOUT", ""), reason="nested")
+def test_without_librt_the_sources_write_the_same_bytes() -> None:
+    """Without librt a compiled build runs its sources (``compiled.choose`` says why),
+    whose encoder writes into the bytearray writer: these tests pass there too."""
+    env = {**os.environ, "STUDENGINE_TEST_WITHOUT": "librt"}
+    env.pop(compiled.PURE_SWITCH, None)
+    proc = subprocess.run(
+        [sys.executable, "-c", WITHOUT_LIBRT, __file__],
+        env=env, capture_output=True, text=True, timeout=600, check=False,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    if compiled.recorded()[1]:  # a compiled build: its warning names what is missing
+        assert "librt (>=" in proc.stderr and "pure-Python sources" in proc.stderr

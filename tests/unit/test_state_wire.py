@@ -7,7 +7,8 @@ from collections.abc import Callable
 import pytest
 from google.protobuf import wrappers_pb2
 from stud_api.stud.v1 import stud_engine_pb2 as pb
-from studengine.state import wire
+from studengine import compiled
+from studengine.state import bytewriter, wire
 from studengine.state._gen.stud.internal.v1 import state_pb2
 
 VALUES = [0, 1, 0x7F, 0x80, 300, 2**14 - 1, 2**14, 2**21 - 1, 2**21, 2**31, 2**63 - 1, 2**64 - 1]
@@ -59,21 +60,44 @@ def test_length_key_refuses_a_field_number_past_15() -> None:
         wire.varint_key(far)
 
 
-def _appended(write: Callable[[list[int]], None]) -> bytes:
-    out: list[int] = [7]  # something before: the helpers append
-    write(out)
-    assert out[0] == 7
-    return bytes(out[1:])
+# The writers the state's encoding writes into: librt's BytesWriter (wire's, where librt is
+# installed) and, where the sources run (a compiled function takes librt's only), the
+# bytearray one they fall back on without librt.
+WRITERS = [wire.BytesWriter]
+if compiled.BUILD == "python" and wire.BytesWriter is not bytewriter.BytesWriter:
+    WRITERS.append(bytewriter.BytesWriter)
+
+
+@pytest.fixture(params=WRITERS, ids=lambda writer: writer.__module__)
+def writer(request: pytest.FixtureRequest) -> Callable[[], wire.BytesWriter]:
+    return request.param  # type: ignore[no-any-return]
+
+
+Appended = Callable[[Callable[[wire.BytesWriter], None]], bytes]
+
+
+@pytest.fixture
+def appended(writer: Callable[[], wire.BytesWriter]) -> Appended:
+    """What ``write`` appends to a writer that holds a byte already."""
+
+    def run(write: Callable[[wire.BytesWriter], None]) -> bytes:
+        out = writer()
+        out.append(7)  # something before: the helpers append
+        write(out)
+        assert out[0] == 7
+        return out.getvalue()[1:]
+
+    return run
 
 
 @pytest.mark.parametrize("value", VALUES)
-def test_append_varint_is_varint(value: int) -> None:
-    assert _appended(lambda out: wire.append_varint(out, value)) == wire.varint(value)
+def test_append_varint_is_varint(appended: Appended, value: int) -> None:
+    assert appended(lambda out: wire.append_varint(out, value)) == wire.varint(value)
 
 
-def test_append_varint_refuses_a_negative_value() -> None:
+def test_append_varint_refuses_a_negative_value(writer: Callable[[], wire.BytesWriter]) -> None:
     with pytest.raises(ValueError, match="negative"):
-        wire.append_varint([], -1)
+        wire.append_varint(writer(), -1)
 
 
 # values that fit field 30 (uint32) too; the last list's length takes two bytes
@@ -82,39 +106,40 @@ PACKED.append([2**31] * 30)
 
 
 @pytest.mark.parametrize("values", PACKED)
-def test_append_packed_and_tags_are_protobufs(values: list[int]) -> None:
+def test_append_packed_and_tags_are_protobufs(appended: Appended, values: list[int]) -> None:
     """Packed repeated fields of numbers below 16 and past them (two-byte keys), lengths
     of one byte and more, and nothing at all for no values."""
     for name in ("stacks", "tabled"):  # fields 7 and 30
         field = state_pb2.EngineHand.DESCRIPTOR.fields_by_name[name]
         key = wire.tag(field, wire.LENGTH_DELIMITED)
-        ours = _appended(lambda out, k=key: wire.append_packed(out, k, values))
+        ours = appended(lambda out, k=key: wire.append_packed(out, k, values))
         assert ours == state_pb2.EngineHand(**{name: values}).SerializeToString()
     stacks = state_pb2.EngineHand.DESCRIPTOR.fields_by_name["stacks"]
     largest = [2**63 - 1, *values]  # int64's largest
-    ours = _appended(lambda out: wire.append_packed(out, wire.tag(stacks, 2), largest))
+    ours = appended(lambda out: wire.append_packed(out, wire.tag(stacks, 2), largest))
     assert ours == state_pb2.EngineHand(stacks=largest).SerializeToString()
 
 
 @pytest.mark.parametrize("size", [1, 0x7F, 0x80, 300, 2**14])
-def test_open_and_close_record_write_the_length_after(size: int) -> None:
+def test_open_and_close_record_write_the_length_after(appended: Appended, size: int) -> None:
     field = state_pb2.EngineHand.DESCRIPTOR.fields_by_name["moves"]  # field 29
     payload = bytes(range(256)) * (size // 256) + bytes(range(size % 256))
 
-    def write(out: list[int]) -> None:
+    def write(out: wire.BytesWriter) -> None:
         start = wire.open_record(out, wire.tag(field, wire.LENGTH_DELIMITED))
-        out += payload
+        out.write(payload)
         wire.close_record(out, start)
+        out.append(9)  # and what comes after it
 
-    assert _appended(write) == state_pb2.EngineHand(moves=payload).SerializeToString()
+    assert appended(write) == state_pb2.EngineHand(moves=payload).SerializeToString() + b"\x09"
 
 
-def test_tags_are_protobufs_keys() -> None:
+def test_tags_are_protobufs_keys(appended: Appended) -> None:
     """A varint field's key, for field numbers below 16 and past them."""
     for name in ("button", "level", "over"):  # 3, 16, 27
         field = state_pb2.EngineHand.DESCRIPTOR.fields_by_name[name]
         value = True if name == "over" else 5
-        key = _appended(lambda out, f=field: wire.append_varint(out, wire.tag(f, wire.VARINT)))
+        key = appended(lambda out, f=field: wire.append_varint(out, wire.tag(f, wire.VARINT)))
         assert (
             key + wire.varint(int(value))
             == state_pb2.EngineHand(**{name: value}).SerializeToString()
@@ -155,3 +180,28 @@ def test_game_fields_are_serialized_once_per_game_and_found_by_identity() -> Non
     other = Table(ante=7, bring_in=10, small_bet=20, big_bet=40)
     assert cache.get(seven, other) == f"{seven.value}/7".encode()
     assert len(cache.found) <= 2  # bounded: cleared when full
+
+
+def test_the_bytearray_writer_writes_what_librts_does() -> None:
+    """The pure-Python fallback's writer (no librt installed) against librt's, for every
+    method ``state.wire`` calls: the same bytes, lengths and items."""
+    librt_strings = pytest.importorskip("librt.strings", reason="librt is not installed")
+    ours, theirs = bytewriter.BytesWriter(), librt_strings.BytesWriter()
+    for out in (ours, theirs):
+        out.append(0x80)
+        out.write(b"stud" * 200)  # past librt's first buffer
+        out.write(bytearray(b"\x00\xff"))
+        out[1] = 0x7F
+        out.truncate(len(out) - 1)
+        out.append(0)
+    assert ours.getvalue() == theirs.getvalue()
+    assert len(ours) == len(theirs) == 803
+    assert [ours[i] for i in (0, 1, 802)] == [theirs[i] for i in (0, 1, 802)] == [0x80, 0x7F, 0]
+    assert isinstance(ours.getvalue(), bytes)
+
+
+@pytest.mark.parametrize("values", [[], [0], [255, 0, 0x7F, 0x80], list(range(52)), [7] * 600])
+def test_byte_string_is_bytes_of_the_values(values: list[int]) -> None:
+    """What the deck commitment hashes (its form is public: docs/api.md): ``bytes()``."""
+    assert wire.byte_string(values) == bytes(values)
+    assert type(wire.byte_string(values)) is bytes

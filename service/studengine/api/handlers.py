@@ -5,8 +5,8 @@ them for both ports.
 
 Refusals raise ``ApiError`` (see ``errors.py``): a malformed request is refused once, with
 every bad field found. Log context (``hand_id``, ``seq``, ``seat``, ``action``) is bound
-with structlog's contextvars for the call's log line; no hidden card, deck, salt or key
-is ever bound or logged.
+for the call's log line (``logfields``); no hidden card, deck, salt or key is ever bound
+or logged.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from stud_api.stud.v1 import stud_engine_pb2 as pb
 
 from studengine import cards as cardlib
 from studengine import equity as eq
-from studengine.api import updates
+from studengine.api import logfields, updates
 from studengine.api.conversions import AUDIENCE_TO_PB, legal_to_pb, result_to_pb
 from studengine.api.errors import (
     ApiError,
@@ -60,10 +60,6 @@ _START_HAND_KEY = wire.length_key(pb.StartHandResponse.DESCRIPTOR.fields_by_name
 _ACT_KEY = wire.length_key(pb.ActResponse.DESCRIPTOR.fields_by_name["hand"])
 
 
-def _bind(**values: object) -> None:
-    structlog.contextvars.bind_contextvars(**values)
-
-
 class Handlers:
     """The API's operations for one server: its key ring and its test-deck flag."""
 
@@ -85,7 +81,7 @@ class Handlers:
         """The opened state (SealedStateInvalid if it does not open); binds its hand id
         and seq (and ``context``) for the log line."""
         record = self.sealer.open(state)
-        _bind(hand_id=record.hand_id.hex(), seq=record.seq, **context)
+        logfields.bind(hand_id=record.hand_id.hex(), seq=record.seq, **context)
         return record
 
     def start_hand(self, request: pb.StartHandRequest) -> pb.StartHandResponse:
@@ -107,7 +103,7 @@ class Handlers:
             player_ids=new.player_ids,
             hand=hand,
         )
-        _bind(hand_id=record.hand_id.hex(), seq=0)
+        logfields.bind(hand_id=record.hand_id.hex(), seq=0)
         self.observer.hand_started(new.variant.value)
         return wire.record(_START_HAND_KEY, self._update(record, events))
 
@@ -134,7 +130,7 @@ class Handlers:
         variant = hand.variant.value
         self.observer.action_taken(variant, label)
         record.seq += 1
-        _bind(seq=record.seq)
+        logfields.bind(seq=record.seq)
         if hand.over:
             self.observer.hand_finished(variant)
             if hand.result is not None and hand.result.rake:
@@ -144,7 +140,7 @@ class Handlers:
     def get_view(self, request: pb.GetViewRequest) -> pb.GetViewResponse:
         record, viewer = parse_get_view(request, self._open)
         hand = record.hand
-        _bind(seat=viewer)
+        logfields.bind(seat=viewer)
         response = pb.GetViewResponse(
             hand_id=record.hand_id.hex(),
             seq=record.seq,

@@ -13,7 +13,7 @@ import array
 import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Final, Protocol, final
 
 from stud_api.stud.v1 import stud_engine_pb2 as pb
 
@@ -29,7 +29,7 @@ from studengine.api.conversions import (
 from studengine.api.errors import ApiError, Reason, Violation, Violations, invalid, limit
 from studengine.history.phh import Audience
 from studengine.rules.hand import Hand
-from studengine.rules.types import ActionType, InvalidHand, OddChip, Table, Variant
+from studengine.rules.types import ActionType, InvalidHand, OddChip, Record, Table, Variant
 from studengine.rules.validation import (
     game_problems,
     players_problems,
@@ -213,16 +213,28 @@ def refused_hand(error: InvalidHand) -> ApiError:
 # ---- Act, GetView, GetHandHistory ---------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Move:
+@final
+class Move(Record):
     """An Act request, checked: the hand, the seat, the action (None: TIMEOUT), its
-    ``to`` (None: the only size, or FOLD and CHECK) and the ``expected_seq`` if given."""
+    ``to`` (None: the only size, or FOLD and CHECK) and the ``expected_seq`` if given.
+    A plain record, as the engine's are (``rules.types.Record``): a native class in the
+    compiled build, where a frozen dataclass sets each field through ``object.__setattr__``."""
 
-    record: HandRecord
-    seat: int
-    action: ActionType | None
-    to: int | None
-    expected_seq: int | None
+    __match_args__ = ("record", "seat", "action", "to", "expected_seq")
+
+    def __init__(
+        self,
+        record: HandRecord,
+        seat: int,
+        action: ActionType | None,
+        to: int | None,
+        expected_seq: int | None,
+    ) -> None:
+        self.record: Final = record
+        self.seat: Final = seat
+        self.action: Final = action
+        self.to: Final = to
+        self.expected_seq: Final = expected_seq
 
 
 def smallest_size(hand: Hand, action: ActionType) -> int | None:
@@ -233,19 +245,20 @@ def smallest_size(hand: Hand, action: ActionType) -> int | None:
 
 def parse_act(request: pb.ActRequest, open_state: Opener) -> Move:
     found = Violations()
-    timeout = request.action == pb.ACTION_TYPE_TIMEOUT
-    action = ACTION_FROM_PB.get(request.action)
+    code, seat = request.action, request.seat
+    timeout = code == pb.ACTION_TYPE_TIMEOUT
+    action = ACTION_FROM_PB.get(code)
     if action is None and not timeout:
-        found.add("action", f"unknown action {request.action}")
+        found.add("action", f"unknown action {code}")
     label = "TIMEOUT" if timeout else str(action and action.value)
-    record = _open(open_state, request.state, found, seat=request.seat, action=label)
-    _seat(request.seat, record.hand, found)
+    record = _open(open_state, request.state, found, seat=seat, action=label)
+    _seat(seat, record.hand, found)
     found.check()
     to = None
     if action is not None:
         to = request.to if request.HasField("to") else smallest_size(record.hand, action)
     expected = request.expected_seq if request.HasField("expected_seq") else None
-    return Move(record, request.seat, action, to, expected)
+    return Move(record, seat, action, to, expected)
 
 
 def parse_get_view(request: pb.GetViewRequest, open_state: Opener) -> tuple[HandRecord, int | None]:

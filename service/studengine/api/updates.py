@@ -17,13 +17,14 @@ from studengine.api.conversions import ACTION_TO_PB, cards_text, result_to_pb
 from studengine.rules.hand import Hand
 from studengine.rules.types import ActionType, LegalAction
 from studengine.state import wire
+from studengine.state.wire import BytesWriter
 
 _FIELDS = pb.HandUpdate.DESCRIPTOR.fields_by_name
 _HAND_ID = wire.length_key(_FIELDS["hand_id"])
 _SEQ = wire.varint_key(_FIELDS["seq"])
 _STATE = wire.length_key(_FIELDS["state"])
 _TO_ACT = wire.varint_key(_FIELDS["to_act"])
-_LEGAL_ACTION = wire.length_key(_FIELDS["legal_actions"])
+_LEGAL_ACTION = wire.tag(_FIELDS["legal_actions"], wire.LENGTH_DELIMITED)
 _DECK_COMMITMENT = wire.length_key(_FIELDS["deck_commitment"])
 _OVER = wire.varint_key(_FIELDS["over"]) + wire.varint(1)  # written only when true
 _RESULT = wire.length_key(_FIELDS["result"])
@@ -37,9 +38,9 @@ _LEGAL_TYPE: dict[ActionType, bytes] = {
 }
 
 
-def deck_commitment(hand_id: bytes, salt: bytes, deck: Sequence[int]) -> str:
+def deck_commitment(hand_id: bytes, salt: bytes, deck: list[int]) -> str:
     """Hex SHA-256 of hand_id || salt || deck bytes (the public commitment to the deal)."""
-    return hashlib.sha256(hand_id + salt + bytes(deck)).hexdigest()
+    return hashlib.sha256(hand_id + salt + wire.byte_string(deck)).hexdigest()
 
 
 def head(hand_id: bytes, seq: int, sealed: bytes) -> bytes:
@@ -52,14 +53,15 @@ def head(hand_id: bytes, seq: int, sealed: bytes) -> bytes:
 
 def legal_actions(actions: Sequence[LegalAction]) -> bytes:
     """HandUpdate's field 7: each legal action as one LegalAction record."""
-    parts = []
+    out = BytesWriter()
     for action in actions:
-        kind = _LEGAL_TYPE[action.type]
-        if action.to is None:
-            parts.append(wire.record(_LEGAL_ACTION, kind))
-        else:
-            parts.append(wire.record(_LEGAL_ACTION, kind + _LEGAL_TO + wire.varint(action.to)))
-    return b"".join(parts)
+        start = wire.open_record(out, _LEGAL_ACTION)
+        out.write(_LEGAL_TYPE[action.type])
+        if action.to is not None:
+            out.write(_LEGAL_TO)
+            wire.append_varint(out, action.to)
+        wire.close_record(out, start)
+    return out.getvalue()
 
 
 def tail(hand: Hand, hand_id: bytes, salt: bytes) -> bytes:

@@ -27,7 +27,7 @@ from google.protobuf import descriptor_pool
 from google.protobuf.descriptor import FileDescriptor
 from google.protobuf.descriptor_pb2 import FileDescriptorProto
 from grpc_health.v1 import health_pb2, health_pb2_grpc
-from grpc_reflection.v1alpha import reflection, reflection_pb2
+from grpc_reflection.v1alpha import reflection, reflection_pb2, reflection_pb2_grpc
 from stud_api.stud.v1 import errors_pb2, stud_engine_pb2
 
 from studengine.api.servicer import SERVICE_NAME, StudEngineServicer, add_servicer
@@ -136,6 +136,23 @@ class Health(health_pb2_grpc.HealthServicer):  # type: ignore[misc]
             await asyncio.wait_for(self._no_watches.wait(), wait)
 
 
+class GenericOnly:
+    """A server as the generated ``add_*Servicer_to_server`` functions see it: their
+    methods are added as generic handlers only, never also as registered methods, which
+    would cost every call of the server (``servicer.add_servicer`` says why)."""
+
+    def __init__(self, server: grpc.aio.Server) -> None:
+        self.server = server
+
+    def add_generic_rpc_handlers(
+        self, handlers: Sequence[grpc.GenericRpcHandler[Any, Any]]
+    ) -> None:
+        self.server.add_generic_rpc_handlers(handlers)
+
+    def add_registered_method_handlers(self, service: str, handlers: dict[str, Any]) -> None:
+        """Left out: the generic handler added with them serves the same methods."""
+
+
 @dataclass
 class GrpcListener:
     """The gRPC server of one worker on ``config.address``."""
@@ -159,11 +176,14 @@ class GrpcListener:
             interceptors=[self.interceptor], options=server_options(config, self.reuse_port)
         )
         add_servicer(server, self.servicer, config.max_message_bytes)
-        health_pb2_grpc.add_HealthServicer_to_server(self.health, server)
+        generic = GenericOnly(server)
+        health_pb2_grpc.add_HealthServicer_to_server(self.health, generic)
         if config.reflection:
             names = (SERVICE_NAME, HEALTH_SERVICE, reflection.SERVICE_NAME)
             pool = public_pool((*PUBLIC_FILES, reflection_pb2.DESCRIPTOR))
-            reflection.enable_server_reflection(names, server, pool=pool)
+            # what enable_server_reflection adds to an aio server (it takes no GenericOnly)
+            servicer = reflection.aio.ReflectionServicer(names, pool=pool)  # type: ignore[attr-defined]
+            reflection_pb2_grpc.add_ServerReflectionServicer_to_server(servicer, generic)
         try:
             if self.tls is None:
                 self.port = server.add_insecure_port(config.address)

@@ -16,7 +16,7 @@ and RetryInfo where a retry may succeed), as the handlers' are.
 
 ``grpc_server_started_total`` counts a call when its headers arrive; the handling time
 runs from then to the end. Each call runs in its own task, so the fields the handler
-binds for the log line (structlog contextvars) go away with it.
+binds for the log line (``api.logfields``, a ContextVar) go away with it.
 """
 
 from __future__ import annotations

@@ -5,10 +5,11 @@ lines beyond it are dropped and counted) and a daemon thread writes them every 5
 at exit, for a bounded time), in chunks of whole lines of at most PIPE_BUF bytes, so
 workers sharing one stdout pipe never interleave inside a line.
 
-Handlers bind ``hand_id``, ``seq``, ``seat``, ``action`` with
-``structlog.contextvars.bind_contextvars``; the call interceptor adds ``method``, ``code`` and
-``duration_ms`` and writes the line. As a last guard, fields that could carry a secret
-(cards, deck, salt, keys, sealed state) are dropped from every line whatever bound them.
+Handlers bind ``hand_id``, ``seq``, ``seat``, ``action`` with ``api.logfields.bind`` (one
+ContextVar per call, merged into every line written in the call's context); the call
+interceptor adds ``method``, ``code`` and ``duration_ms`` and writes the line. As a last
+guard, fields that could carry a secret (cards, deck, salt, keys, sealed state) are
+dropped from every line whatever bound them.
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ from typing import Any, TextIO, cast
 
 import orjson
 import structlog
+
+from studengine.api.logfields import CALL_FIELDS
 
 #: Never written to a log line, whoever binds them.
 SECRET_FIELDS = frozenset(
@@ -49,6 +52,17 @@ def _encode(event: MutableMapping[str, Any], **_: Any) -> str:
         return orjson.dumps(event, default=repr).decode()
     except TypeError:  # orjson.JSONEncodeError
         return _encode_stdlib(event)
+
+
+def _merge_call_fields(
+    _logger: Any, _name: str, event: MutableMapping[str, Any]
+) -> MutableMapping[str, Any]:
+    """Adds the call's log fields (``api.logfields``); a field the line names itself wins."""
+    fields = CALL_FIELDS.get(None)
+    if fields:
+        for name, value in fields.items():
+            event.setdefault(name, value)
+    return event
 
 
 class _Stamp:
@@ -211,7 +225,7 @@ def configure_logging(
         _writer.limit = queue_lines
     structlog.configure(
         processors=[
-            structlog.contextvars.merge_contextvars,
+            _merge_call_fields,
             structlog.processors.add_log_level,
             _Stamp({"pid": os.getpid(), **static}),
             structlog.processors.format_exc_info,

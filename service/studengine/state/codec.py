@@ -1,5 +1,6 @@
 """The internal state proto (``stud.internal.v1.HandState``) -> the engine's Hand, and what
-both directions share (the record, the codes); ``state.encoding`` writes the bytes.
+both directions share (the record, the codes); ``state.encoding`` writes the bytes and
+``state.reader`` reads their fields back.
 
 Every field of ``studengine.rules.hand.Hand`` is mapped, exactly; ``decode`` checks the
 invariants an engine state keeps, one named check each (seat lists, chips and their
@@ -12,10 +13,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Final, Literal
+from typing import Final
 
-from google.protobuf.message import DecodeError
-
+from studengine import compiled
 from studengine.cards import DECK_SIZE
 from studengine.rules.betting import BettingRound
 from studengine.rules.hand import Hand
@@ -33,7 +33,6 @@ from studengine.rules.types import (
 )
 from studengine.rules.validation import validate_table
 from studengine.rules.variants import VARIANTS
-from studengine.state._gen.stud.internal.v1 import state_pb2
 from studengine.state.checks import (
     StateInvalid as StateInvalid,  # re-exported: where callers have always found it
 )
@@ -51,13 +50,20 @@ from studengine.state.checks import (
     check_tabled,
     check_to_act,
 )
-from studengine.state.messages import table_values
+from studengine.state.message_reader import parse_state
+from studengine.state.reader import (
+    HandFields,
+    ResultFields,
+    StateFields,
+    TableFields,
+    read_state,
+)
 from studengine.state.wire import read_varint
 
-FORMAT_VERSION = 1
-HAND_ID_BYTES = 16
-SALT_BYTES = 32
-MAX_PLAYER_ID = 64
+FORMAT_VERSION: Final = 1  # Final: read directly by the compiled build
+HAND_ID_BYTES: Final = 16
+SALT_BYTES: Final = 32
+MAX_PLAYER_ID: Final = 64
 
 _MAX_TABLES = 256  # bound on the caches of distinct tables
 VARIANT_CODES = {
@@ -67,13 +73,11 @@ VARIANT_CODES = {
     Variant.SEVEN_CARD_STUD_HI_LO: 4,
 }
 ODD_CHIP_CODES = {OddChip.LEFT_OF_DEALER: 1, OddChip.HIGH_CARD_BY_SUIT: 2}
-VARIANT_BY_CODE = {code: v for v, code in VARIANT_CODES.items()}
+_SPEC_BY_CODE: Final = {code: VARIANTS[v] for v, code in VARIANT_CODES.items()}  # no enum hash
 ODD_CHIP_BY_CODE = {code: o for o, code in ODD_CHIP_CODES.items()}
 # the action log's kinds (a 3-bit code each) and which of them carry a round total
 ACTION_KINDS: Final = ACTION_TYPES  # a kind's code is its place (``action_index``)
-_UNSIZED_CODES = frozenset(
-    {ACTION_KINDS.index(ActionType.FOLD), ACTION_KINDS.index(ActionType.CHECK)}
-)
+_SIZED: Final = tuple(kind not in (ActionType.FOLD, ActionType.CHECK) for kind in ACTION_KINDS)
 
 
 @dataclass
@@ -109,7 +113,7 @@ class HandRecord:
 def unpack_moves(raw: bytes, players: int) -> list[Move]:
     """``pack_moves`` undone; StateInvalid names the first malformed action."""
     moves: list[Move] = []  # moves.append: a native append when compiled (a bound one is not)
-    kinds, unsized = ACTION_KINDS, _UNSIZED_CODES
+    kinds, sized = ACTION_KINDS, _SIZED
     at, end = 0, len(raw)
     while at < end:
         head = raw[at]
@@ -121,7 +125,7 @@ def unpack_moves(raw: bytes, players: int) -> list[Move]:
             )
         if code >= len(kinds):
             raise StateInvalid(f"moves[{len(moves)}]: unknown action kind {code}")
-        if code in unsized:
+        if not sized[code]:
             moves.append(Move(seat, kinds[code], None, bool(head & 1)))
             continue
         if at < end and raw[at] < 0x80:  # a one-byte total: no call for it
@@ -162,7 +166,7 @@ def _cards(raw: bytes, what: str) -> list[int]:
     return list(raw)
 
 
-def _decode_result(msg: state_pb2.EngineResult, players: int) -> HandResult:
+def _decode_result(msg: ResultFields, players: int) -> HandResult:
     pots = []
     for index, p in enumerate(msg.pots):
         if len(p.winners) != len(p.shares):
@@ -210,57 +214,61 @@ def _decode_result(msg: state_pb2.EngineResult, players: int) -> HandResult:
 _TABLES: dict[bytes, Table] = {}  # a few distinct tables serve many calls
 
 
-def _decode_table(msg: state_pb2.EngineTable) -> Table:
+def _decode_table(msg: TableFields | None) -> Table:
     """The table, checked by the rules engine's own validation (R-STAKES); tables are
-    immutable, so each distinct one is made and checked once."""
-    key = msg.SerializeToString(deterministic=True)
-    table = _TABLES.get(key)
+    immutable, so each distinct one (by the bytes it was read from) is made and checked
+    once."""
+    if msg is None:
+        msg = TableFields()
+    table = _TABLES.get(msg.wire)
     if table is not None:
         return table
-    values = table_values(msg, {OddChip: ODD_CHIP_BY_CODE})
-    for name, value in values.items():
-        if value is None:
-            raise StateInvalid(f"table.{name}: unknown code {getattr(msg, name)}")
-    table = Table(**values)
+    odd_chip = ODD_CHIP_BY_CODE.get(msg.odd_chip)
+    if odd_chip is None:
+        raise StateInvalid(f"table.odd_chip: unknown code {msg.odd_chip}")
+    table = Table(
+        ante=msg.ante,
+        bring_in=msg.bring_in,
+        small_bet=msg.small_bet,
+        big_bet=msg.big_bet,
+        max_bets=msg.max_bets,
+        uncapped_heads_up=msg.uncapped_heads_up,
+        open_pair_big_bet=msg.open_pair_big_bet,
+        odd_chip=odd_chip,
+        rake_percent_bp=msg.rake_percent_bp,
+        rake_cap=msg.rake_cap,
+        all_in_face_up=msg.all_in_face_up,
+    )
     try:
         validate_table(table)
     except InvalidHand as error:
         raise StateInvalid(f"{error.field}: {error.reason}") from None
     if len(_TABLES) >= _MAX_TABLES:
         _TABLES.clear()
-    _TABLES[key] = table
+    _TABLES[msg.wire] = table
     return table
 
 
-OptionalSeat = Literal["to_act", "first_actor", "last_aggressor"]
-
-
-def _optional_seat(msg: state_pb2.EngineHand, name: OptionalSeat, players: int) -> int | None:
-    if not msg.HasField(name):
+def _optional_seat(value: int | None, players: int, name: str) -> int | None:
+    if value is None:
         return None
-    return _seat(getattr(msg, name), players, name)
+    return _seat(value, players, name)
 
 
-def decode_hand(msg: state_pb2.EngineHand) -> Hand:
-    """The engine's Hand, every invariant checked (``StateInvalid`` names the broken one)."""
-    variant = VARIANT_BY_CODE.get(msg.variant)
-    if variant is None:
+def decode_hand(msg: HandFields) -> Hand:
+    """The engine's Hand, every invariant checked (``StateInvalid`` names the broken one);
+    its lists are ``msg``'s own."""
+    spec = _SPEC_BY_CODE.get(msg.variant)
+    if spec is None:
         raise StateInvalid(f"variant: unknown code {msg.variant}")
-    spec = VARIANTS[variant]
+    variant = spec.variant
     table = _decode_table(msg.table)
-    # each field read once; each repeated one copied once, as a list (a slice: cheaper
-    # than list())
-    starting_stacks = msg.starting_stacks[:]
-    stacks = msg.stacks[:]
-    committed = msg.committed[:]
-    round_bets = msg.round_bets[:]
-    raw_cards = msg.cards[:]
-    folded = msg.folded[:]
-    acted = msg.acted[:]
+    starting_stacks, stacks, committed = msg.starting_stacks, msg.stacks, msg.committed
+    round_bets, raw_cards, folded, acted = msg.round_bets, msg.cards, msg.folded, msg.acted
     players = len(starting_stacks)
     raw_deck = msg.deck
     dealt = msg.dealt
-    community = msg.community if msg.HasField("community") else None
+    community = msg.community
     street, level, full_level, over = msg.street, msg.level, msg.full_level, msg.over
     check_seat_count(spec, players)
     check_seat_lists(
@@ -278,12 +286,12 @@ def decode_hand(msg: state_pb2.EngineHand) -> Hand:
     check_game_options(spec, table)
     place = check_deck(raw_deck, dealt)
     check_cards_dealt(spec, raw_cards, community, place, dealt)
-    check_round(spec, street, level, full_level, over, msg.HasField("result"))
-    result = _decode_result(msg.result, players) if over else None
+    check_round(spec, street, level, full_level, over, msg.result is not None)
+    result = _decode_result(msg.result, players) if msg.result is not None and over else None
     check_chips_conserved(starting_stacks, stacks, committed, 0 if result is None else result.rake)
-    to_act = _optional_seat(msg, "to_act", players)
+    to_act = _optional_seat(msg.to_act, players, "to_act")
     check_to_act(to_act, over, folded, stacks)
-    tabled = msg.tabled[:]  # most often empty: no generator made for it
+    tabled = msg.tabled
     for seat in tabled:
         _seat(seat, players, "tabled seat")
     check_tabled(tabled, table, folded, to_act)
@@ -315,8 +323,8 @@ def decode_hand(msg: state_pb2.EngineHand) -> Hand:
             big_made=msg.big_made,
             bring_in_due=msg.bring_in_due,
             opener_may_fold=msg.opener_may_fold,
-            first_actor=_optional_seat(msg, "first_actor", players),
-            last_aggressor=_optional_seat(msg, "last_aggressor", players),
+            first_actor=_optional_seat(msg.first_actor, players, "first_actor"),
+            last_aggressor=_optional_seat(msg.last_aggressor, players, "last_aggressor"),
         ),
         over=over,
         result=result,
@@ -325,13 +333,21 @@ def decode_hand(msg: state_pb2.EngineHand) -> Hand:
     )
 
 
+# The compiled build reads the bytes itself; the pure build, by protobuf's C parser
+# (state.message_reader: quicker there than Python's loops over the bytes).
+READS_BYTES: Final = compiled.BUILD == "mypyc"
+
+
 def decode(data: bytes) -> HandRecord:
-    """Parse and check a state; any problem raises StateInvalid naming it."""
-    msg = state_pb2.HandState()
-    try:
-        msg.ParseFromString(data)
-    except (DecodeError, RuntimeWarning, ValueError) as error:
-        raise StateInvalid("not a state proto") from error
+    """Read and check a state; any problem raises StateInvalid naming it (bytes that are
+    not a HandState: ``reader.MALFORMED``)."""
+    if READS_BYTES:
+        return decode_state(read_state(data))
+    return decode_state(parse_state(data))
+
+
+def decode_state(msg: StateFields) -> HandRecord:
+    """The record of a state's fields, every invariant checked."""
     version, hand_id, salt = msg.format_version, msg.hand_id, msg.salt
     if version != FORMAT_VERSION:
         raise StateInvalid(f"format version {version}")
@@ -339,9 +355,10 @@ def decode(data: bytes) -> HandRecord:
         raise StateInvalid(f"hand id of {len(hand_id)} bytes")
     if len(salt) != SALT_BYTES:
         raise StateInvalid(f"salt of {len(salt)} bytes")
-    _check(msg.HasField("hand"), "no hand")
+    if msg.hand is None:
+        raise StateInvalid("no hand")
     hand = decode_hand(msg.hand)
-    player_ids = msg.player_ids[:]
+    player_ids = msg.player_ids
     if len(player_ids) != hand.players:
         raise StateInvalid(f"{len(player_ids)} player ids, {hand.players} seats")
     if not all(0 < len(p) <= MAX_PLAYER_ID for p in player_ids):

@@ -9,7 +9,6 @@ log is packed (``pack_moves``; ``codec.unpack_moves`` reads it back)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Final
 
 from studengine.rules.hand import Hand
@@ -25,13 +24,13 @@ from studengine.state.messages import field_values, table_to_message
 from studengine.state.wire import (
     LENGTH_DELIMITED,
     VARINT,
+    BytesWriter,
     GameFields,
     append_packed,
+    append_record,
     append_varint,
     close_record,
-    length_key,
     open_record,
-    record,
     tag,
     varint,
     varint_key,
@@ -41,29 +40,29 @@ from studengine.state.wire import (
 def encode(state: HandRecord) -> bytes:
     """The state's bytes: exactly ``HandState.SerializeToString(deterministic=True)`` of
     the message with the same fields."""
-    hand = state.hand
-    parts = [_FORMAT_VERSION]
+    out = BytesWriter()
+    out.write(_FORMAT_VERSION)
     if state.hand_id:
-        parts.append(record(_HAND_ID, state.hand_id))
+        append_record(out, _HAND_ID, state.hand_id)
     if state.seq:
-        parts.append(_SEQ + varint(state.seq))
+        _number(out, _SEQ, state.seq)
     if state.test_deck:
-        parts.append(_TEST_DECK)
+        out.write(_TEST_DECK)
     if state.salt:
-        parts.append(record(_SALT, state.salt))
+        append_record(out, _SALT, state.salt)
     for player_id in state.player_ids:
-        parts.append(record(_PLAYER_ID, player_id.encode()))
-    body = _GAME_FIELDS.get(hand.variant, hand.table) + _play_fields(hand)
-    parts.append(record(_HAND, body))
-    return b"".join(parts)
+        append_record(out, _PLAYER_ID, player_id.encode())
+    append_record(out, _HAND, _hand_fields(state.hand))
+    return out.getvalue()
 
 
-def _play_fields(hand: Hand) -> bytes:
-    """EngineHand's fields after the variant and the table (3 and up), in field-number
-    order, as protobuf writes them: a plain scalar when it is not 0 (a flag when True),
-    an optional one whenever it is set (0 too), a repeated field when it is not empty."""
+def _hand_fields(hand: Hand) -> bytes:
+    """EngineHand's fields in field-number order, as protobuf writes them: the variant and
+    the table (cached), then a plain scalar when it is not 0 (a flag when True), an
+    optional one whenever it is set (0 too), a repeated field when it is not empty."""
     betting = hand.round  # the round's state; its table and bet size follow from the hand's
-    out: list[int] = []  # the bytes' values
+    out = BytesWriter()
+    out.write(_GAME_FIELDS.get(hand.variant, hand.table))
     _scalar(out, _BUTTON, hand.button)
     append_packed(out, _STARTING_STACKS, hand.starting_stacks)
     _bytes(out, _DECK, hand.deck)
@@ -74,10 +73,11 @@ def _play_fields(hand: Hand) -> bytes:
     for held in hand.cards:  # one bytes field per seat, even one holding no card
         out.append(_CARDS)  # a one-byte key (field 10), a one-byte length (7 cards at most)
         out.append(len(held))
-        out += held
+        for card in held:
+            out.append(card)
     _optional(out, _COMMUNITY, hand.community)
-    _bytes(out, _FOLDED, hand.folded)
-    _bytes(out, _ACTED, betting.acted)
+    _flags(out, _FOLDED, hand.folded)
+    _flags(out, _ACTED, betting.acted)
     _scalar(out, _STREET, hand.street)
     _optional(out, _TO_ACT, hand.to_act)
     _scalar(out, _LEVEL, betting.level)
@@ -93,40 +93,47 @@ def _play_fields(hand: Hand) -> bytes:
     _scalar(out, _ROUND_HELD, betting.held)
     _scalar(out, _OVER, hand.over)
     if hand.result is not None:
-        start = open_record(out, _RESULT)
-        out += _result(hand.result)
-        close_record(out, start)
+        append_record(out, _RESULT, _result(hand.result))
     if hand.moves:
         start = open_record(out, _MOVES)
         _append_moves(out, hand.moves)
         close_record(out, start)
     append_packed(out, _TABLED, hand.tabled)
-    return bytes(out)
+    return out.getvalue()
 
 
-def _scalar(out: list[int], key: int, value: int) -> None:
+def _scalar(out: BytesWriter, key: int, value: int) -> None:
     """A plain integer or bool field: written unless 0 (or False)."""
     if value:
         _number(out, key, value)
 
 
-def _optional(out: list[int], key: int, value: int | None) -> None:
+def _optional(out: BytesWriter, key: int, value: int | None) -> None:
     """An optional integer field: written whenever it is set, 0 too."""
     if value is not None:
         _number(out, key, value)
 
 
-def _number(out: list[int], key: int, value: int) -> None:
+def _number(out: BytesWriter, key: int, value: int) -> None:
     append_varint(out, key)
     append_varint(out, value)
 
 
-def _bytes(out: list[int], key: int, values: Sequence[int]) -> None:
-    """A bytes field of byte values (the deck's cards), or a packed repeated bool field
-    (a bool's varint is its one byte): written unless empty."""
+def _bytes(out: BytesWriter, key: int, values: list[int]) -> None:
+    """A bytes field of byte values (the deck's cards): written unless empty."""
     if values:
         start = open_record(out, key)
-        out += values
+        for value in values:
+            out.append(value)
+        close_record(out, start)
+
+
+def _flags(out: BytesWriter, key: int, flags: list[bool]) -> None:
+    """A packed repeated bool field, a byte per flag (a bool's varint): unless empty."""
+    if flags:
+        start = open_record(out, key)
+        for flag in flags:
+            out.append(flag)
         close_record(out, start)
 
 
@@ -151,12 +158,12 @@ def _fill_result(msg: state_pb2.EngineResult, r: HandResult) -> None:
 def pack_moves(moves: list[Move]) -> bytes:
     """The action log, compact: per action one byte (seat << 4 | kind << 1 | timeout),
     then the round total as a varint for a sized action (not FOLD or CHECK)."""
-    out: list[int] = []
+    out = BytesWriter()
     _append_moves(out, moves)
-    return bytes(out)
+    return out.getvalue()
 
 
-def _append_moves(out: list[int], moves: list[Move]) -> None:
+def _append_moves(out: BytesWriter, moves: list[Move]) -> None:
     for move in moves:
         to = move.to
         out.append(move.seat << 4 | action_index(move.type) << 1 | move.timeout)
@@ -182,12 +189,12 @@ def _table_pb(table: Table) -> state_pb2.EngineTable:
 # ---- the fields' keys, from the schema ----------------------------------------------
 _STATE = state_pb2.HandState.DESCRIPTOR.fields_by_name
 _FORMAT_VERSION: Final = varint_key(_STATE["format_version"]) + varint(FORMAT_VERSION)
-_HAND_ID: Final = length_key(_STATE["hand_id"])
-_SEQ: Final = varint_key(_STATE["seq"])
+_HAND_ID: Final = tag(_STATE["hand_id"], LENGTH_DELIMITED)
+_SEQ: Final = tag(_STATE["seq"], VARINT)
 _TEST_DECK: Final = varint_key(_STATE["test_deck"]) + b"\x01"
-_SALT: Final = length_key(_STATE["salt"])
-_PLAYER_ID: Final = length_key(_STATE["player_ids"])
-_HAND: Final = length_key(_STATE["hand"])
+_SALT: Final = tag(_STATE["salt"], LENGTH_DELIMITED)
+_PLAYER_ID: Final = tag(_STATE["player_ids"], LENGTH_DELIMITED)
+_HAND: Final = tag(_STATE["hand"], LENGTH_DELIMITED)
 
 _FIELD = state_pb2.EngineHand.DESCRIPTOR.fields_by_name
 _BUTTON: Final = tag(_FIELD["button"], VARINT)

@@ -10,6 +10,11 @@ from typing import Any, Final
 
 from google.protobuf.descriptor import FieldDescriptor
 
+try:
+    from librt.strings import BytesWriter as BytesWriter
+except ImportError:  # no librt (the pure-Python sources run): its methods on a bytearray
+    from studengine.state.bytewriter import BytesWriter as BytesWriter  # type: ignore[assignment]
+
 _ONE_BYTE: Final = tuple(bytes([n]) for n in range(0x80))
 _CONTINUED: Final = tuple(bytes([n | 0x80]) for n in range(0x80))  # a varint's byte with more after
 
@@ -82,9 +87,10 @@ def record(key: bytes, payload: bytes) -> bytes:
     return b"%b%b%b" % (key, _ONE_BYTE[size] if size < 0x80 else varint(size), payload)
 
 
-# ---- into a list of byte values (the state's encoding: one bytes() at its end) -------
-# A list of ints, not a bytearray: a list's append is the cheapest call a compiled
-# module makes. Keys are numbers here (``tag``), written as varints like any value.
+# ---- into a BytesWriter (the state's encoding: one getvalue() at its end) -----------
+# librt's BytesWriter: in a compiled module its append, len and item assignment are
+# native operations on its buffer (cheaper than a list of ints' appends and its bytes()
+# at the end). Keys are numbers here (``tag``), written as varints like any value.
 
 VARINT: Final = 0  # the wire types used: an integer, enum or bool field
 LENGTH_DELIMITED: Final = 2  # a message, bytes, string or packed repeated field
@@ -95,7 +101,7 @@ def tag(field: FieldDescriptor, wire_type: int) -> int:
     return field.number << 3 | wire_type
 
 
-def append_varint(out: list[int], value: int) -> None:
+def append_varint(out: BytesWriter, value: int) -> None:
     """Append ``value`` (0 or more) to ``out`` as a varint; ValueError when it is negative."""
     if 0 <= value < 0x80:
         out.append(value)
@@ -103,10 +109,10 @@ def append_varint(out: list[int], value: int) -> None:
         out.append(value & 0x7F | 0x80)
         out.append(value >> 7)
     else:
-        out += varint(value)
+        out.write(varint(value))
 
 
-def open_record(out: list[int], key: int) -> int:
+def open_record(out: BytesWriter, key: int) -> int:
     """Start the length-delimited field ``key``: where its contents start, for
     ``close_record`` (its length is written once they are)."""
     append_varint(out, key)
@@ -114,16 +120,36 @@ def open_record(out: list[int], key: int) -> int:
     return len(out)
 
 
-def close_record(out: list[int], start: int) -> None:
+def close_record(out: BytesWriter, start: int) -> None:
     """Write the length of the field whose contents start at ``start``."""
     size = len(out) - start
     if size < 0x80:
         out[start - 1] = size
-    else:  # a longer one: its varint in the length's place
-        out[start - 1 : start] = varint(size)
+    else:  # a longer one: its varint in the length's place, the contents after it
+        contents = out.getvalue()[start:]
+        out.truncate(start - 1)
+        out.write(varint(size))
+        out.write(contents)
 
 
-def append_packed(out: list[int], key: int, values: list[int]) -> None:
+def append_record(out: BytesWriter, key: int, payload: bytes) -> None:
+    """``payload`` (a serialized message, bytes or string) as the length-delimited field
+    ``key``: the key, the payload's length, the payload."""
+    append_varint(out, key)
+    append_varint(out, len(payload))
+    out.write(payload)
+
+
+def byte_string(values: list[int]) -> bytes:
+    """``bytes(values)`` (each value 0 to 255), appended one by one: in a compiled module
+    ``bytes()`` of a list is a call through Python's, several times the cost."""
+    out = BytesWriter()
+    for value in values:
+        out.append(value)
+    return out.getvalue()
+
+
+def append_packed(out: BytesWriter, key: int, values: list[int]) -> None:
     """The packed repeated integer field ``key`` (each value 0 or more), as protobuf
     writes it: nothing for no values."""
     if values:

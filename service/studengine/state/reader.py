@@ -1,0 +1,554 @@
+"""The internal state's bytes (``stud.internal.v1.HandState``) read as protobuf's parser
+reads them, into a plain record of each message's fields under the names of
+``state.proto``; ``codec.decode`` checks them and makes the Hand. No message is built.
+
+What protobuf's parser accepts is accepted, the same way: fields in any order; a known
+field of another wire type skipped as unknown; repeated numbers packed or one by one; a
+later value of a singular field over an earlier one; a message field given twice merged;
+unknown fields of every wire type skipped, groups nested up to ``MAX_DEPTH`` (with the
+messages around them); varints of up to ten bytes, cut to 64 bits (an int64 as two's
+complement, a uint32 to its low 32 bits); strings valid UTF-8. What it refuses is
+malformed here: ``StateInvalid(MALFORMED)``. ``state.message_reader`` makes the same records
+by protobuf's parser (the pure build's way). The tests hold both to protobuf's parser
+(``tests/support/state_decode_reference.py``)."""
+
+from __future__ import annotations
+
+from typing import Final
+
+from studengine.state.checks import StateInvalid
+
+MALFORMED: Final = "not a state proto"
+MAX_DEPTH: Final = 100  # protobuf's default recursion limit: messages and groups nested
+
+# the wire types
+VARINT: Final = 0
+FIXED64: Final = 1
+LEN: Final = 2  # length-delimited: a message, bytes, a string or packed numbers
+START_GROUP: Final = 3
+END_GROUP: Final = 4
+FIXED32: Final = 5
+
+_SHORT: Final = 0x3FFFFFFFFFFFFFFF  # 2**62 - 1: the compiled build compares up to it inline
+_INT64_SIGN: Final = 1 << 63
+_UINT64: Final = 1 << 64
+_UINT32_MASK: Final = 0xFFFFFFFF
+
+
+class Cursor:
+    """Reads the fields of one message, ``data[at:end]``, ``depth`` messages and groups
+    deep; every read past ``end`` or of a malformed value raises ``StateInvalid``."""
+
+    def __init__(self, data: bytes, at: int, end: int, depth: int) -> None:
+        self.data = data
+        self.at = at
+        self.end = end
+        self.depth = depth
+
+    def more(self) -> bool:
+        return self.at < self.end
+
+    def key(self) -> tuple[int, int]:
+        """The next field's number and wire type (its key: at most five bytes, 32 bits)."""
+        start = self.at
+        if start < self.end and self.data[start] < 0x80:  # fields 1 to 15: one byte
+            key = self.data[start]
+            self.at = start + 1
+            return key >> 3, key & 7
+        key = self.varint()
+        if key > _UINT32_MASK or self.at - start > 5:
+            raise StateInvalid(MALFORMED)
+        return key >> 3, key & 7
+
+    def varint(self) -> int:
+        """A varint of up to ten bytes, cut to 64 bits (a uint64)."""
+        data, at, end = self.data, self.at, self.end
+        if at < end:  # most are one or two bytes: a key, a seat, a stack
+            first = data[at]
+            if first < 0x80:
+                self.at = at + 1
+                return first
+            if at + 1 < end and data[at + 1] < 0x80:
+                self.at = at + 2
+                return first - 0x80 + (data[at + 1] << 7)
+        value = shift = 0
+        while True:
+            if at >= end or shift > 63:
+                raise StateInvalid(MALFORMED)
+            byte = data[at]
+            at += 1
+            value |= (byte & 0x7F) << shift
+            if byte < 0x80:
+                break
+            shift += 7
+        self.at = at
+        return value % _UINT64 if shift == 63 else value
+
+    def int64(self) -> int:
+        """An int64: a uint64 from 2**63 on is negative (two's complement)."""
+        value = self.varint()
+        if value <= _SHORT:
+            return value
+        return value - _UINT64 if value >= _INT64_SIGN else value
+
+    def uint32(self) -> int:
+        return self.varint() & _UINT32_MASK
+
+    def boolean(self) -> bool:
+        return self.varint() != 0
+
+    def length(self) -> int:
+        """A length-delimited field's length (at most five bytes), within the message:
+        where the field ends."""
+        start = self.at
+        size = self.varint()
+        if self.at - start > 5 or size > self.end - self.at:
+            raise StateInvalid(MALFORMED)
+        return self.at + size
+
+    def chunk(self) -> bytes:
+        """A bytes field."""
+        end = self.length()
+        value = self.data[self.at : end]
+        self.at = end
+        return value
+
+    def text(self) -> str:
+        """A string field: valid UTF-8."""
+        try:
+            return self.chunk().decode()
+        except UnicodeDecodeError:
+            raise StateInvalid(MALFORMED) from None
+
+    def message(self) -> Cursor:
+        """A message field: a cursor over its fields (this one goes on after them)."""
+        end = self.length()
+        if self.depth >= MAX_DEPTH:
+            raise StateInvalid(MALFORMED)
+        inner = Cursor(self.data, self.at, end, self.depth + 1)
+        self.at = end
+        return inner
+
+    def int64s(self, wire: int, out: list[int]) -> None:
+        """A repeated int64 field's values, packed (LEN) or one (VARINT)."""
+        if wire == VARINT:
+            out.append(self.int64())
+            return
+        end, outer = self.length(), self.end
+        self.end = end
+        while self.at < end:
+            out.append(self.int64())
+        self.end = outer
+
+    def uint32s(self, wire: int, out: list[int]) -> None:
+        """A repeated uint32 field's values, packed (LEN) or one (VARINT)."""
+        if wire == VARINT:
+            out.append(self.uint32())
+            return
+        end, outer = self.length(), self.end
+        self.end = end
+        while self.at < end:
+            out.append(self.uint32())
+        self.end = outer
+
+    def booleans(self, wire: int, out: list[bool]) -> None:
+        """A repeated bool field's values, packed (LEN) or one (VARINT)."""
+        if wire == VARINT:
+            out.append(self.boolean())
+            return
+        end, outer = self.length(), self.end
+        self.end = end
+        while self.at < end:
+            out.append(self.boolean())
+        self.end = outer
+
+    def skip(self, number: int, wire: int) -> None:
+        """An unknown field (or a known one of another wire type), skipped as protobuf
+        skips it: field number 0 and a stray group end are malformed."""
+        if number == 0:
+            raise StateInvalid(MALFORMED)
+        self._skip_value(number, wire)
+
+    def _skip_value(self, number: int, wire: int) -> None:
+        if wire == VARINT:
+            self.varint()
+        elif wire == FIXED64:
+            self._skip_bytes(8)
+        elif wire == LEN:
+            self.at = self.length()
+        elif wire == START_GROUP:
+            self._skip_group(number)
+        elif wire == FIXED32:
+            self._skip_bytes(4)
+        else:  # a group's end outside its group, or no wire type (6, 7)
+            raise StateInvalid(MALFORMED)
+
+    def _skip_bytes(self, size: int) -> None:
+        if size > self.end - self.at:
+            raise StateInvalid(MALFORMED)
+        self.at += size
+
+    def _skip_group(self, number: int) -> None:
+        """A group's fields (any number, 0 too) up to the end of group ``number``."""
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise StateInvalid(MALFORMED)
+        while True:
+            if self.at >= self.end:
+                raise StateInvalid(MALFORMED)
+            inner, wire = self.key()
+            if wire == END_GROUP:
+                if inner != number:
+                    raise StateInvalid(MALFORMED)
+                break
+            self._skip_value(inner, wire)
+        self.depth -= 1
+
+
+# ---- the messages' fields: each as protobuf holds it when not given -----------------
+# (``None``: an optional field, or a message field, not given)
+
+
+class StateFields:
+    """HandState."""
+
+    def __init__(self) -> None:
+        self.format_version = 0
+        self.hand_id = b""
+        self.seq = 0
+        self.test_deck = False
+        self.salt = b""
+        self.player_ids: list[str] = []
+        self.hand: HandFields | None = None
+
+
+class HandFields:
+    """EngineHand."""
+
+    def __init__(self) -> None:
+        self.variant = 0
+        self.table: TableFields | None = None
+        self.button = 0
+        self.starting_stacks: list[int] = []
+        self.deck = b""
+        self.dealt = 0
+        self.stacks: list[int] = []
+        self.committed: list[int] = []
+        self.round_bets: list[int] = []
+        self.cards: list[bytes] = []
+        self.community: int | None = None
+        self.folded: list[bool] = []
+        self.acted: list[bool] = []
+        self.street = 0
+        self.to_act: int | None = None
+        self.level = 0
+        self.full_level = 0
+        self.bets = 0
+        self.uncapped = False
+        self.open_pair = False
+        self.big_made = False
+        self.bring_in_due = False
+        self.opener_may_fold = False
+        self.first_actor: int | None = None
+        self.last_aggressor: int | None = None
+        self.round_held = False
+        self.over = False
+        self.result: ResultFields | None = None
+        self.moves = b""
+        self.tabled: list[int] = []
+
+
+class TableFields:
+    """EngineTable; ``wire`` is the bytes they were read from (each occurrence's, in
+    order), by which ``codec`` finds a table it made before."""
+
+    def __init__(self) -> None:
+        self.wire = b""
+        self.ante = 0
+        self.bring_in = 0
+        self.small_bet = 0
+        self.big_bet = 0
+        self.max_bets = 0
+        self.uncapped_heads_up = False
+        self.open_pair_big_bet = False
+        self.odd_chip = 0
+        self.rake_percent_bp = 0
+        self.rake_cap = 0
+        self.all_in_face_up = False
+
+
+class ResultFields:
+    """EngineResult."""
+
+    def __init__(self) -> None:
+        self.pots: list[PotFields] = []
+        self.stacks: list[int] = []
+        self.shown: list[ShownFields] = []
+        self.uncalled: list[UncalledFields] = []
+        self.rake = 0
+
+
+class PotFields:
+    """EnginePot."""
+
+    def __init__(self) -> None:
+        self.amount = 0
+        self.eligible: list[int] = []
+        self.winners: list[int] = []
+        self.shares: list[int] = []
+        self.low_winners: list[int] = []
+        self.low_shares: list[int] = []
+        self.rake = 0
+
+
+class ShownFields:
+    """EngineShownHand."""
+
+    def __init__(self) -> None:
+        self.seat = 0
+        self.cards = b""
+        self.best_five = b""
+        self.rank = 0
+        self.description = ""
+        self.low = 0
+        self.low_best_five = b""
+        self.low_description = ""
+
+
+class UncalledFields:
+    """EngineUncalled."""
+
+    def __init__(self) -> None:
+        self.seat = 0
+        self.amount = 0
+
+
+# ---- one reader per message: each field by its number, as in state.proto -------------
+
+
+def read_state(data: bytes) -> StateFields:
+    """HandState's fields; ``StateInvalid(MALFORMED)`` when ``data`` is not one."""
+    state = StateFields()
+    c = Cursor(data, 0, len(data), 0)
+    while c.more():
+        number, wire = c.key()
+        if number == 1 and wire == VARINT:
+            state.format_version = c.uint32()
+        elif number == 2 and wire == LEN:
+            state.hand_id = c.chunk()
+        elif number == 3 and wire == VARINT:
+            state.seq = c.varint()
+        elif number == 4 and wire == VARINT:
+            state.test_deck = c.boolean()
+        elif number == 5 and wire == LEN:
+            state.salt = c.chunk()
+        elif number == 6 and wire == LEN:
+            state.player_ids.append(c.text())
+        elif number == 7 and wire == LEN:
+            if state.hand is None:
+                state.hand = HandFields()
+            read_hand(c.message(), state.hand)
+        else:
+            c.skip(number, wire)
+    return state
+
+
+def read_hand(c: Cursor, h: HandFields) -> None:
+    """EngineHand's fields into ``h`` (a second occurrence merges into the first's)."""
+    while c.more():
+        number, wire = c.key()
+        if 16 <= number <= 26:
+            _read_round_field(c, h, number, wire)
+        else:
+            _read_hand_field(c, h, number, wire)
+
+
+def _read_hand_field(c: Cursor, h: HandFields, number: int, wire: int) -> None:
+    """EngineHand's fields of the hand (1 to 15, 27 to 30)."""
+    if number == 1 and wire == VARINT:
+        h.variant = c.uint32()
+    elif number == 2 and wire == LEN:
+        if h.table is None:
+            h.table = TableFields()
+        read_table(c.message(), h.table)
+    elif number == 3 and wire == VARINT:
+        h.button = c.uint32()
+    elif number == 4 and wire in (VARINT, LEN):
+        c.int64s(wire, h.starting_stacks)
+    elif number == 5 and wire == LEN:
+        h.deck = c.chunk()
+    elif number == 6 and wire == VARINT:
+        h.dealt = c.uint32()
+    elif number == 7 and wire in (VARINT, LEN):
+        c.int64s(wire, h.stacks)
+    elif number == 8 and wire in (VARINT, LEN):
+        c.int64s(wire, h.committed)
+    elif number == 9 and wire in (VARINT, LEN):
+        c.int64s(wire, h.round_bets)
+    elif number == 10 and wire == LEN:
+        h.cards.append(c.chunk())
+    elif number == 11 and wire == VARINT:
+        h.community = c.uint32()
+    elif number == 12 and wire in (VARINT, LEN):
+        c.booleans(wire, h.folded)
+    elif number == 13 and wire in (VARINT, LEN):
+        c.booleans(wire, h.acted)
+    elif number == 14 and wire == VARINT:
+        h.street = c.uint32()
+    elif number == 15 and wire == VARINT:
+        h.to_act = c.uint32()
+    elif number == 27 and wire == VARINT:
+        h.over = c.boolean()
+    elif number == 28 and wire == LEN:
+        if h.result is None:
+            h.result = ResultFields()
+        read_result(c.message(), h.result)
+    elif number == 29 and wire == LEN:
+        h.moves = c.chunk()
+    elif number == 30 and wire in (VARINT, LEN):
+        c.uint32s(wire, h.tabled)
+    else:
+        c.skip(number, wire)
+
+
+def _read_round_field(c: Cursor, h: HandFields, number: int, wire: int) -> None:
+    """EngineHand's fields of the betting round (16 to 26)."""
+    if wire != VARINT:
+        c.skip(number, wire)
+    elif number == 16:
+        h.level = c.int64()
+    elif number == 17:
+        h.full_level = c.int64()
+    elif number == 18:
+        h.bets = c.uint32()
+    elif number == 19:
+        h.uncapped = c.boolean()
+    elif number == 20:
+        h.open_pair = c.boolean()
+    elif number == 21:
+        h.big_made = c.boolean()
+    elif number == 22:
+        h.bring_in_due = c.boolean()
+    elif number == 23:
+        h.opener_may_fold = c.boolean()
+    elif number == 24:
+        h.first_actor = c.uint32()
+    elif number == 25:
+        h.last_aggressor = c.uint32()
+    else:  # 26
+        h.round_held = c.boolean()
+
+
+def read_table(c: Cursor, t: TableFields) -> None:
+    """EngineTable's fields into ``t`` (a second occurrence merges into the first's)."""
+    t.wire += c.data[c.at : c.end]
+    while c.more():
+        number, wire = c.key()
+        if wire != VARINT:  # every field of the table is a number or a flag
+            c.skip(number, wire)
+        elif number == 1:
+            t.ante = c.int64()
+        elif number == 2:
+            t.bring_in = c.int64()
+        elif number == 3:
+            t.small_bet = c.int64()
+        elif number == 4:
+            t.big_bet = c.int64()
+        elif number == 5:
+            t.max_bets = c.uint32()
+        elif number == 6:
+            t.uncapped_heads_up = c.boolean()
+        elif number == 7:
+            t.open_pair_big_bet = c.boolean()
+        elif number == 8:
+            t.odd_chip = c.uint32()
+        elif number == 9:
+            t.rake_percent_bp = c.uint32()
+        elif number == 10:
+            t.rake_cap = c.int64()
+        elif number == 11:
+            t.all_in_face_up = c.boolean()
+        else:
+            c.skip(number, wire)
+
+
+def read_result(c: Cursor, r: ResultFields) -> None:
+    """EngineResult's fields into ``r`` (a second occurrence merges into the first's)."""
+    while c.more():
+        number, wire = c.key()
+        if number == 1 and wire == LEN:
+            r.pots.append(read_pot(c.message()))
+        elif number == 2 and wire in (VARINT, LEN):
+            c.int64s(wire, r.stacks)
+        elif number == 3 and wire == LEN:
+            r.shown.append(read_shown(c.message()))
+        elif number == 4 and wire == LEN:
+            r.uncalled.append(read_uncalled(c.message()))
+        elif number == 5 and wire == VARINT:
+            r.rake = c.int64()
+        else:
+            c.skip(number, wire)
+
+
+def read_pot(c: Cursor) -> PotFields:
+    """EnginePot."""
+    p = PotFields()
+    while c.more():
+        number, wire = c.key()
+        if number == 1 and wire == VARINT:
+            p.amount = c.int64()
+        elif number == 2 and wire in (VARINT, LEN):
+            c.uint32s(wire, p.eligible)
+        elif number == 3 and wire in (VARINT, LEN):
+            c.uint32s(wire, p.winners)
+        elif number == 4 and wire in (VARINT, LEN):
+            c.int64s(wire, p.shares)
+        elif number == 5 and wire in (VARINT, LEN):
+            c.uint32s(wire, p.low_winners)
+        elif number == 6 and wire in (VARINT, LEN):
+            c.int64s(wire, p.low_shares)
+        elif number == 7 and wire == VARINT:
+            p.rake = c.int64()
+        else:
+            c.skip(number, wire)
+    return p
+
+
+def read_shown(c: Cursor) -> ShownFields:
+    """EngineShownHand."""
+    s = ShownFields()
+    while c.more():
+        number, wire = c.key()
+        if number == 1 and wire == VARINT:
+            s.seat = c.uint32()
+        elif number == 2 and wire == LEN:
+            s.cards = c.chunk()
+        elif number == 3 and wire == LEN:
+            s.best_five = c.chunk()
+        elif number == 4 and wire == VARINT:
+            s.rank = c.int64()
+        elif number == 5 and wire == LEN:
+            s.description = c.text()
+        elif number == 6 and wire == VARINT:
+            s.low = c.int64()
+        elif number == 7 and wire == LEN:
+            s.low_best_five = c.chunk()
+        elif number == 8 and wire == LEN:
+            s.low_description = c.text()
+        else:
+            c.skip(number, wire)
+    return s
+
+
+def read_uncalled(c: Cursor) -> UncalledFields:
+    """EngineUncalled."""
+    u = UncalledFields()
+    while c.more():
+        number, wire = c.key()
+        if number == 1 and wire == VARINT:
+            u.seat = c.uint32()
+        elif number == 2 and wire == VARINT:
+            u.amount = c.int64()
+        else:
+            c.skip(number, wire)
+    return u
