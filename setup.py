@@ -46,6 +46,7 @@ COMPILED = (
     "studengine/state/codec.py",
     "studengine/state/encoding.py",
     "studengine/api/conversions.py",
+    "studengine/api/seat_cards.py",
     "studengine/api/views.py",
     "studengine/api/updates.py",
     "studengine/api/requests.py",

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 import pytest
 from stud_api.stud.v1 import stud_engine_pb2 as pb
 from studengine.api.conversions import VARIANT_TO_PB, table_to_pb
+from studengine.api.seat_cards import HeldCards, card_pattern, held_key
 from studengine.api.views import (
     build_view,
     build_views,
@@ -241,6 +242,34 @@ def test_each_event_is_its_message_byte_for_byte() -> None:
                     shown += not event_to_pb(event, viewer, tabled).card_dealt.hidden
         kinds.add(type(event))
     assert len(kinds) == 11 and hidden > 100 and shown > 100
+
+
+def test_held_cards_found_again_are_the_ones_made() -> None:
+    """The views' cache of a seat's card fields (8 to 10): one number per pattern of up
+    and down cards and hand, never one for two; what it gives, found or made, is the
+    message's bytes (the down cards hidden, and shown); a full cache starts over."""
+    rng = random.Random(13)
+    owners: dict[int, tuple[tuple[bool, ...], tuple[int, ...]]] = {}
+    held = HeldCards(limit=40)
+    for _ in range(4000):
+        spec = VARIANTS[rng.choice(list(Variant))]
+        cards = rng.sample(range(52), rng.randint(0, len(spec.face_up)))
+        owner = (spec.face_up, tuple(cards))
+        pattern = card_pattern(spec)
+        assert owners.setdefault(held_key(pattern, cards), owner) == owner
+        texts = [format_card(c) for c in cards]
+        up = spec.face_up
+        ups = [t for t, is_up in zip(texts, up, strict=False) if is_up]
+        downs = [t for t, is_up in zip(texts, up, strict=False) if not is_up]
+        hidden = [t if is_up else "" for t, is_up in zip(texts, up, strict=False)]
+        expected = (
+            pb.SeatInfo(cards=hidden, up_cards=ups).SerializeToString(),
+            pb.SeatInfo(cards=texts, up_cards=ups, down_cards=downs).SerializeToString(),
+        )
+        assert held.get(spec, pattern, cards) == expected
+        assert held.get(spec, pattern, cards) == expected  # found again
+        assert len(held.found) <= 40
+    assert len(owners) > 2500
 
 
 def test_one_view_is_the_same_as_in_all_views() -> None:

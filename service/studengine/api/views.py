@@ -18,6 +18,7 @@ from studengine.api.conversions import (
     cards_text,
     table_to_pb,
 )
+from studengine.api.seat_cards import HELD_CARDS, card_pattern
 from studengine.rules.hand import Hand
 from studengine.rules.types import (
     ACTION_TYPES,
@@ -179,12 +180,13 @@ class PublicParts:
     each seat's private parts beside it (``visibility`` decides which is which)."""
 
     def __init__(self, hand: Hand, player_ids: Sequence[str], events: Sequence[Event]) -> None:
-        self.hand = hand
-        self.revealed = revealed_seats(hand)
-        # each seat's fields before its cards, its up cards, and its fields after them
-        self.fronts = [_seat_front(hand, seat, player_ids[seat]) for seat in range(hand.players)]
-        self.ups = [_up_cards(hand, seat) for seat in range(hand.players)]
-        self.backs = [_seat_back(hand, seat, self.revealed) for seat in range(hand.players)]
+        revealed, pattern = revealed_seats(hand), card_pattern(hand.spec)
+        self.seats: list[bytes] = []  # each seat's SeatInfo record as every other viewer sees it
+        self.own: list[bytes] = []  # and as the seat itself sees it
+        for seat in range(hand.players):
+            public, own = _seat_records(hand, seat, player_ids[seat], revealed, pattern)
+            self.seats.append(public)
+            self.own.append(own)
         cut, tabled = tabled_after(hand, events)  # R-ALL-IN-FACE-UP: deals after it public
         self.events: list[bytes] = []
         self.private: dict[int, list[tuple[int, CardDealt]]] = {}  # seat: deals it alone sees
@@ -196,15 +198,12 @@ class PublicParts:
                 self.private.setdefault(deal.seat, []).append((index, deal))
         # the spectator's view, and where in it each seat's record starts (``bounds``,
         # the last one where the seats end) and the events start
-        parts = [_head(hand)]
-        self.bounds = [len(parts[0])]
-        for seat in range(hand.players):
-            parts.append(self._seat(seat, None))
-            self.bounds.append(self.bounds[-1] + len(parts[-1]))
-        parts.append(_tail(hand))
-        self.events_at = self.bounds[-1] + len(parts[-1])
-        parts += self.events
-        self.public = b"".join(parts)
+        head, tail = _head(hand), _tail(hand)
+        self.bounds = [len(head)]
+        for seat_record in self.seats:
+            self.bounds.append(self.bounds[-1] + len(seat_record))
+        self.events_at = self.bounds[-1] + len(tail)
+        self.public = b"".join([head, *self.seats, tail, *self.events])
 
     def view(self, viewer: int | None, key: bytes = b"") -> bytes:
         """The View of ``viewer`` (None: the spectator), serialized: the spectator's with
@@ -214,7 +213,7 @@ class PublicParts:
         if viewer is None:
             return record(key, public) if key else public
         start, end = self.bounds[viewer], self.bounds[viewer + 1]
-        own = self._seat(viewer, viewer)
+        own = self.own[viewer]
         mine = self.private.get(viewer)
         if not mine:
             seat = _VIEWER_SEAT[viewer]
@@ -228,29 +227,27 @@ class PublicParts:
         view = b"".join([_VIEWER_SEAT[viewer], public[:start], own, rest, *events])
         return record(key, view) if key else view
 
-    def _seat(self, seat: int, viewer: int | None) -> bytes:
-        """``seat``'s SeatInfo record as ``viewer`` sees it: its cards (fields 8 to 10)
-        between the fields before and after them, the down cards only if ``visibility``
-        shows them to the viewer."""
-        cards, spec = self.hand.cards[seat], self.hand.spec
-        if sees_down_cards(self.revealed, seat, viewer):
-            held = [_CARDS[c] for c in cards]
-            held.append(self.ups[seat])
-            for i in spec.down_positions_of[len(cards)]:
-                held.append(_DOWN_CARDS[cards[i]])
-        else:
-            up = spec.face_up
-            held = [_CARDS[cards[i]] if up[i] else _HIDDEN_CARD for i in range(len(cards))]
-            held.append(self.ups[seat])
-        front, middle, back = self.fronts[seat], b"".join(held), self.backs[seat]
-        size = len(front) + len(middle) + len(back)
-        return b"%b%b%b%b%b" % (_SEATS_TAG, varint(size), front, middle, back)
+
+def _seat_records(
+    hand: Hand, seat: int, player_id: str, revealed: frozenset[int], pattern: int
+) -> tuple[bytes, bytes]:
+    """``seat``'s SeatInfo record as every other viewer sees it and as the seat itself
+    does (one and the same when ``visibility`` shows its down cards to everyone)."""
+    front, back = _seat_front(hand, seat, player_id), _seat_back(hand, seat, revealed)
+    hidden, shown = HELD_CARDS.get(hand.spec, pattern, hand.cards[seat])
+    everyone = sees_down_cards(revealed, seat, None)
+    public = _seat_record(front, shown if everyone else hidden, back)
+    if everyone:
+        return public, public
+    own = shown if sees_down_cards(revealed, seat, seat) else hidden
+    return public, _seat_record(front, own, back)
 
 
-def _up_cards(hand: Hand, seat: int) -> bytes:
-    """SeatInfo's field 9: the seat's face-up cards."""
-    cards = hand.cards[seat]
-    return b"".join([_UP_CARDS[cards[i]] for i in hand.spec.up_positions_of[len(cards)]])
+def _seat_record(front: bytes, held: bytes, back: bytes) -> bytes:
+    """View's field 3: one SeatInfo record, its cards (fields 8 to 10) between the fields
+    before and after them."""
+    size = len(front) + len(held) + len(back)
+    return b"%b%b%b%b%b" % (_SEATS_TAG, varint(size), front, held, back)
 
 
 def _seat_front(hand: Hand, seat: int, player_id: str) -> bytes:
@@ -470,11 +467,6 @@ _REVEALED: Final = varint_key(_SEAT["revealed"]) + b"\x01"
 _TABLED: Final = varint_key(_SEAT["tabled"]) + b"\x01"
 _SPECTATOR_TAG: Final = length_key(pb.HandUpdate.DESCRIPTOR.fields_by_name["spectator"])
 _SEAT_VIEWS_TAG: Final = length_key(pb.HandUpdate.DESCRIPTOR.fields_by_name["seats"])
-# each card's text as one element of SeatInfo's repeated strings; a hidden card is ""
-_CARDS: Final = tuple(record(length_key(_SEAT["cards"]), t.encode()) for t in CARD_TEXT)
-_UP_CARDS: Final = tuple(record(length_key(_SEAT["up_cards"]), t.encode()) for t in CARD_TEXT)
-_DOWN_CARDS: Final = tuple(record(length_key(_SEAT["down_cards"]), t.encode()) for t in CARD_TEXT)
-_HIDDEN_CARD: Final = record(length_key(_SEAT["cards"]), b"")
 # View.viewer_seat for each seat
 _VIEWER_SEAT: Final[tuple[bytes, ...]] = tuple(
     pb.View(viewer_seat=s).SerializeToString() for s in range(_MOST_SEATS)
@@ -546,4 +538,4 @@ def _serialized_game(variant: Variant, table: Table) -> bytes:
     return pb.View(variant=VARIANT_TO_PB[variant], table=table_to_pb(table)).SerializeToString()
 
 
-_GAME_FIELDS: Final = GameFields(_serialized_game)  # a few distinct ones serve many calls
+_GAME_FIELDS: Final = GameFields(_serialized_game)

@@ -31,7 +31,7 @@ def sees_down_cards(revealed: frozenset[int], seat: int, viewer: int | None) -> 
     """Whether ``viewer`` sees ``seat``'s down cards: its own, or a hand tabled or
     revealed by the showdown (``revealed_seats``). A mucked hand stays hidden from every
     other viewer."""
-    return seat == viewer or seat in revealed
+    return seat in revealed or (viewer is not None and seat == viewer)
 
 
 def sees_dealt_card(

@@ -1,0 +1,76 @@
+"""SeatInfo's card fields (8 to 10) for a seat's cards, as bytes: hidden from the other
+viewers (its down cards "" in field 8, none in field 10) and shown. ``views`` takes the
+one ``visibility`` gives a viewer; nothing here decides who sees what.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from stud_api.stud.v1 import stud_engine_pb2 as pb
+
+from studengine.api.conversions import CARD_TEXT
+from studengine.rules.variants import VariantSpec
+from studengine.state.wire import length_key, record
+
+
+class HeldCards:
+    """SeatInfo's fields 8 to 10 for a seat's cards: hidden from others (its down cards
+    "" in field 8, none in field 10) and shown. A seat's cards stay the same for every
+    call of a street while every call shows them: each distinct hand of a variant is
+    made once and found again by its number (``held_key``); at most ``limit`` are kept
+    (then it starts over). What is found depends on the number alone: no viewer, no table."""
+
+    def __init__(self, limit: int = 4096) -> None:
+        self.limit = limit
+        self.found: dict[int, tuple[bytes, bytes]] = {}  # held_key: (hidden, shown)
+
+    def get(self, spec: VariantSpec, pattern: int, cards: list[int]) -> tuple[bytes, bytes]:
+        """``cards``' fields, hidden and shown; ``pattern``: the spec's ``card_pattern``."""
+        key = held_key(pattern, cards)
+        found = self.found.get(key)
+        if found is None:
+            if len(self.found) >= self.limit:
+                self.found.clear()
+            found = self.found[key] = _held_cards(spec, cards)
+        return found
+
+
+def held_key(pattern: int, cards: list[int]) -> int:
+    """One number for a variant's ``pattern`` (``card_pattern``) and a seat's cards:
+    the pattern, 6 bits a card, 4 bits of their count; two hands have one number only if
+    their fields are the same."""
+    key = pattern
+    for card in cards:
+        key = key << 6 | card
+    return key << 4 | len(cards)
+
+
+def card_pattern(spec: VariantSpec) -> int:
+    """Which of a variant's cards are dealt face up, as a number: a 1, then a bit each."""
+    pattern = 1
+    for up in spec.face_up:
+        pattern = pattern << 1 | up
+    return pattern
+
+
+def _held_cards(spec: VariantSpec, cards: list[int]) -> tuple[bytes, bytes]:
+    """Fields 8 to 10 of ``cards``: the down cards hidden, and shown."""
+    count, up = len(cards), spec.face_up
+    ups = b"".join([_UP_CARDS[cards[i]] for i in spec.up_positions_of[count]])
+    hidden = [_CARDS[cards[i]] if up[i] else _HIDDEN_CARD for i in range(count)]
+    hidden.append(ups)
+    shown = [_CARDS[c] for c in cards]
+    shown.append(ups)
+    shown += [_DOWN_CARDS[cards[i]] for i in spec.down_positions_of[count]]
+    return b"".join(hidden), b"".join(shown)
+
+
+_SEAT = pb.SeatInfo.DESCRIPTOR.fields_by_name
+# each card's text as one element of SeatInfo's repeated strings; a hidden card is ""
+_CARDS: Final = tuple(record(length_key(_SEAT["cards"]), t.encode()) for t in CARD_TEXT)
+_UP_CARDS: Final = tuple(record(length_key(_SEAT["up_cards"]), t.encode()) for t in CARD_TEXT)
+_DOWN_CARDS: Final = tuple(record(length_key(_SEAT["down_cards"]), t.encode()) for t in CARD_TEXT)
+_HIDDEN_CARD: Final = record(length_key(_SEAT["cards"]), b"")
+
+HELD_CARDS: Final = HeldCards()  # the process's: what it holds is the same for every call
