@@ -108,13 +108,14 @@ def mypyc_extensions() -> list[Extension]:
         library = next(ext.name for ext in extensions if ext.name.endswith("__mypyc"))
         librt = librt_version()
     # an editable checkout may hold an earlier build's shared library (named after its
-    # modules), and after a pure build its compiled modules too
+    # modules) and its compiled modules: those not compiled now (after a pure build, all;
+    # a module taken off COMPILED) would shadow their .py files
     for stale in SERVICE.glob("*__mypyc.cpython-*.so"):
         stale.unlink()
-    if not compiled:
-        for path in COMPILED:
-            for stale in (SERVICE / path).parent.glob(Path(path).stem + ".cpython-*.so"):
-                stale.unlink()
+    for stale in (SERVICE / "studengine").rglob("*.cpython-*.so"):
+        name = module_name(str(stale.relative_to(SERVICE)).split(".cpython-")[0])
+        if name not in compiled and name != "studengine.evaluator._ceval":
+            stale.unlink()
     lines = [f"    {name!r}: {digest!r},\n" for name, digest in compiled.items()]
     BUILD_RECORD.write_text(
         '"""Written by setup.py: the modules mypyc compiled, with their sources\' sha256."""\n\n'
