@@ -5,12 +5,12 @@ pure-Python fallback the package runs on when it is absent:
 
 - ``studengine.evaluator._ceval``, the C evaluator (its twin is ``evaluator/_twin.py``);
 - the hot modules of ``COMPILED`` below (the rules engine, cards, the state codec and
-  sealing, the Act path's API modules), compiled by mypyc from their own ``.py`` files, which stay the source. The
-  build writes ``studengine/_mypyc_build.py``, the list of what it compiled with a hash of each
-  source, so that an import runs a compiled module only while its ``.py`` is unchanged
-  (``studengine/compiled.py``). The compiled encoder writes into librt's ``BytesWriter``
-  (mypyc's runtime library, a dependency): the record names the librt of the build,
-  the least version a compiled run accepts.
+  sealing, the Act path's API modules), compiled by mypyc from their own ``.py`` files,
+  which stay the source. The build writes ``studengine/_mypyc_build.py``, the list of
+  what it compiled with a hash of each source, so that an import runs a compiled module
+  only while its ``.py`` is unchanged (``studengine/compiled.py``). The compiled encoder
+  writes into librt's ``BytesWriter`` (mypyc's runtime library, a dependency): the
+  record names the librt of the build, the least version a compiled run accepts.
 
 ``STUDENGINE_BUILD=pure`` at build time compiles no module (nor does a machine without
 mypyc); ``STUDENGINE_PURE=1`` at run time runs the ``.py`` files of a compiled build.
