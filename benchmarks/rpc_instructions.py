@@ -84,21 +84,29 @@ def echo_cmd(kind: str, response_bytes: int) -> list[str]:
 STUD_CMD = [sys.executable, "-m", "studengine.server", "--port", "0", "--metrics-port", "0"]
 
 
+def recorded_mix(
+    env: dict[str, str], logs: Path, hands: int, seed: int
+) -> tuple[list[bytes], int, int]:
+    """Act requests of ``hands`` random hands recorded from a ``stud-server`` running
+    normally, with their median request and response sizes (``benchmarks.rpc.record``)."""
+    from benchmarks.rpc import ServerProcess, record
+
+    recorder = ServerProcess(STUD_CMD, env, logs, "recorder")
+    try:
+        recorder.wait_ready()
+        return record(f"127.0.0.1:{recorder.port}", hands, random.Random(seed))
+    finally:
+        recorder.stop()
+
+
 def run(env: dict[str, str], hands: int, seed: int) -> None:
-    from benchmarks.rpc import ACT_METHOD, ECHO_METHOD, ServerProcess, bytes_value_of_size, record
+    from benchmarks.rpc import ACT_METHOD, ECHO_METHOD, bytes_value_of_size
 
     if not have_callgrind():
         return
     with tempfile.TemporaryDirectory(prefix="bench-instructions-") as tmp:
         logs = Path(tmp)
-        recorder = ServerProcess(STUD_CMD, env, logs, "recorder")
-        try:
-            recorder.wait_ready()
-            mix, request_bytes, response_bytes = record(
-                f"127.0.0.1:{recorder.port}", hands, random.Random(seed)
-            )
-        finally:
-            recorder.stop()
+        mix, request_bytes, response_bytes = recorded_mix(env, logs, hands, seed)
         echo = [bytes_value_of_size(request_bytes)]
         act = per_call(STUD_CMD, env, logs, "act", ACT_METHOD, mix)
         same = per_call(echo_cmd("aio", response_bytes), env, logs, "echo", ECHO_METHOD, echo)

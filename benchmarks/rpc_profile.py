@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import glob
-import random
 import re
 import shutil
 import subprocess
@@ -24,10 +23,8 @@ from benchmarks import rpc_instructions
 from benchmarks.rpc import (
     ACT_METHOD,
     ECHO_METHOD,
-    ServerProcess,
     _bench_env,
     bytes_value_of_size,
-    record,
 )
 
 HANDS, SEED = 30, 2026
@@ -67,14 +64,7 @@ def main() -> None:
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
     env = _bench_env()
-    recorder = ServerProcess(rpc_instructions.STUD_CMD, env, tmp, "recorder")
-    try:
-        recorder.wait_ready()
-        mix, request_bytes, response_bytes = record(
-            f"127.0.0.1:{recorder.port}", HANDS, random.Random(SEED)
-        )
-    finally:
-        recorder.stop()
+    mix, request_bytes, response_bytes = rpc_instructions.recorded_mix(env, tmp, HANDS, SEED)
     calls = rpc_instructions.CALLS
     act = rpc_instructions.per_call(rpc_instructions.STUD_CMD, env, tmp, "act", ACT_METHOD, mix)
     print(f"Act: {act / 1e3:.1f} k instructions per call ({len(mix)} requests, {calls} calls)")
