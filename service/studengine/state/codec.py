@@ -51,6 +51,7 @@ from studengine.state.checks import (
     check_to_act,
 )
 from studengine.state.message_reader import parse_state
+from studengine.state.messages import TABLE_FIELDS
 from studengine.state.reader import (
     HandFields,
     ResultFields,
@@ -223,22 +224,12 @@ def _decode_table(msg: TableFields | None) -> Table:
     table = _TABLES.get(msg.wire)
     if table is not None:
         return table
-    odd_chip = ODD_CHIP_BY_CODE.get(msg.odd_chip)
-    if odd_chip is None:
+    # every field by its name (once per distinct table: no cost to the calls)
+    values = {field.name: getattr(msg, field.name) for field in TABLE_FIELDS}
+    values["odd_chip"] = ODD_CHIP_BY_CODE.get(msg.odd_chip)
+    if values["odd_chip"] is None:
         raise StateInvalid(f"table.odd_chip: unknown code {msg.odd_chip}")
-    table = Table(
-        ante=msg.ante,
-        bring_in=msg.bring_in,
-        small_bet=msg.small_bet,
-        big_bet=msg.big_bet,
-        max_bets=msg.max_bets,
-        uncapped_heads_up=msg.uncapped_heads_up,
-        open_pair_big_bet=msg.open_pair_big_bet,
-        odd_chip=odd_chip,
-        rake_percent_bp=msg.rake_percent_bp,
-        rake_cap=msg.rake_cap,
-        all_in_face_up=msg.all_in_face_up,
-    )
+    table = Table(**values)
     try:
         validate_table(table)
     except InvalidHand as error:

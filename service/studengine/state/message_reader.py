@@ -9,6 +9,7 @@ from google.protobuf.message import DecodeError
 
 from studengine.state._gen.stud.internal.v1 import state_pb2
 from studengine.state.checks import StateInvalid
+from studengine.state.messages import TABLE_FIELDS
 from studengine.state.reader import (
     MALFORMED,
     HandFields,
@@ -57,14 +58,8 @@ def _hand_of(m: state_pb2.EngineHand) -> HandFields:
 def _table_of(m: state_pb2.EngineTable) -> TableFields:
     t = TableFields()
     t.wire = m.SerializeToString(deterministic=True)
-    t.ante, t.bring_in, t.small_bet, t.big_bet = m.ante, m.bring_in, m.small_bet, m.big_bet
-    t.max_bets, t.uncapped_heads_up = m.max_bets, m.uncapped_heads_up
-    t.open_pair_big_bet, t.odd_chip, t.rake_percent_bp = (
-        m.open_pair_big_bet,
-        m.odd_chip,
-        m.rake_percent_bp,
-    )
-    t.rake_cap, t.all_in_face_up = m.rake_cap, m.all_in_face_up
+    for field in TABLE_FIELDS:  # the message's fields are named as the Table's
+        setattr(t, field.name, getattr(m, field.name))
     return t
 
 
