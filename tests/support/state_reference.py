@@ -31,6 +31,7 @@ def reference_state(record: HandRecord) -> state_pb2.HandState:
         salt=record.salt,
         player_ids=record.player_ids,
         hand=reference_hand(record.hand),
+        deck_commitment=record.deck_commitment,
     )
 
 

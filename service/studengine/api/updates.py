@@ -8,15 +8,14 @@ reveal (those two, rare, serialized by protobuf).
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Sequence
 
 from stud_api.stud.v1 import stud_engine_pb2 as pb
 
 from studengine.api.conversions import ACTION_TO_PB, cards_text, result_to_pb
-from studengine.rules.hand import Hand
 from studengine.rules.types import ActionType, LegalAction
 from studengine.state import wire
+from studengine.state.codec import HandRecord
 from studengine.state.wire import BytesWriter
 
 _FIELDS = pb.HandUpdate.DESCRIPTOR.fields_by_name
@@ -38,9 +37,11 @@ _LEGAL_TYPE: dict[ActionType, bytes] = {
 }
 
 
-def deck_commitment(hand_id: bytes, salt: bytes, deck: list[int]) -> str:
-    """Hex SHA-256 of hand_id || salt || deck bytes (the public commitment to the deal)."""
-    return hashlib.sha256(hand_id + salt + wire.byte_string(deck)).hexdigest()
+def deck_commitment(record: HandRecord) -> str:
+    """The public commitment to the deal as the API shows it, in hex: SHA-256 of
+    hand_id || salt || deck bytes, made once per hand (``codec.commit_deck``) and kept
+    in its state."""
+    return record.deck_commitment.hex()
 
 
 def head(hand_id: bytes, seq: int, sealed: bytes) -> bytes:
@@ -64,20 +65,20 @@ def legal_actions(actions: Sequence[LegalAction]) -> bytes:
     return out.getvalue()
 
 
-def tail(hand: Hand, hand_id: bytes, salt: bytes) -> bytes:
+def tail(record: HandRecord) -> bytes:
     """HandUpdate's fields 6 to 11: the seat to act (when someone acts), the legal actions,
     the deck commitment, ``over`` (when true), and once the hand is over its result and
     the reveal of the salt and deck."""
+    hand = record.hand
     parts = []
     if hand.to_act is not None:
         parts.append(_TO_ACT + wire.varint(hand.to_act))
     parts.append(legal_actions(hand.legal_actions()))
-    commitment = deck_commitment(hand_id, salt, hand.deck)
-    parts.append(wire.record(_DECK_COMMITMENT, commitment.encode("ascii")))
+    parts.append(wire.record(_DECK_COMMITMENT, deck_commitment(record).encode("ascii")))
     if hand.over:
         parts.append(_OVER)
     if hand.result is not None:
         parts.append(wire.record(_RESULT, result_to_pb(hand.result).SerializeToString()))
-        reveal = pb.Reveal(salt=salt.hex(), deck=cards_text(hand.deck))
+        reveal = pb.Reveal(salt=record.salt.hex(), deck=cards_text(hand.deck))
         parts.append(wire.record(_REVEAL, reveal.SerializeToString()))
     return b"".join(parts)

@@ -11,6 +11,7 @@ decoded hand is always safe to play.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
@@ -64,6 +65,7 @@ from studengine.state.wire import read_varint
 FORMAT_VERSION: Final = 1  # Final: read directly by the compiled build
 HAND_ID_BYTES: Final = 16
 SALT_BYTES: Final = 32
+COMMITMENT_BYTES: Final = 32  # a SHA-256 digest
 MAX_PLAYER_ID: Final = 64
 
 _MAX_TABLES = 256  # bound on the caches of distinct tables
@@ -81,9 +83,16 @@ ACTION_KINDS: Final = ACTION_TYPES  # a kind's code is its place (``action_index
 _SIZED: Final = tuple(kind not in (ActionType.FOLD, ActionType.CHECK) for kind in ACTION_KINDS)
 
 
+def commit_deck(hand_id: bytes, salt: bytes, deck: Sequence[int]) -> bytes:
+    """The public commitment to the deal: SHA-256 of hand_id || salt || the deck's bytes."""
+    return hashlib.sha256(hand_id + salt + bytes(deck)).digest()
+
+
 @dataclass
 class HandRecord:
-    """A hand's full state: the engine's Hand plus what the service keeps beside it."""
+    """A hand's full state: the engine's Hand plus what the service keeps beside it, the
+    deck commitment among it (``commit_deck``: made once, when not given; the deck never
+    changes within a hand, R-DECK)."""
 
     hand_id: bytes
     seq: int
@@ -91,6 +100,7 @@ class HandRecord:
     salt: bytes
     player_ids: list[str]
     hand: Hand
+    deck_commitment: bytes
 
     # Written out, not generated: the compiled build runs a class's own __init__ natively,
     # a dataclass-generated one in the interpreter (every decode makes a record).
@@ -102,6 +112,7 @@ class HandRecord:
         salt: bytes,
         player_ids: list[str],
         hand: Hand,
+        deck_commitment: bytes | None = None,
     ) -> None:
         self.hand_id = hand_id
         self.seq = seq
@@ -109,6 +120,9 @@ class HandRecord:
         self.salt = salt
         self.player_ids = player_ids
         self.hand = hand
+        if deck_commitment is None:
+            deck_commitment = commit_deck(hand_id, salt, hand.deck)
+        self.deck_commitment = deck_commitment
 
 
 def unpack_moves(raw: bytes, players: int) -> list[Move]:
@@ -361,4 +375,18 @@ def decode_state(msg: StateFields) -> HandRecord:
         salt=salt,
         player_ids=player_ids,
         hand=hand,
+        deck_commitment=_deck_commitment(msg.deck_commitment),
     )
+
+
+def _deck_commitment(kept: bytes) -> bytes | None:
+    """The state's deck commitment, or None (the record computes it) in a state made
+    before it was kept. Only its length is checked: the state is authenticated, so a
+    commitment of the right length is the one its server made at StartHand (checking it
+    again would cost what keeping it saves); one of another length is a broken state,
+    refused rather than shown as a commitment."""
+    if not kept:
+        return None
+    if len(kept) != COMMITMENT_BYTES:
+        raise StateInvalid(f"deck commitment of {len(kept)} bytes")
+    return kept

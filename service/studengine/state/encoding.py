@@ -53,6 +53,8 @@ def encode(state: HandRecord) -> bytes:
     for player_id in state.player_ids:
         append_record(out, _PLAYER_ID, player_id.encode())
     append_record(out, _HAND, _hand_fields(state.hand))
+    if state.deck_commitment:
+        append_record(out, _DECK_COMMITMENT, state.deck_commitment)
     return out.getvalue()
 
 
@@ -195,6 +197,7 @@ _TEST_DECK: Final = varint_key(_STATE["test_deck"]) + b"\x01"
 _SALT: Final = tag(_STATE["salt"], LENGTH_DELIMITED)
 _PLAYER_ID: Final = tag(_STATE["player_ids"], LENGTH_DELIMITED)
 _HAND: Final = tag(_STATE["hand"], LENGTH_DELIMITED)
+_DECK_COMMITMENT: Final = tag(_STATE["deck_commitment"], LENGTH_DELIMITED)
 
 _FIELD = state_pb2.EngineHand.DESCRIPTOR.fields_by_name
 _BUTTON: Final = tag(_FIELD["button"], VARINT)
