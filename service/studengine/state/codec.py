@@ -26,6 +26,7 @@ from studengine.rules.types import (
     HandResult,
     InvalidHand,
     Move,
+    MoveLog,
     OddChip,
     Pot,
     ShownHand,
@@ -125,34 +126,59 @@ class HandRecord:
         self.deck_commitment = deck_commitment
 
 
+def _packed_move(raw: bytes, at: int, players: int, index: int) -> tuple[int, int, int]:
+    """The packed action at ``raw[at]`` (the log's ``index``-th): its head byte, its
+    round total (-1 for an unsized kind) and where the next starts; StateInvalid when it
+    is malformed."""
+    head = raw[at]
+    at += 1
+    seat, code = head >> 4, head >> 1 & 7
+    if seat >= players:
+        raise StateInvalid(f"moves[{index}]: seat {seat} is not a seat (0 to {players - 1})")
+    if code >= len(ACTION_KINDS):
+        raise StateInvalid(f"moves[{index}]: unknown action kind {code}")
+    if not _SIZED[code]:
+        return head, -1, at
+    if at < len(raw) and raw[at] < 0x80:  # a one-byte total: no call for it
+        return head, raw[at], at + 1
+    try:
+        to, at = read_varint(raw, at)
+    except ValueError:
+        raise StateInvalid(f"moves[{index}]: a truncated amount") from None
+    return head, to, at
+
+
+def check_moves(raw: bytes, players: int) -> None:
+    """StateInvalid naming the first malformed action of a packed log, as ``unpack_moves``
+    would, without making its Moves."""
+    at, index = 0, 0
+    while at < len(raw):
+        at = _packed_move(raw, at, players, index)[2]
+        index += 1
+
+
 def unpack_moves(raw: bytes, players: int) -> list[Move]:
     """``pack_moves`` undone; StateInvalid names the first malformed action."""
     moves: list[Move] = []  # moves.append: a native append when compiled (a bound one is not)
-    kinds, sized = ACTION_KINDS, _SIZED
-    at, end = 0, len(raw)
-    while at < end:
-        head = raw[at]
-        at += 1
-        seat, code = head >> 4, head >> 1 & 7
-        if seat >= players:
-            raise StateInvalid(
-                f"moves[{len(moves)}]: seat {seat} is not a seat (0 to {players - 1})"
-            )
-        if code >= len(kinds):
-            raise StateInvalid(f"moves[{len(moves)}]: unknown action kind {code}")
-        if not sized[code]:
-            moves.append(Move(seat, kinds[code], None, bool(head & 1)))
-            continue
-        if at < end and raw[at] < 0x80:  # a one-byte total: no call for it
-            to = raw[at]
-            at += 1
-        else:
-            try:
-                to, at = read_varint(raw, at)
-            except ValueError:
-                raise StateInvalid(f"moves[{len(moves)}]: a truncated amount") from None
-        moves.append(Move(seat, kinds[code], to, bool(head & 1)))
+    at = 0
+    while at < len(raw):
+        head, to, at = _packed_move(raw, at, players, len(moves))
+        kind = ACTION_KINDS[head >> 1 & 7]
+        moves.append(Move(head >> 4, kind, None if to < 0 else to, bool(head & 1)))
     return moves
+
+
+def _read_checked_moves(raw: bytes) -> list[Move]:
+    """A decoded hand's packed log, read when its moves are asked for (``check_moves``
+    checked it when the state was decoded: any seat of the head's four bits passes)."""
+    return unpack_moves(raw, 16)
+
+
+def move_log(raw: bytes, players: int) -> MoveLog:
+    """A state's action log, checked now and read only when its moves are asked for: an
+    Act adds one move to it and writes the packed ones back as they came."""
+    check_moves(raw, players)
+    return MoveLog.of_stored(raw, _read_checked_moves)
 
 
 # ---- decoding ----------------------------------------------------------------------
@@ -333,7 +359,7 @@ def decode_hand(msg: HandFields) -> Hand:
         ),
         over=over,
         result=result,
-        moves=unpack_moves(msg.moves, players),
+        moves=move_log(msg.moves, players),
         tabled=tabled,
     )
 

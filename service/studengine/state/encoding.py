@@ -9,6 +9,7 @@ log is packed (``pack_moves``; ``codec.unpack_moves`` reads it back)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Final
 
 from studengine.rules.hand import Hand
@@ -96,9 +97,11 @@ def _hand_fields(hand: Hand) -> bytes:
     _scalar(out, _OVER, hand.over)
     if hand.result is not None:
         append_record(out, _RESULT, _result(hand.result))
-    if hand.moves:
+    moves = hand.moves  # the packed moves it was decoded with as they came, then the others
+    if moves.stored or moves.after:
         start = open_record(out, _MOVES)
-        _append_moves(out, hand.moves)
+        out.write(moves.stored)
+        _append_moves(out, moves.after)
         close_record(out, start)
     append_packed(out, _TABLED, hand.tabled)
     return out.getvalue()
@@ -157,11 +160,11 @@ def _fill_result(msg: state_pb2.EngineResult, r: HandResult) -> None:
     msg.rake = r.rake
 
 
-def pack_moves(moves: list[Move]) -> bytes:
+def pack_moves(moves: Iterable[Move]) -> bytes:
     """The action log, compact: per action one byte (seat << 4 | kind << 1 | timeout),
     then the round total as a varint for a sized action (not FOLD or CHECK)."""
     out = BytesWriter()
-    _append_moves(out, moves)
+    _append_moves(out, list(moves))
     return out.getvalue()
 
 
