@@ -275,8 +275,8 @@ def decode_hand(msg: HandFields) -> Hand:
     )
     check_chip_amounts(starting_stacks, stacks, committed, round_bets)
     check_game_options(spec, table)
-    place = check_deck(raw_deck, dealt)
-    check_cards_dealt(spec, raw_cards, community, place, dealt)
+    check_deck(raw_deck, dealt)
+    check_cards_dealt(spec, raw_cards, community, raw_deck, dealt)
     check_round(spec, street, level, full_level, over, msg.result is not None)
     result = _decode_result(msg.result, players) if msg.result is not None and over else None
     check_chips_conserved(starting_stacks, stacks, committed, 0 if result is None else result.rake)
