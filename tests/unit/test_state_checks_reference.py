@@ -3,7 +3,7 @@ dealt checks give the sort-based ones' verdict, and the set-based ones' verdict 
 on random decks and dealings, valid and broken alike; the one-pass chip checks give the
 reasons of the min() and sum() ones; the action log packs to the same bytes; the refusals
 whose reasons carry values (raised in place, not formatted on every call) give the reasons
-they gave."""
+they gave; a decoded Hand's variant rules (``spec_of``, by identity) are ``VARIANTS``'."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from operator import le
 import pytest
 from studengine.cards import DECK_SIZE
 from studengine.rules.types import ActionType, Move, Pot, Variant
-from studengine.rules.variants import VARIANTS, VariantSpec
+from studengine.rules.variants import VARIANTS, VariantSpec, spec_of
 from studengine.state.checks import (
     check_cards_dealt,
     check_chip_amounts,
@@ -244,7 +244,7 @@ REFUSALS: dict[str, tuple[Callable[..., object], tuple[object, ...], str]] = {
     "seat count": (check_seat_count, (STUD, 9), "9 players: SEVEN_CARD_STUD takes 2 to 8"),
     "seat lists": (
         check_seat_lists,
-        ({"stacks": [1, 2, 3], "folded": [False]}, 3),
+        (("stacks", "folded"), ([1, 2, 3], [False]), 3),
         "folded has 1 entries for 3 players",
     ),
     "conserved": (
@@ -279,3 +279,8 @@ def test_the_formatted_refusals_give_their_reasons(name: str) -> None:
     with pytest.raises(StateInvalid) as refused:
         check(*args)
     assert str(refused.value) == reason
+
+
+def test_each_variant_finds_its_rules_by_identity_as_by_the_dict() -> None:
+    for variant in Variant:
+        assert spec_of(variant) is VARIANTS[variant]

@@ -34,12 +34,12 @@ def check_seat_count(spec: VariantSpec, players: int) -> None:
         )
 
 
-def check_seat_lists(lists: dict[str, Sized], players: int) -> None:
-    """Every per-seat list (by its field's name) has one entry per player."""
-    for name, values in lists.items():
-        size = len(values)
+def check_seat_lists(names: tuple[str, ...], lists: tuple[Sized, ...], players: int) -> None:
+    """Every per-seat list (``lists``, of the fields ``names``) has one entry per player."""
+    for at in range(len(lists)):
+        size = len(lists[at])
         if size != players:
-            raise StateInvalid(f"{name} has {size} entries for {players} players")
+            raise StateInvalid(f"{names[at]} has {size} entries for {players} players")
 
 
 def check_chip_amounts(
