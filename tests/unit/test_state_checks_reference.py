@@ -1,9 +1,10 @@
 """The state codec's cheaper parts against the ones they replaced (issue 22): the deck and
-dealt checks give the sort-based ones' verdict, and the set-based ones' verdict and reason,
-on random decks and dealings, valid and broken alike; the one-pass chip checks give the
-reasons of the min() and sum() ones; the action log packs to the same bytes; the refusals
-whose reasons carry values (raised in place, not formatted on every call) give the reasons
-they gave; a decoded Hand's variant rules (``spec_of``, by identity) are ``VARIANTS``'."""
+dealt checks (``bytes.translate``) give the sort-based ones' verdict, and the set-based
+ones' verdict and reason, on random decks and dealings, valid and broken alike; the
+one-pass chip checks give the reasons of the min() and sum() ones, the seat lists' check
+those of the dict one; the action log packs to the same bytes; the refusals whose reasons
+carry values (raised in place, not formatted on every call) give the reasons they gave; a
+decoded Hand's variant rules (``spec_of``, by identity) are ``VARIANTS``'."""
 
 from __future__ import annotations
 
@@ -219,6 +220,31 @@ def test_the_chip_checks_give_the_reasons_of_the_min_and_sum_ones() -> None:
         assert outcome(check_chips_conserved, starting, stacks, committed, rake) == conserved
         reasons.add(conserved and conserved.split(":")[0])
     assert len(reasons) == 7, reasons  # each kind of reason given, and passes
+
+
+def reference_check_seat_lists(lists: dict[str, list[int]], players: int) -> None:
+    """check_seat_lists as it was before the tuples: a dict of the lists by name."""
+    for name, values in lists.items():
+        if len(values) != players:
+            raise StateInvalid(f"{name} has {len(values)} entries for {players} players")
+
+
+SEAT_LISTS = ("stacks", "committed", "round_bets", "cards", "folded", "acted")
+
+
+def test_the_seat_lists_check_gives_the_reasons_of_the_dict_one() -> None:
+    """Seat lists of random sizes, none, one or several of them off: the same reason (the
+    first list off, in the fields' order) or the same pass."""
+    rng = random.Random("i22-seat-lists")
+    reasons: set[str | None] = set()
+    for _ in range(2000):
+        players = rng.randint(2, 8)
+        sizes = [players if rng.random() < 0.85 else rng.randint(0, 9) for _ in SEAT_LISTS]
+        lists = {name: [0] * size for name, size in zip(SEAT_LISTS, sizes, strict=True)}
+        reason = outcome(reference_check_seat_lists, lists, players)
+        assert outcome(check_seat_lists, SEAT_LISTS, tuple(lists.values()), players) == reason
+        reasons.add(reason and reason.split()[0])
+    assert reasons == {None, *SEAT_LISTS}, reasons
 
 
 def test_the_action_log_packs_as_it_did() -> None:
