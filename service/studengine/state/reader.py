@@ -371,9 +371,9 @@ def _read_hand_field(c: Cursor, h: HandFields, number: i64, wire: i64) -> None:
     if number == 1 and wire == VARINT:
         h.variant = c.uint32()
     elif number == 2 and wire == LEN:
-        if h.table is None:
-            h.table = TableFields()
-        read_table(c.message(), h.table)
+        table = c.message()
+        earlier = b"" if h.table is None else h.table.wire
+        h.table = read_table_once(earlier + table.data[table.at : table.end], table.depth)
     elif number == 3 and wire == VARINT:
         h.button = c.uint32()
     elif number == 4 and wire in (VARINT, LEN):
@@ -440,6 +440,24 @@ def _read_round_field(c: Cursor, h: HandFields, number: i64, wire: i64) -> None:
         h.last_aggressor = c.uint32()
     else:  # 26
         h.round_held = c.boolean()
+
+
+_TABLES_READ: dict[bytes, TableFields] = {}  # a few distinct tables serve many calls
+_MAX_TABLES: Final = 256
+
+
+def read_table_once(wire: bytes, depth: i64) -> TableFields:
+    """EngineTable's fields read from ``wire``: every occurrence's bytes so far, joined (a
+    message given twice merges as its bytes joined parse). Each distinct table is read
+    once (its fields never changed after; ``depth`` is always the hand's table's)."""
+    found = _TABLES_READ.get(wire)
+    if found is None:
+        found = TableFields()
+        read_table(Cursor(wire, 0, len(wire), depth), found)
+        if len(_TABLES_READ) >= _MAX_TABLES:
+            _TABLES_READ.clear()
+        _TABLES_READ[wire] = found
+    return found
 
 
 def read_table(c: Cursor, t: TableFields) -> None:
