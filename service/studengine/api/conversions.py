@@ -1,5 +1,6 @@
 """The one place where engine values and the public API's messages meet: variants, odd
-chip rules, action types, tables, legal actions, cards as text, hand results."""
+chip rules, action types, tables, legal actions, cards as text, hand results (as a
+message, and as its bytes written field by field)."""
 
 from __future__ import annotations
 
@@ -7,13 +8,25 @@ import enum
 from collections.abc import Sequence
 from typing import Any, TypeVar
 
+from google.protobuf.descriptor import FieldDescriptor
 from stud_api.stud.v1 import stud_engine_pb2 as pb
 
 from studengine.cards import DECK_SIZE, format_card
 from studengine.history.phh import Audience
-from studengine.rules.types import ActionType, HandResult, LegalAction, OddChip, Table, Variant
+from studengine.rules.types import (
+    ActionType,
+    HandResult,
+    LegalAction,
+    OddChip,
+    Pot,
+    ShownHand,
+    Table,
+    Variant,
+)
 from studengine.rules.variants import HIGH, LOW_8, LOW_A5
+from studengine.state import wire
 from studengine.state.messages import field_values, table_to_message
+from studengine.state.wire import BytesWriter
 
 E = TypeVar("E", bound=enum.Enum)
 
@@ -75,3 +88,117 @@ def result_to_pb(result: HandResult) -> pb.HandResult:
         uncalled=[pb.UncalledReturned(seat=s, amount=a) for s, a in result.uncalled],
         rake=result.rake,
     )
+
+
+# ---- a hand's result as bytes ---------------------------------------------------------
+# ``result_to_pb(result).SerializeToString()`` without the message (building it costs
+# about 100k instructions a finished hand): each field written in field-number order, as
+# protobuf writes it (tests/unit/test_api_serialized_parts.py holds the two to the same
+# bytes, for every game, split and side pots, Hi-Lo, the rake, tabled hands).
+
+
+def result_bytes(result: HandResult) -> bytes:
+    """A HandResult message's fields, serialized."""
+    out = BytesWriter()
+    for pot in result.pots:
+        start = wire.open_record(out, _RESULT_POTS)
+        _pot_fields(out, pot)
+        wire.close_record(out, start)
+    wire.append_packed(out, _RESULT_STACKS, list(result.stacks))
+    for shown in result.shown:
+        start = wire.open_record(out, _RESULT_SHOWN)
+        shown_fields(out, shown)
+        wire.close_record(out, start)
+    wire.append_packed(out, _RESULT_REVEALED, list(result.revealed))
+    for seat, amount in result.uncalled:
+        start = wire.open_record(out, _RESULT_UNCALLED)
+        wire.append_int_field(out, _UNCALLED_SEAT, seat)
+        wire.append_int_field(out, _UNCALLED_AMOUNT, amount)
+        wire.close_record(out, start)
+    wire.append_int_field(out, _RESULT_RAKE, result.rake)
+    return out.getvalue()
+
+
+def _pot_fields(out: BytesWriter, pot: Pot) -> None:
+    """A Pot message's fields."""
+    wire.append_int_field(out, _POT_AMOUNT, pot.amount)
+    wire.append_packed(out, _POT_ELIGIBLE, list(pot.eligible))
+    wire.append_packed(out, _POT_WINNERS, list(pot.winners))
+    wire.append_packed(out, _POT_SHARES, list(pot.shares))
+    wire.append_packed(out, _POT_LOW_WINNERS, list(pot.low_winners))
+    wire.append_packed(out, _POT_LOW_SHARES, list(pot.low_shares))
+    wire.append_int_field(out, _POT_RAKE, pot.rake)
+
+
+def shown_fields(out: BytesWriter, shown: ShownHand) -> None:
+    """A ShownHand message's fields (and a HandShown event's: the two messages number
+    their fields alike, checked at import)."""
+    wire.append_int_field(out, _SHOWN_SEAT, shown.seat)
+    _card_texts(out, _SHOWN_CARDS, shown.cards)
+    _card_texts(out, _SHOWN_BEST_FIVE, shown.best_five)
+    wire.append_int_field(out, _SHOWN_RANK, shown.rank)
+    wire.append_text(out, _SHOWN_DESCRIPTION, shown.description)
+    wire.append_int_field(out, _SHOWN_LOW, shown.low)
+    _card_texts(out, _SHOWN_LOW_BEST_FIVE, shown.low_best_five)
+    wire.append_text(out, _SHOWN_LOW_DESCRIPTION, shown.low_description)
+
+
+def reveal_bytes(salt: bytes, deck: list[int]) -> bytes:
+    """``pb.Reveal(salt=salt.hex(), deck=cards_text(deck)).SerializeToString()``."""
+    out = BytesWriter()
+    wire.append_text(out, _REVEAL_SALT, salt.hex())
+    _card_texts(out, _REVEAL_DECK, deck)
+    return out.getvalue()
+
+
+def _card_texts(out: BytesWriter, fields: tuple[bytes, ...], cards: Sequence[int]) -> None:
+    """A repeated string field of cards: each card's whole field, made once (``fields``)."""
+    for card in cards:
+        out.write(fields[card])
+
+
+def _card_fields(key: int) -> tuple[bytes, ...]:
+    """Each card's text as one element of the repeated string field ``key``."""
+    return tuple(wire.record(wire.varint(key), text.encode()) for text in CARD_TEXT)
+
+
+def _keys(message: Any, *names: str) -> list[int]:
+    """The keys (``wire.tag``) of fields of ``message``: length-delimited for a string, a
+    message or a repeated integer (packed), else an integer's."""
+    keys = []
+    for name in names:
+        field = message.DESCRIPTOR.fields_by_name[name]
+        length_delimited = field.type in _LENGTH_DELIMITED or field.is_repeated
+        keys.append(wire.tag(field, wire.LENGTH_DELIMITED if length_delimited else wire.VARINT))
+    return keys
+
+
+_LENGTH_DELIMITED = (FieldDescriptor.TYPE_STRING, FieldDescriptor.TYPE_MESSAGE)
+_SHOWN_FIELDS = (
+    "seat",
+    "cards",
+    "best_five",
+    "rank",
+    "description",
+    "low",
+    "low_best_five",
+    "low_description",
+)
+if _keys(pb.ShownHand, *_SHOWN_FIELDS) != _keys(pb.HandShown, *_SHOWN_FIELDS):
+    raise ImportError("ShownHand and HandShown no longer number their fields alike")
+_RESULT_POTS, _RESULT_STACKS, _RESULT_SHOWN, _RESULT_REVEALED, _RESULT_UNCALLED, _RESULT_RAKE = (
+    _keys(pb.HandResult, "pots", "stacks", "shown", "revealed", "uncalled", "rake")
+)
+_POT_AMOUNT, _POT_ELIGIBLE, _POT_WINNERS, _POT_SHARES, _POT_LOW_WINNERS = _keys(
+    pb.Pot, "amount", "eligible", "winners", "shares", "low_winners"
+)
+_POT_LOW_SHARES, _POT_RAKE = _keys(pb.Pot, "low_shares", "rake")
+_UNCALLED_SEAT, _UNCALLED_AMOUNT = _keys(pb.UncalledReturned, "seat", "amount")
+_SHOWN_SEAT, _SHOWN_RANK, _SHOWN_DESCRIPTION, _SHOWN_LOW, _SHOWN_LOW_DESCRIPTION = _keys(
+    pb.ShownHand, "seat", "rank", "description", "low", "low_description"
+)
+_SHOWN_CARDS, _SHOWN_BEST_FIVE, _SHOWN_LOW_BEST_FIVE = (
+    _card_fields(key) for key in _keys(pb.ShownHand, "cards", "best_five", "low_best_five")
+)
+_REVEAL_SALT, _REVEAL_DECK_KEY = _keys(pb.Reveal, "salt", "deck")
+_REVEAL_DECK = _card_fields(_REVEAL_DECK_KEY)

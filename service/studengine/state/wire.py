@@ -140,6 +140,20 @@ def append_record(out: BytesWriter, key: int, payload: bytes) -> None:
     out.write(payload)
 
 
+def append_int_field(out: BytesWriter, key: int, value: int) -> None:
+    """The integer, enum or bool field ``key`` (``tag``), as proto3 writes it: nothing
+    when the value is 0 (its default); ValueError when it is negative."""
+    if value:
+        append_varint(out, key)
+        append_varint(out, value)
+
+
+def append_text(out: BytesWriter, key: int, text: str) -> None:
+    """The string field ``key`` (``tag``), as proto3 writes it: nothing when empty."""
+    if text:
+        append_record(out, key, text.encode())
+
+
 def byte_string(values: list[int]) -> bytes:
     """``bytes(values)`` (each value 0 to 255), appended one by one: in a compiled module
     ``bytes()`` of a list is a call through Python's, several times the cost."""
