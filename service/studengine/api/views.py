@@ -46,7 +46,22 @@ from studengine.rules.visibility import (
     sees_down_cards,
     tabled_after,
 )
-from studengine.state.wire import GameFields, int_field, length_key, record, varint, varint_key
+from studengine.state.wire import (
+    LENGTH_DELIMITED,
+    VARINT,
+    BytesWriter,
+    GameFields,
+    append_int_field,
+    append_record,
+    append_text,
+    append_varint,
+    int_field,
+    length_key,
+    record,
+    tag,
+    varint,
+    varint_key,
+)
 
 
 def event_to_pb(event: Event, viewer: int | None, tabled: frozenset[int] = NONE_TABLED) -> pb.Event:
@@ -133,7 +148,7 @@ def _end_event_to_pb(event: Event) -> pb.Event:
 
 
 def build_view(
-    hand: Hand, player_ids: Sequence[str], events: Sequence[Event], viewer: int | None
+    hand: Hand, player_ids: list[str], events: Sequence[Event], viewer: int | None
 ) -> pb.View:
     """The table as ``viewer`` (a seat, or None for a spectator) sees it, with the events
     filtered for them."""
@@ -142,7 +157,7 @@ def build_view(
 
 
 def build_views(
-    hand: Hand, player_ids: Sequence[str], events: Sequence[Event]
+    hand: Hand, player_ids: list[str], events: Sequence[Event]
 ) -> tuple[pb.View, list[pb.View]]:
     """The spectator view and every seat's view (each seat's is the spectator's plus that
     seat's own down cards, in its seat and in its events)."""
@@ -152,19 +167,21 @@ def build_views(
 
 
 def fill_views(
-    update: pb.HandUpdate, hand: Hand, player_ids: Sequence[str], events: Sequence[Event]
+    update: pb.HandUpdate, hand: Hand, player_ids: list[str], events: Sequence[Event]
 ) -> None:
     """Set ``update.spectator`` and ``update.seats`` (one view per seat, in seat order)."""
     update.MergeFromString(serialized_views(hand, player_ids, events))
 
 
-def serialized_views(hand: Hand, player_ids: Sequence[str], events: Sequence[Event]) -> bytes:
+def serialized_views(hand: Hand, player_ids: list[str], events: Sequence[Event]) -> bytes:
     """HandUpdate's ``spectator`` and ``seats`` fields, serialized: the public parts built
     once, each seat's view those with its own private parts swapped in."""
     public = PublicParts(hand, player_ids, events)
-    views = [public.view(None, _SPECTATOR_TAG)]
-    views += [public.view(seat, _SEAT_VIEWS_TAG) for seat in range(hand.players)]
-    return b"".join(views)
+    out = BytesWriter()
+    public.write_view(out, None, _SPECTATOR_KEY)
+    for seat in range(hand.players):
+        public.write_view(out, seat, _SEAT_VIEWS_KEY)
+    return out.getvalue()
 
 
 # ---- views as serialized parts --------------------------------------------------------
@@ -179,68 +196,88 @@ class PublicParts:
     """The serialized parts of a hand's views: what every viewer sees, built once, and
     each seat's private parts beside it (``visibility`` decides which is which)."""
 
-    def __init__(self, hand: Hand, player_ids: Sequence[str], events: Sequence[Event]) -> None:
+    def __init__(self, hand: Hand, player_ids: list[str], events: Sequence[Event]) -> None:
         revealed, pattern = revealed_seats(hand), card_pattern(hand.spec)
-        self.seats: list[bytes] = []  # each seat's SeatInfo record as every other viewer sees it
-        self.own: list[bytes] = []  # and as the seat itself sees it
+        out = BytesWriter()  # the spectator's view
+        _write_head(out, hand)
+        self.bounds = [len(out)]  # where each seat's record starts (the last: the seats end)
+        self.own: list[bytes] = []  # each seat's record as it sees itself (b"": as all do)
         for seat in range(hand.players):
-            public, own = _seat_records(hand, seat, player_ids[seat], revealed, pattern)
-            self.seats.append(public)
-            self.own.append(own)
+            self.own.append(_write_seat(out, hand, seat, player_ids[seat], revealed, pattern))
+            self.bounds.append(len(out))
+        _write_tail(out, hand)
         cut, tabled = tabled_after(hand, events)  # R-ALL-IN-FACE-UP: deals after it public
-        self.events: list[bytes] = []
-        self.private: dict[int, list[tuple[int, CardDealt]]] = {}  # seat: deals it alone sees
+        # seat: the deals it alone sees, each with where its record starts and ends
+        self.private: dict[int, list[tuple[int, int, CardDealt]]] = {}
         for index, event in enumerate(events):
             seen = tabled if index >= cut else NONE_TABLED
-            self.events.append(_event_record(event, None, seen))
+            at = len(out)
+            append_record(out, _EVENTS_KEY, event_bytes(event, None, seen))
             deal = event if isinstance(event, CardDealt) else None
             if deal is not None and deal.seat is not None and not sees_dealt_card(deal, None, seen):
-                self.private.setdefault(deal.seat, []).append((index, deal))
-        # the spectator's view, and where in it each seat's record starts (``bounds``,
-        # the last one where the seats end) and the events start
-        head, tail = _head(hand), _tail(hand)
-        self.bounds = [len(head)]
-        for seat_record in self.seats:
-            self.bounds.append(self.bounds[-1] + len(seat_record))
-        self.events_at = self.bounds[-1] + len(tail)
-        self.public = b"".join([head, *self.seats, tail, *self.events])
+                self.private.setdefault(deal.seat, []).append((at, len(out), deal))
+        self.public = out.getvalue()
 
-    def view(self, viewer: int | None, key: bytes = b"") -> bytes:
-        """The View of ``viewer`` (None: the spectator), serialized: the spectator's with
-        the viewer's own seat and the deals of its own down cards swapped in; with a
-        ``key``, as that length-delimited field (in one copy: the views are long)."""
+    def view(self, viewer: int | None) -> bytes:
+        """The View of ``viewer`` (None: the spectator), serialized."""
+        if viewer is None:
+            return self.public
+        out = BytesWriter()
+        self.write_view(out, viewer, None)
+        return out.getvalue()
+
+    def write_view(self, out: BytesWriter, viewer: int | None, key: int | None) -> None:
+        """Write the View of ``viewer`` (None: the spectator), as the length-delimited field
+        ``key`` (None: the View alone): the spectator's with the viewer's own seat and the
+        deals of its own down cards swapped in."""
         public = self.public
         if viewer is None:
-            return record(key, public) if key else public
+            if key is not None:
+                append_record(out, key, public)
+            else:
+                out.write(public)
+            return
         start, end = self.bounds[viewer], self.bounds[viewer + 1]
-        own = self.own[viewer]
-        mine = self.private.get(viewer)
-        if not mine:
-            seat = _VIEWER_SEAT[viewer]
-            size = len(seat) + start + len(own) + len(public) - end
-            length = varint(size) if key else b""
-            return b"%b%b%b%b%b%b" % (key, length, seat, public[:start], own, public[end:])
-        events = self.events.copy()
-        for index, deal in mine:
-            events[index] = _event_record(deal, viewer, NONE_TABLED)
-        rest = public[end : self.events_at]  # the seats after the viewer's, the tail
-        view = b"".join([_VIEWER_SEAT[viewer], public[:start], own, rest, *events])
-        return record(key, view) if key else view
+        own = self.own[viewer] or public[start:end]
+        mine: list[tuple[int, int, bytes]] = []  # where each of its deals is, as it sees it
+        deals = self.private.get(viewer)  # mostly none
+        if deals is not None:
+            mine = [(at, stop, _event_record(d, viewer, NONE_TABLED)) for at, stop, d in deals]
+        seat = _VIEWER_SEAT[viewer]
+        if key is not None:
+            size = len(seat) + len(public) + len(own) - (end - start)
+            for at, stop, swapped in mine:
+                size += len(swapped) - (stop - at)
+            append_varint(out, key)
+            append_varint(out, size)
+        out.write(seat)
+        out.write(public[:start])
+        out.write(own)
+        for at, stop, swapped in mine:  # the public parts up to each deal, then its own
+            out.write(public[end:at])
+            out.write(swapped)
+            end = stop
+        out.write(public[end:])
 
 
-def _seat_records(
-    hand: Hand, seat: int, player_id: str, revealed: frozenset[int], pattern: int
-) -> tuple[bytes, bytes]:
-    """``seat``'s SeatInfo record as every other viewer sees it and as the seat itself
-    does (one and the same when ``visibility`` shows its down cards to everyone)."""
+def _write_seat(
+    out: BytesWriter, hand: Hand, seat: int, player_id: str, revealed: frozenset[int], pattern: int
+) -> bytes:
+    """Write ``seat``'s SeatInfo record as every other viewer sees it; the record as the
+    seat itself does, or b"" when it is the same (``visibility`` shows its down cards to
+    every viewer, or to none)."""
     front, back = _seat_front(hand, seat, player_id), _seat_back(hand, seat, revealed)
     hidden, shown = HELD_CARDS.get(hand.spec, pattern, hand.cards[seat])
     everyone = sees_down_cards(revealed, seat, None)
-    public = _seat_record(front, shown if everyone else hidden, back)
-    if everyone:
-        return public, public
-    own = shown if sees_down_cards(revealed, seat, seat) else hidden
-    return public, _seat_record(front, own, back)
+    public = shown if everyone else hidden
+    append_varint(out, _SEATS_KEY)
+    append_varint(out, len(front) + len(public) + len(back))
+    out.write(front)
+    out.write(public)
+    out.write(back)
+    if everyone or not sees_down_cards(revealed, seat, seat):
+        return b""
+    return _seat_record(front, shown, back)
 
 
 def _seat_record(front: bytes, held: bytes, back: bytes) -> bytes:
@@ -253,15 +290,17 @@ def _seat_record(front: bytes, held: bytes, back: bytes) -> bytes:
 def _seat_front(hand: Hand, seat: int, player_id: str) -> bytes:
     """SeatInfo's fields 1 to 7: the seat, its player and chips, folded or all-in."""
     stack, folded = hand.stacks[seat], hand.folded[seat]
-    return b"%b%b%b%b%b%b%b" % (
-        _SEAT_NUMBERS[seat],
-        _text(_PLAYER_ID, player_id),
-        int_field(_STACK, stack),
-        int_field(_COMMITTED, hand.committed[seat]),
-        int_field(_ROUND_BET, hand.round.bets[seat]),
-        _FOLDED if folded else b"",
-        _ALL_IN if not folded and stack == 0 else b"",
-    )
+    out = BytesWriter()
+    out.write(_SEAT_NUMBERS[seat])
+    append_text(out, _PLAYER_ID, player_id)
+    append_int_field(out, _STACK, stack)
+    append_int_field(out, _COMMITTED, hand.committed[seat])
+    append_int_field(out, _ROUND_BET, hand.round.bets[seat])
+    if folded:
+        out.write(_FOLDED)
+    elif stack == 0:
+        out.write(_ALL_IN)
+    return out.getvalue()
 
 
 def _seat_back(hand: Hand, seat: int, revealed: frozenset[int]) -> bytes:
@@ -274,26 +313,23 @@ def _seat_back(hand: Hand, seat: int, revealed: frozenset[int]) -> bytes:
     return _DOWN_CARD_COUNTS[len(downs)] + _REVEALED + tabled
 
 
-def _head(hand: Hand) -> bytes:
+def _write_head(out: BytesWriter, hand: Hand) -> None:
     """View's fields 2 to 7: the game, its table, the button, the street and the pot."""
-    return b"%b%b%b%b%b" % (
-        _GAME_FIELDS.get(hand.variant, hand.table),
-        int_field(_BUTTON, hand.button),
-        int_field(_STREET, hand.street),
-        _text(_STREET_NAME, hand.street_name),
-        int_field(_POT, hand.pot),
-    )
+    out.write(_GAME_FIELDS.get(hand.variant, hand.table))
+    append_int_field(out, _BUTTON, hand.button)
+    append_int_field(out, _STREET, hand.street)
+    append_text(out, _STREET_NAME, hand.street_name)
+    append_int_field(out, _POT, hand.pot)
 
 
-def _tail(hand: Hand) -> bytes:
+def _write_tail(out: BytesWriter, hand: Hand) -> None:
     """View's fields 9 and 10 (after the seats): the community card and the seat to act,
     each present when set, even when 0."""
-    tail = b""
     if hand.community is not None:
-        tail += record(_COMMUNITY_CARD, CARD_TEXT[hand.community].encode())
+        out.write(_COMMUNITY_CARDS[hand.community])
     if hand.to_act is not None:
-        tail += _TO_ACT + varint(hand.to_act)
-    return tail
+        append_varint(out, _TO_ACT)
+        append_varint(out, hand.to_act)
 
 
 def _event_record(event: Event, viewer: int | None, tabled: frozenset[int]) -> bytes:
@@ -442,18 +478,23 @@ _LENGTH_DELIMITED: Final = (FieldDescriptor.TYPE_STRING, FieldDescriptor.TYPE_ME
 
 _VIEW = pb.View.DESCRIPTOR.fields_by_name
 _SEAT = pb.SeatInfo.DESCRIPTOR.fields_by_name
-_BUTTON: Final = varint_key(_VIEW["button"])
-_STREET: Final = varint_key(_VIEW["street"])
-_STREET_NAME: Final = length_key(_VIEW["street_name"])
-_POT: Final = varint_key(_VIEW["pot"])
+# the keys of the fields written into a BytesWriter (``wire.tag``)
+_BUTTON: Final = tag(_VIEW["button"], VARINT)
+_STREET: Final = tag(_VIEW["street"], VARINT)
+_STREET_NAME: Final = tag(_VIEW["street_name"], LENGTH_DELIMITED)
+_POT: Final = tag(_VIEW["pot"], VARINT)
+_SEATS_KEY: Final = tag(_VIEW["seats"], LENGTH_DELIMITED)
+_TO_ACT: Final = tag(_VIEW["to_act"], VARINT)
+_EVENTS_KEY: Final = tag(_VIEW["events"], LENGTH_DELIMITED)
+_PLAYER_ID: Final = tag(_SEAT["player_id"], LENGTH_DELIMITED)
+_STACK: Final = tag(_SEAT["stack"], VARINT)
+_COMMITTED: Final = tag(_SEAT["committed"], VARINT)
+_ROUND_BET: Final = tag(_SEAT["round_bet"], VARINT)
+_SPECTATOR_KEY: Final = tag(pb.HandUpdate.DESCRIPTOR.fields_by_name["spectator"], LENGTH_DELIMITED)
+_SEAT_VIEWS_KEY: Final = tag(pb.HandUpdate.DESCRIPTOR.fields_by_name["seats"], LENGTH_DELIMITED)
+# and of those assembled as bytes
 _SEATS_TAG: Final = length_key(_VIEW["seats"])
-_COMMUNITY_CARD: Final = length_key(_VIEW["community_card"])
-_TO_ACT: Final = varint_key(_VIEW["to_act"])
 _EVENTS_TAG: Final = length_key(_VIEW["events"])
-_PLAYER_ID: Final = length_key(_SEAT["player_id"])
-_STACK: Final = varint_key(_SEAT["stack"])
-_COMMITTED: Final = varint_key(_SEAT["committed"])
-_ROUND_BET: Final = varint_key(_SEAT["round_bet"])
 # whole fields: each seat number, each count of down cards, the flags set (true)
 _MOST_SEATS: Final = max(spec.max_players for spec in VARIANTS.values())
 _MOST_CARDS: Final = max(len(spec.face_up) for spec in VARIANTS.values())
@@ -465,8 +506,7 @@ _FOLDED: Final = varint_key(_SEAT["folded"]) + b"\x01"
 _ALL_IN: Final = varint_key(_SEAT["all_in"]) + b"\x01"
 _REVEALED: Final = varint_key(_SEAT["revealed"]) + b"\x01"
 _TABLED: Final = varint_key(_SEAT["tabled"]) + b"\x01"
-_SPECTATOR_TAG: Final = length_key(pb.HandUpdate.DESCRIPTOR.fields_by_name["spectator"])
-_SEAT_VIEWS_TAG: Final = length_key(pb.HandUpdate.DESCRIPTOR.fields_by_name["seats"])
+_COMMUNITY_CARDS: Final = _cards_field(length_key(_VIEW["community_card"]))
 # View.viewer_seat for each seat
 _VIEWER_SEAT: Final[tuple[bytes, ...]] = tuple(
     pb.View(viewer_seat=s).SerializeToString() for s in range(_MOST_SEATS)
