@@ -6,9 +6,8 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Sequence
-from typing import Any, TypeVar
+from typing import Any, Final, TypeVar
 
-from google.protobuf.descriptor import FieldDescriptor
 from stud_api.stud.v1 import stud_engine_pb2 as pb
 
 from studengine.cards import DECK_SIZE, format_card
@@ -26,7 +25,7 @@ from studengine.rules.types import (
 from studengine.rules.variants import HIGH, LOW_8, LOW_A5
 from studengine.state import wire
 from studengine.state.messages import field_values, table_to_message
-from studengine.state.wire import BytesWriter
+from studengine.state.wire import BytesWriter, field_key
 
 E = TypeVar("E", bound=enum.Enum)
 
@@ -157,48 +156,39 @@ def _card_texts(out: BytesWriter, fields: tuple[bytes, ...], cards: Sequence[int
         out.write(fields[card])
 
 
-def _card_fields(key: int) -> tuple[bytes, ...]:
-    """Each card's text as one element of the repeated string field ``key``."""
+def card_fields(key: int) -> tuple[bytes, ...]:
+    """Each card's text as one string field ``key`` (``wire.tag``), or one element of a
+    repeated one."""
     return tuple(wire.record(wire.varint(key), text.encode()) for text in CARD_TEXT)
 
 
-def _keys(message: Any, *names: str) -> list[int]:
-    """The keys (``wire.tag``) of fields of ``message``: length-delimited for a string, a
-    message or a repeated integer (packed), else an integer's."""
-    keys = []
-    for name in names:
-        field = message.DESCRIPTOR.fields_by_name[name]
-        length_delimited = field.type in _LENGTH_DELIMITED or field.is_repeated
-        keys.append(wire.tag(field, wire.LENGTH_DELIMITED if length_delimited else wire.VARINT))
-    return keys
-
-
-_LENGTH_DELIMITED = (FieldDescriptor.TYPE_STRING, FieldDescriptor.TYPE_MESSAGE)
-_SHOWN_FIELDS = (
-    "seat",
-    "cards",
-    "best_five",
-    "rank",
-    "description",
-    "low",
-    "low_best_five",
-    "low_description",
-)
-if _keys(pb.ShownHand, *_SHOWN_FIELDS) != _keys(pb.HandShown, *_SHOWN_FIELDS):
+if [field_key(pb.ShownHand, f) for f in ShownHand.__match_args__] != [
+    field_key(pb.HandShown, f) for f in ShownHand.__match_args__
+]:
     raise ImportError("ShownHand and HandShown no longer number their fields alike")
-_RESULT_POTS, _RESULT_STACKS, _RESULT_SHOWN, _RESULT_REVEALED, _RESULT_UNCALLED, _RESULT_RAKE = (
-    _keys(pb.HandResult, "pots", "stacks", "shown", "revealed", "uncalled", "rake")
-)
-_POT_AMOUNT, _POT_ELIGIBLE, _POT_WINNERS, _POT_SHARES, _POT_LOW_WINNERS = _keys(
-    pb.Pot, "amount", "eligible", "winners", "shares", "low_winners"
-)
-_POT_LOW_SHARES, _POT_RAKE = _keys(pb.Pot, "low_shares", "rake")
-_UNCALLED_SEAT, _UNCALLED_AMOUNT = _keys(pb.UncalledReturned, "seat", "amount")
-_SHOWN_SEAT, _SHOWN_RANK, _SHOWN_DESCRIPTION, _SHOWN_LOW, _SHOWN_LOW_DESCRIPTION = _keys(
-    pb.ShownHand, "seat", "rank", "description", "low", "low_description"
-)
-_SHOWN_CARDS, _SHOWN_BEST_FIVE, _SHOWN_LOW_BEST_FIVE = (
-    _card_fields(key) for key in _keys(pb.ShownHand, "cards", "best_five", "low_best_five")
-)
-_REVEAL_SALT, _REVEAL_DECK_KEY = _keys(pb.Reveal, "salt", "deck")
-_REVEAL_DECK = _card_fields(_REVEAL_DECK_KEY)
+# the keys (Final: a compiled module reads them natively, not from its dict)
+_RESULT_POTS: Final = field_key(pb.HandResult, "pots")
+_RESULT_STACKS: Final = field_key(pb.HandResult, "stacks")
+_RESULT_SHOWN: Final = field_key(pb.HandResult, "shown")
+_RESULT_REVEALED: Final = field_key(pb.HandResult, "revealed")
+_RESULT_UNCALLED: Final = field_key(pb.HandResult, "uncalled")
+_RESULT_RAKE: Final = field_key(pb.HandResult, "rake")
+_POT_AMOUNT: Final = field_key(pb.Pot, "amount")
+_POT_ELIGIBLE: Final = field_key(pb.Pot, "eligible")
+_POT_WINNERS: Final = field_key(pb.Pot, "winners")
+_POT_SHARES: Final = field_key(pb.Pot, "shares")
+_POT_LOW_WINNERS: Final = field_key(pb.Pot, "low_winners")
+_POT_LOW_SHARES: Final = field_key(pb.Pot, "low_shares")
+_POT_RAKE: Final = field_key(pb.Pot, "rake")
+_UNCALLED_SEAT: Final = field_key(pb.UncalledReturned, "seat")
+_UNCALLED_AMOUNT: Final = field_key(pb.UncalledReturned, "amount")
+_SHOWN_SEAT: Final = field_key(pb.ShownHand, "seat")
+_SHOWN_CARDS: Final = card_fields(field_key(pb.ShownHand, "cards"))
+_SHOWN_BEST_FIVE: Final = card_fields(field_key(pb.ShownHand, "best_five"))
+_SHOWN_RANK: Final = field_key(pb.ShownHand, "rank")
+_SHOWN_DESCRIPTION: Final = field_key(pb.ShownHand, "description")
+_SHOWN_LOW: Final = field_key(pb.ShownHand, "low")
+_SHOWN_LOW_BEST_FIVE: Final = card_fields(field_key(pb.ShownHand, "low_best_five"))
+_SHOWN_LOW_DESCRIPTION: Final = field_key(pb.ShownHand, "low_description")
+_REVEAL_SALT: Final = field_key(pb.Reveal, "salt")
+_REVEAL_DECK: Final = card_fields(field_key(pb.Reveal, "deck"))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
+from typing import Final
 
 from stud_api.stud.v1 import stud_engine_pb2 as pb
 
@@ -19,21 +20,22 @@ from studengine.rules.types import ACTION_TYPES, LegalAction, action_index
 from studengine.state import wire
 from studengine.state.wire import BytesWriter
 
+# the fields' keys (Final: a compiled module reads them natively, not from its dict)
 _FIELDS = pb.HandUpdate.DESCRIPTOR.fields_by_name
-_HAND_ID = wire.length_key(_FIELDS["hand_id"])
-_SEQ = wire.varint_key(_FIELDS["seq"])
-_STATE = wire.length_key(_FIELDS["state"])
-_TO_ACT = wire.varint_key(_FIELDS["to_act"])
-_LEGAL_ACTION = wire.tag(_FIELDS["legal_actions"], wire.LENGTH_DELIMITED)
-_DECK_COMMITMENT = wire.length_key(_FIELDS["deck_commitment"])
-_OVER = wire.varint_key(_FIELDS["over"]) + wire.varint(1)  # written only when true
-_RESULT = wire.length_key(_FIELDS["result"])
-_REVEAL = wire.length_key(_FIELDS["reveal"])
+_HAND_ID: Final = wire.length_key(_FIELDS["hand_id"])
+_SEQ: Final = wire.varint_key(_FIELDS["seq"])
+_STATE: Final = wire.length_key(_FIELDS["state"])
+_TO_ACT: Final = wire.varint_key(_FIELDS["to_act"])
+_LEGAL_ACTION: Final = wire.tag(_FIELDS["legal_actions"], wire.LENGTH_DELIMITED)
+_DECK_COMMITMENT: Final = wire.length_key(_FIELDS["deck_commitment"])
+_OVER: Final = wire.varint_key(_FIELDS["over"]) + wire.varint(1)  # written only when true
+_RESULT: Final = wire.length_key(_FIELDS["result"])
+_REVEAL: Final = wire.length_key(_FIELDS["reveal"])
 _LEGAL_FIELDS = pb.LegalAction.DESCRIPTOR.fields_by_name
-_LEGAL_TO = wire.varint_key(_LEGAL_FIELDS["to"])
+_LEGAL_TO: Final = wire.varint_key(_LEGAL_FIELDS["to"])
 # each action's LegalAction.type field, in ACTION_TYPES' order (no action has the code
 # 0, which proto3 leaves out)
-_LEGAL_TYPE: tuple[bytes, ...] = tuple(
+_LEGAL_TYPE: Final = tuple(
     wire.varint_key(_LEGAL_FIELDS["type"]) + wire.varint(ACTION_TO_PB[action])
     for action in ACTION_TYPES
 )

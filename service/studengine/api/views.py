@@ -6,16 +6,17 @@ decides what a viewer may see.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Final
+from typing import Final
 
-from google.protobuf.descriptor import FieldDescriptor
 from stud_api.stud.v1 import stud_engine_pb2 as pb
 
 from studengine.api.conversions import (
     ACTION_TO_PB,
     CARD_TEXT,
     VARIANT_TO_PB,
+    card_fields,
     cards_text,
+    shown_fields,
     table_to_pb,
 )
 from studengine.api.seat_cards import HELD_CARDS, card_pattern
@@ -52,11 +53,15 @@ from studengine.state.wire import (
     BytesWriter,
     GameFields,
     append_int_field,
+    append_packed,
     append_record,
     append_text,
     append_varint,
+    close_record,
+    field_key,
     int_field,
     length_key,
+    open_record,
     record,
     tag,
     varint,
@@ -212,7 +217,9 @@ class PublicParts:
         for index, event in enumerate(events):
             seen = tabled if index >= cut else NONE_TABLED
             at = len(out)
-            append_record(out, _EVENTS_KEY, event_bytes(event, None, seen))
+            start = open_record(out, _EVENTS_KEY)
+            write_event(out, event, None, seen)
+            close_record(out, start)
             deal = event if isinstance(event, CardDealt) else None
             if deal is not None and deal.seat is not None and not sees_dealt_card(deal, None, seen):
                 self.private.setdefault(deal.seat, []).append((at, len(out), deal))
@@ -338,142 +345,109 @@ def _event_record(event: Event, viewer: int | None, tabled: frozenset[int]) -> b
 
 
 # ---- the events as serialized parts ---------------------------------------------------
-# Each is ``event_to_pb``'s message, serialized, assembled field by field in field order
+# Each is ``event_to_pb``'s message, serialized, written field by field in field order
 # (tests/unit/test_api_serialized_parts.py holds every kind to the message's bytes).
 
 
 def event_bytes(event: Event, viewer: int | None, tabled: frozenset[int] = NONE_TABLED) -> bytes:
-    """``event_to_pb(event, viewer, tabled).SerializeToString()``, without the message
-    (isinstance and attributes, not class patterns: mypyc compiles these to native reads)."""
+    """``event_to_pb(event, viewer, tabled).SerializeToString()``, without the message."""
+    out = BytesWriter()
+    write_event(out, event, viewer, tabled)
+    return out.getvalue()
+
+
+def write_event(
+    out: BytesWriter, event: Event, viewer: int | None, tabled: frozenset[int] = NONE_TABLED
+) -> None:
+    """Write ``event_bytes(event, viewer, tabled)`` (isinstance and attributes, not class
+    patterns: mypyc compiles these to native reads)."""
     if isinstance(event, CardDealt):
         visible = sees_dealt_card(event, viewer, tabled)
-        seat = event.seat
-        dealt = b"%b%b%b%b%b" % (
-            b"" if seat is None else _DEALT_SEATS[seat],  # present when set, even 0
-            _DEALT_CARDS[event.card] if visible else b"",
-            _DEALT_FACE_UP if event.face_up else b"",
-            int_field(_DEALT_STREET, event.street),
-            b"" if visible else _DEALT_HIDDEN,
-        )
-        return record(_CARD_DEALT, dealt)
-    if isinstance(event, ActionTaken):
-        action = b"%b%b%b%b%b%b" % (
-            int_field(_ACTION_SEAT, event.seat),
-            _ACTION_TYPES[action_index(event.type)],  # by identity: no enum hashing
-            int_field(_ACTION_TO, event.to),
-            int_field(_ACTION_AMOUNT, event.amount),
-            _ACTION_ALL_IN if event.all_in else b"",
-            _ACTION_TIMEOUT if event.timeout else b"",
-        )
-        return record(_ACTION_TAKEN, action)
-    if isinstance(event, StreetStarted):
-        first = event.first_to_act
-        started = b"%b%b%b%b" % (
-            int_field(_STARTED_STREET, event.street),
-            _text(_STARTED_NAME, event.name),
-            _STARTED_BETTING if event.betting else b"",
-            b"" if first is None else _FIRST_TO_ACT[first],  # present when set, even 0
-        )
-        return record(_STREET_STARTED, started)
-    if isinstance(event, AntePosted):
-        ante = b"%b%b%b" % (
-            int_field(_ANTE_SEAT, event.seat),
-            int_field(_ANTE_AMOUNT, event.amount),
-            _ANTE_ALL_IN if event.all_in else b"",
-        )
-        return record(_ANTE_POSTED, ante)
-    return _end_event_bytes(event)
+        start = open_record(out, _CARD_DEALT)
+        _optional(out, _DEALT_SEAT, event.seat)
+        if visible:
+            out.write(_DEALT_CARDS[event.card])
+        append_int_field(out, _DEALT_FACE_UP, event.face_up)
+        append_int_field(out, _DEALT_STREET, event.street)
+        append_int_field(out, _DEALT_HIDDEN, not visible)
+    elif isinstance(event, ActionTaken):
+        start = open_record(out, _ACTION_TAKEN)
+        append_int_field(out, _ACTION_SEAT, event.seat)
+        out.write(_ACTION_TYPES[action_index(event.type)])  # by identity: no enum hashing
+        append_int_field(out, _ACTION_TO, event.to)
+        append_int_field(out, _ACTION_AMOUNT, event.amount)
+        append_int_field(out, _ACTION_ALL_IN, event.all_in)
+        append_int_field(out, _ACTION_TIMEOUT, event.timeout)
+    elif isinstance(event, StreetStarted):
+        start = open_record(out, _STREET_STARTED)
+        append_int_field(out, _STARTED_STREET, event.street)
+        append_text(out, _STARTED_NAME, event.name)
+        append_int_field(out, _STARTED_BETTING, event.betting)
+        _optional(out, _FIRST_TO_ACT, event.first_to_act)
+    elif isinstance(event, AntePosted):
+        start = open_record(out, _ANTE_POSTED)
+        append_int_field(out, _ANTE_SEAT, event.seat)
+        append_int_field(out, _ANTE_AMOUNT, event.amount)
+        append_int_field(out, _ANTE_ALL_IN, event.all_in)
+    else:
+        start = _write_end_event(out, event)
+    close_record(out, start)
 
 
-def _end_event_bytes(event: Event) -> bytes:
-    """``event_bytes`` of an event of a hand's end (the same for every viewer)."""
+def _write_end_event(out: BytesWriter, event: Event) -> int:
+    """Write an event of a hand's end (the same for every viewer) but its length: where
+    its contents start, for ``close_record``."""
     match event:
         case UncalledReturned(seat, amount):
-            returned = int_field(_UNCALLED_SEAT, seat) + int_field(_UNCALLED_AMOUNT, amount)
-            return record(_UNCALLED_RETURNED, returned)
+            start = open_record(out, _UNCALLED_RETURNED)
+            append_int_field(out, _UNCALLED_SEAT, seat)
+            append_int_field(out, _UNCALLED_AMOUNT, amount)
         case HandShown():
-            return record(_HAND_SHOWN, _shown_bytes(event))
+            start = open_record(out, _HAND_SHOWN)
+            shown_fields(out, event)
         case HandsTabled(seats, cards):
-            hands = [
-                record(
-                    _TABLED_HANDS, b"".join([int_field(_TABLED_SEAT, seat), *_tabled_cards(held)])
-                )
-                for seat, held in zip(seats, cards, strict=True)
-            ]
-            return record(_HANDS_TABLED, b"".join(hands))
+            start = open_record(out, _HANDS_TABLED)
+            for seat, held in zip(seats, cards, strict=True):
+                hand_start = open_record(out, _TABLED_HANDS)
+                append_int_field(out, _TABLED_SEAT, seat)
+                for card in held:
+                    out.write(_TABLED_CARDS[card])
+                close_record(out, hand_start)
         case RakeTaken(amount):
-            return record(_RAKE_TAKEN, int_field(_RAKE_AMOUNT, amount))
+            start = open_record(out, _RAKE_TAKEN)
+            append_int_field(out, _RAKE_AMOUNT, amount)
         case HandMucked(seat):
-            return record(_HAND_MUCKED, int_field(_MUCKED_SEAT, seat))
+            start = open_record(out, _HAND_MUCKED)
+            append_int_field(out, _MUCKED_SEAT, seat)
         case PotAwarded():
-            return record(_POT_AWARDED, _pot_bytes(event))
+            start = open_record(out, _POT_AWARDED)
+            _pot_fields(out, event)
         case HandEnded(stacks):
-            return record(_HAND_ENDED, _packed(_ENDED_STACKS, stacks))
-    raise TypeError(f"unknown event {event!r}")
+            start = open_record(out, _HAND_ENDED)
+            append_packed(out, _ENDED_STACKS, list(stacks))
+        case _:
+            raise TypeError(f"unknown event {event!r}")
+    return start
 
 
-def _tabled_cards(cards: Sequence[int]) -> list[bytes]:
-    return [_TABLED_CARDS[c] for c in cards]
-
-
-def _shown_bytes(shown: HandShown) -> bytes:
-    """A HandShown message's fields."""
-    parts = [int_field(_SHOWN_SEAT, shown.seat)]
-    parts += [_SHOWN_CARDS[c] for c in shown.cards]
-    parts += [_SHOWN_BEST_FIVE[c] for c in shown.best_five]
-    parts.append(int_field(_SHOWN_RANK, shown.rank))
-    parts.append(_text(_SHOWN_DESCRIPTION, shown.description))
-    parts.append(int_field(_SHOWN_LOW, shown.low))
-    parts += [_SHOWN_LOW_BEST_FIVE[c] for c in shown.low_best_five]
-    parts.append(_text(_SHOWN_LOW_DESCRIPTION, shown.low_description))
-    return b"".join(parts)
-
-
-def _pot_bytes(pot: PotAwarded) -> bytes:
+def _pot_fields(out: BytesWriter, pot: PotAwarded) -> None:
     """A PotAwarded message's fields."""
-    return b"".join(
-        [
-            int_field(_POT_INDEX, pot.pot),
-            int_field(_POT_AMOUNT, pot.amount),
-            _packed(_POT_WINNERS, pot.winners),
-            _packed(_POT_SHARES, pot.shares),
-            _text(_POT_DESCRIPTION, pot.description),
-            _packed(_POT_LOW_WINNERS, pot.low_winners),
-            _packed(_POT_LOW_SHARES, pot.low_shares),
-            _text(_POT_LOW_DESCRIPTION, pot.low_description),
-            int_field(_POT_RAKE, pot.rake),
-        ]
-    )
+    append_int_field(out, _POT_INDEX, pot.pot)
+    append_int_field(out, _POT_AMOUNT, pot.amount)
+    append_packed(out, _POT_WINNERS, list(pot.winners))
+    append_packed(out, _POT_SHARES, list(pot.shares))
+    append_text(out, _POT_DESCRIPTION, pot.description)
+    append_packed(out, _POT_LOW_WINNERS, list(pot.low_winners))
+    append_packed(out, _POT_LOW_SHARES, list(pot.low_shares))
+    append_text(out, _POT_LOW_DESCRIPTION, pot.low_description)
+    append_int_field(out, _POT_RAKE, pot.rake)
 
 
-# ---- the wire format of the fields above (proto3: a field at its default is absent) ----
-
-
-def _text(key: bytes, text: str) -> bytes:
-    """A string field: absent when empty (proto3)."""
-    return record(key, text.encode()) if text else b""
-
-
-def _packed(key: bytes, values: Sequence[int]) -> bytes:
-    """A packed repeated integer field (proto3: absent when empty); none is negative."""
-    return record(key, b"".join([varint(v) for v in values])) if values else b""
-
-
-def _key(message: Any, name: str, packed: bool = False) -> bytes:
-    """The key of a field of ``message`` (below 16): length-delimited for a string, a
-    message or a ``packed`` repeated integer field, else an integer's."""
-    field = message.DESCRIPTOR.fields_by_name[name]
-    if packed or field.type in _LENGTH_DELIMITED:
-        return length_key(field)
-    return varint_key(field)
-
-
-def _cards_field(key: bytes) -> tuple[bytes, ...]:
-    """Each card's text as one string field (or one element of a repeated one)."""
-    return tuple(record(key, text.encode()) for text in CARD_TEXT)
-
-
-_LENGTH_DELIMITED: Final = (FieldDescriptor.TYPE_STRING, FieldDescriptor.TYPE_MESSAGE)
+def _optional(out: BytesWriter, key: int, value: int | None) -> None:
+    """An optional integer field: present whenever it is set, even 0."""
+    if value is not None:
+        append_varint(out, key)
+        append_varint(out, value)
 
 
 _VIEW = pb.View.DESCRIPTOR.fields_by_name
@@ -506,71 +480,63 @@ _FOLDED: Final = varint_key(_SEAT["folded"]) + b"\x01"
 _ALL_IN: Final = varint_key(_SEAT["all_in"]) + b"\x01"
 _REVEALED: Final = varint_key(_SEAT["revealed"]) + b"\x01"
 _TABLED: Final = varint_key(_SEAT["tabled"]) + b"\x01"
-_COMMUNITY_CARDS: Final = _cards_field(length_key(_VIEW["community_card"]))
+_COMMUNITY_CARDS: Final = card_fields(field_key(pb.View, "community_card"))
 # View.viewer_seat for each seat
 _VIEWER_SEAT: Final[tuple[bytes, ...]] = tuple(
     pb.View(viewer_seat=s).SerializeToString() for s in range(_MOST_SEATS)
 )
 
-# the events' keys: each kind's in Event (a oneof), then each kind's own fields
-_ANTE_POSTED: Final = _key(pb.Event, "ante_posted")
-_CARD_DEALT: Final = _key(pb.Event, "card_dealt")
-_STREET_STARTED: Final = _key(pb.Event, "street_started")
-_ACTION_TAKEN: Final = _key(pb.Event, "action_taken")
-_UNCALLED_RETURNED: Final = _key(pb.Event, "uncalled_returned")
-_HAND_SHOWN: Final = _key(pb.Event, "hand_shown")
-_HAND_MUCKED: Final = _key(pb.Event, "hand_mucked")
-_POT_AWARDED: Final = _key(pb.Event, "pot_awarded")
-_HAND_ENDED: Final = _key(pb.Event, "hand_ended")
-_RAKE_TAKEN: Final = _key(pb.Event, "rake_taken")
-_HANDS_TABLED: Final = _key(pb.Event, "hands_tabled")
-_ANTE_SEAT: Final = _key(pb.AntePosted, "seat")
-_ANTE_AMOUNT: Final = _key(pb.AntePosted, "amount")
-_ANTE_ALL_IN: Final = _key(pb.AntePosted, "all_in") + b"\x01"
-_DEALT_SEATS: Final = tuple(_key(pb.CardDealt, "seat") + varint(n) for n in range(_MOST_SEATS))
-_DEALT_CARDS: Final = _cards_field(_key(pb.CardDealt, "card"))
-_DEALT_FACE_UP: Final = _key(pb.CardDealt, "face_up") + b"\x01"
-_DEALT_STREET: Final = _key(pb.CardDealt, "street")
-_DEALT_HIDDEN: Final = _key(pb.CardDealt, "hidden") + b"\x01"
-_STARTED_STREET: Final = _key(pb.StreetStarted, "street")
-_STARTED_NAME: Final = _key(pb.StreetStarted, "name")
-_STARTED_BETTING: Final = _key(pb.StreetStarted, "betting") + b"\x01"
-_FIRST_TO_ACT: Final = tuple(
-    _key(pb.StreetStarted, "first_to_act") + varint(n) for n in range(_MOST_SEATS)
+# the events' keys (``wire.field_key``): each kind's in Event (a oneof), then each
+# kind's own fields
+_ANTE_POSTED: Final = field_key(pb.Event, "ante_posted")
+_CARD_DEALT: Final = field_key(pb.Event, "card_dealt")
+_STREET_STARTED: Final = field_key(pb.Event, "street_started")
+_ACTION_TAKEN: Final = field_key(pb.Event, "action_taken")
+_UNCALLED_RETURNED: Final = field_key(pb.Event, "uncalled_returned")
+_HAND_SHOWN: Final = field_key(pb.Event, "hand_shown")
+_HAND_MUCKED: Final = field_key(pb.Event, "hand_mucked")
+_POT_AWARDED: Final = field_key(pb.Event, "pot_awarded")
+_HAND_ENDED: Final = field_key(pb.Event, "hand_ended")
+_RAKE_TAKEN: Final = field_key(pb.Event, "rake_taken")
+_HANDS_TABLED: Final = field_key(pb.Event, "hands_tabled")
+_ANTE_SEAT: Final = field_key(pb.AntePosted, "seat")
+_ANTE_AMOUNT: Final = field_key(pb.AntePosted, "amount")
+_ANTE_ALL_IN: Final = field_key(pb.AntePosted, "all_in")
+_DEALT_SEAT: Final = field_key(pb.CardDealt, "seat")
+_DEALT_CARDS: Final = card_fields(field_key(pb.CardDealt, "card"))
+_DEALT_FACE_UP: Final = field_key(pb.CardDealt, "face_up")
+_DEALT_STREET: Final = field_key(pb.CardDealt, "street")
+_DEALT_HIDDEN: Final = field_key(pb.CardDealt, "hidden")
+_STARTED_STREET: Final = field_key(pb.StreetStarted, "street")
+_STARTED_NAME: Final = field_key(pb.StreetStarted, "name")
+_STARTED_BETTING: Final = field_key(pb.StreetStarted, "betting")
+_FIRST_TO_ACT: Final = field_key(pb.StreetStarted, "first_to_act")
+_ACTION_SEAT: Final = field_key(pb.ActionTaken, "seat")
+_ACTION_TYPES: Final = tuple(  # each kind's whole field, in ACTION_TYPES' order
+    int_field(varint(field_key(pb.ActionTaken, "type")), ACTION_TO_PB[kind])
+    for kind in ACTION_TYPES
 )
-_ACTION_SEAT: Final = _key(pb.ActionTaken, "seat")
-_ACTION_TYPES: Final = tuple(
-    int_field(_key(pb.ActionTaken, "type"), ACTION_TO_PB[kind]) for kind in ACTION_TYPES
-)
-_ACTION_TO: Final = _key(pb.ActionTaken, "to")
-_ACTION_AMOUNT: Final = _key(pb.ActionTaken, "amount")
-_ACTION_ALL_IN: Final = _key(pb.ActionTaken, "all_in") + b"\x01"
-_ACTION_TIMEOUT: Final = _key(pb.ActionTaken, "timeout") + b"\x01"
-_UNCALLED_SEAT: Final = _key(pb.UncalledReturned, "seat")
-_UNCALLED_AMOUNT: Final = _key(pb.UncalledReturned, "amount")
-_SHOWN_SEAT: Final = _key(pb.HandShown, "seat")
-_SHOWN_CARDS: Final = _cards_field(_key(pb.HandShown, "cards"))
-_SHOWN_BEST_FIVE: Final = _cards_field(_key(pb.HandShown, "best_five"))
-_SHOWN_RANK: Final = _key(pb.HandShown, "rank")
-_SHOWN_DESCRIPTION: Final = _key(pb.HandShown, "description")
-_SHOWN_LOW: Final = _key(pb.HandShown, "low")
-_SHOWN_LOW_BEST_FIVE: Final = _cards_field(_key(pb.HandShown, "low_best_five"))
-_SHOWN_LOW_DESCRIPTION: Final = _key(pb.HandShown, "low_description")
-_TABLED_HANDS: Final = _key(pb.HandsTabled, "hands")
-_TABLED_SEAT: Final = _key(pb.TabledHand, "seat")
-_TABLED_CARDS: Final = _cards_field(_key(pb.TabledHand, "cards"))
-_RAKE_AMOUNT: Final = _key(pb.RakeTaken, "amount")
-_MUCKED_SEAT: Final = _key(pb.HandMucked, "seat")
-_POT_INDEX: Final = _key(pb.PotAwarded, "pot")
-_POT_AMOUNT: Final = _key(pb.PotAwarded, "amount")
-_POT_WINNERS: Final = _key(pb.PotAwarded, "winners", packed=True)
-_POT_SHARES: Final = _key(pb.PotAwarded, "shares", packed=True)
-_POT_DESCRIPTION: Final = _key(pb.PotAwarded, "description")
-_POT_LOW_WINNERS: Final = _key(pb.PotAwarded, "low_winners", packed=True)
-_POT_LOW_SHARES: Final = _key(pb.PotAwarded, "low_shares", packed=True)
-_POT_LOW_DESCRIPTION: Final = _key(pb.PotAwarded, "low_description")
-_POT_RAKE: Final = _key(pb.PotAwarded, "rake")
-_ENDED_STACKS: Final = _key(pb.HandEnded, "stacks", packed=True)
+_ACTION_TO: Final = field_key(pb.ActionTaken, "to")
+_ACTION_AMOUNT: Final = field_key(pb.ActionTaken, "amount")
+_ACTION_ALL_IN: Final = field_key(pb.ActionTaken, "all_in")
+_ACTION_TIMEOUT: Final = field_key(pb.ActionTaken, "timeout")
+_UNCALLED_SEAT: Final = field_key(pb.UncalledReturned, "seat")
+_UNCALLED_AMOUNT: Final = field_key(pb.UncalledReturned, "amount")
+_TABLED_HANDS: Final = field_key(pb.HandsTabled, "hands")
+_TABLED_SEAT: Final = field_key(pb.TabledHand, "seat")
+_TABLED_CARDS: Final = card_fields(field_key(pb.TabledHand, "cards"))
+_RAKE_AMOUNT: Final = field_key(pb.RakeTaken, "amount")
+_MUCKED_SEAT: Final = field_key(pb.HandMucked, "seat")
+_POT_INDEX: Final = field_key(pb.PotAwarded, "pot")
+_POT_AMOUNT: Final = field_key(pb.PotAwarded, "amount")
+_POT_WINNERS: Final = field_key(pb.PotAwarded, "winners")
+_POT_SHARES: Final = field_key(pb.PotAwarded, "shares")
+_POT_DESCRIPTION: Final = field_key(pb.PotAwarded, "description")
+_POT_LOW_WINNERS: Final = field_key(pb.PotAwarded, "low_winners")
+_POT_LOW_SHARES: Final = field_key(pb.PotAwarded, "low_shares")
+_POT_LOW_DESCRIPTION: Final = field_key(pb.PotAwarded, "low_description")
+_POT_RAKE: Final = field_key(pb.PotAwarded, "rake")
+_ENDED_STACKS: Final = field_key(pb.HandEnded, "stacks")
 
 
 def _serialized_game(variant: Variant, table: Table) -> bytes:
