@@ -111,8 +111,7 @@ def result_bytes(result: HandResult) -> bytes:
     wire.append_packed(out, _RESULT_REVEALED, list(result.revealed))
     for seat, amount in result.uncalled:
         start = wire.open_record(out, _RESULT_UNCALLED)
-        wire.append_int_field(out, _UNCALLED_SEAT, seat)
-        wire.append_int_field(out, _UNCALLED_AMOUNT, amount)
+        uncalled_fields(out, seat, amount)
         wire.close_record(out, start)
     wire.append_int_field(out, _RESULT_RAKE, result.rake)
     return out.getvalue()
@@ -140,6 +139,12 @@ def shown_fields(out: BytesWriter, shown: ShownHand) -> None:
     wire.append_int_field(out, _SHOWN_LOW, shown.low)
     _card_texts(out, _SHOWN_LOW_BEST_FIVE, shown.low_best_five)
     wire.append_text(out, _SHOWN_LOW_DESCRIPTION, shown.low_description)
+
+
+def uncalled_fields(out: BytesWriter, seat: int, amount: int) -> None:
+    """An UncalledReturned message's fields (the result's, and the event's)."""
+    wire.append_int_field(out, _UNCALLED_SEAT, seat)
+    wire.append_int_field(out, _UNCALLED_AMOUNT, amount)
 
 
 def reveal_bytes(salt: bytes, deck: list[int]) -> bytes:

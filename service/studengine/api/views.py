@@ -18,6 +18,7 @@ from studengine.api.conversions import (
     cards_text,
     shown_fields,
     table_to_pb,
+    uncalled_fields,
 )
 from studengine.api.seat_cards import HELD_CARDS, card_pattern
 from studengine.rules.hand import Hand
@@ -400,8 +401,7 @@ def _write_end_event(out: BytesWriter, event: Event) -> int:
     match event:
         case UncalledReturned(seat, amount):
             start = open_record(out, _UNCALLED_RETURNED)
-            append_int_field(out, _UNCALLED_SEAT, seat)
-            append_int_field(out, _UNCALLED_AMOUNT, amount)
+            uncalled_fields(out, seat, amount)
         case HandShown():
             start = open_record(out, _HAND_SHOWN)
             shown_fields(out, event)
@@ -520,8 +520,6 @@ _ACTION_TO: Final = field_key(pb.ActionTaken, "to")
 _ACTION_AMOUNT: Final = field_key(pb.ActionTaken, "amount")
 _ACTION_ALL_IN: Final = field_key(pb.ActionTaken, "all_in")
 _ACTION_TIMEOUT: Final = field_key(pb.ActionTaken, "timeout")
-_UNCALLED_SEAT: Final = field_key(pb.UncalledReturned, "seat")
-_UNCALLED_AMOUNT: Final = field_key(pb.UncalledReturned, "amount")
 _TABLED_HANDS: Final = field_key(pb.HandsTabled, "hands")
 _TABLED_SEAT: Final = field_key(pb.TabledHand, "seat")
 _TABLED_CARDS: Final = card_fields(field_key(pb.TabledHand, "cards"))
