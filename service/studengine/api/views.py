@@ -61,9 +61,7 @@ from studengine.state.wire import (
     close_record,
     field_key,
     int_field,
-    length_key,
     open_record,
-    record,
     tag,
     varint,
     varint_key,
@@ -204,13 +202,14 @@ class PublicParts:
 
     def __init__(self, hand: Hand, player_ids: list[str], events: Sequence[Event]) -> None:
         revealed, pattern = revealed_seats(hand), card_pattern(hand.spec)
-        out = BytesWriter()  # the spectator's view
+        out, own = BytesWriter(), BytesWriter()  # the spectator's view; the seats' own records
         _write_head(out, hand)
         self.bounds = [len(out)]  # where each seat's record starts (the last: the seats end)
-        self.own: list[bytes] = []  # each seat's record as it sees itself (b"": as all do)
+        self.own_bounds = [0]  # and its own record in ``own`` (none: the same as the public)
         for seat in range(hand.players):
-            self.own.append(_write_seat(out, hand, seat, player_ids[seat], revealed, pattern))
+            _write_seat(out, own, hand, seat, player_ids[seat], revealed, pattern)
             self.bounds.append(len(out))
+            self.own_bounds.append(len(own))
         _write_tail(out, hand)
         cut, tabled = tabled_after(hand, events)  # R-ALL-IN-FACE-UP: deals after it public
         # seat: the deals it alone sees, each with where its record starts and ends
@@ -218,13 +217,11 @@ class PublicParts:
         for index, event in enumerate(events):
             seen = tabled if index >= cut else NONE_TABLED
             at = len(out)
-            start = open_record(out, _EVENTS_KEY)
-            write_event(out, event, None, seen)
-            close_record(out, start)
+            _write_event_record(out, event, None, seen)
             deal = event if isinstance(event, CardDealt) else None
             if deal is not None and deal.seat is not None and not sees_dealt_card(deal, None, seen):
                 self.private.setdefault(deal.seat, []).append((at, len(out), deal))
-        self.public = out.getvalue()
+        self.public, self.own = out.getvalue(), own.getvalue()
 
     def view(self, viewer: int | None) -> bytes:
         """The View of ``viewer`` (None: the spectator), serialized."""
@@ -246,7 +243,8 @@ class PublicParts:
                 out.write(public)
             return
         start, end = self.bounds[viewer], self.bounds[viewer + 1]
-        own = self.own[viewer] or public[start:end]
+        own_start, own_end = self.own_bounds[viewer], self.own_bounds[viewer + 1]
+        own = self.own[own_start:own_end] if own_end > own_start else public[start:end]
         mine: list[tuple[int, int, bytes]] = []  # where each of its deals is, as it sees it
         deals = self.private.get(viewer)  # mostly none
         if deals is not None:
@@ -269,30 +267,33 @@ class PublicParts:
 
 
 def _write_seat(
-    out: BytesWriter, hand: Hand, seat: int, player_id: str, revealed: frozenset[int], pattern: int
-) -> bytes:
-    """Write ``seat``'s SeatInfo record as every other viewer sees it; the record as the
-    seat itself does, or b"" when it is the same (``visibility`` shows its down cards to
-    every viewer, or to none)."""
+    out: BytesWriter,
+    own: BytesWriter,
+    hand: Hand,
+    seat: int,
+    player_id: str,
+    revealed: frozenset[int],
+    pattern: int,
+) -> None:
+    """Write ``seat``'s SeatInfo record as every other viewer sees it to ``out``, and as
+    the seat itself does to ``own`` unless it is the same (``visibility`` shows its down
+    cards to every viewer, or to none)."""
     front, back = _seat_front(hand, seat, player_id), _seat_back(hand, seat, revealed)
     hidden, shown = HELD_CARDS.get(hand.spec, pattern, hand.cards[seat])
     everyone = sees_down_cards(revealed, seat, None)
-    public = shown if everyone else hidden
-    append_varint(out, _SEATS_KEY)
-    append_varint(out, len(front) + len(public) + len(back))
-    out.write(front)
-    out.write(public)
-    out.write(back)
-    if everyone or not sees_down_cards(revealed, seat, seat):
-        return b""
-    return _seat_record(front, shown, back)
+    _write_seat_record(out, front, shown if everyone else hidden, back)
+    if not everyone and sees_down_cards(revealed, seat, seat):
+        _write_seat_record(own, front, shown, back)
 
 
-def _seat_record(front: bytes, held: bytes, back: bytes) -> bytes:
+def _write_seat_record(out: BytesWriter, front: bytes, held: bytes, back: bytes) -> None:
     """View's field 3: one SeatInfo record, its cards (fields 8 to 10) between the fields
     before and after them."""
-    size = len(front) + len(held) + len(back)
-    return b"%b%b%b%b%b" % (_SEATS_TAG, varint(size), front, held, back)
+    append_varint(out, _SEATS_KEY)
+    append_varint(out, len(front) + len(held) + len(back))
+    out.write(front)
+    out.write(held)
+    out.write(back)
 
 
 def _seat_front(hand: Hand, seat: int, player_id: str) -> bytes:
@@ -342,7 +343,17 @@ def _write_tail(out: BytesWriter, hand: Hand) -> None:
 
 def _event_record(event: Event, viewer: int | None, tabled: frozenset[int]) -> bytes:
     """View's field 8: one event as ``viewer`` sees it."""
-    return record(_EVENTS_TAG, event_bytes(event, viewer, tabled))
+    out = BytesWriter()
+    _write_event_record(out, event, viewer, tabled)
+    return out.getvalue()
+
+
+def _write_event_record(
+    out: BytesWriter, event: Event, viewer: int | None, tabled: frozenset[int]
+) -> None:
+    start = open_record(out, _EVENTS_KEY)
+    write_event(out, event, viewer, tabled)
+    close_record(out, start)
 
 
 # ---- the events as serialized parts ---------------------------------------------------
@@ -466,9 +477,6 @@ _COMMITTED: Final = tag(_SEAT["committed"], VARINT)
 _ROUND_BET: Final = tag(_SEAT["round_bet"], VARINT)
 _SPECTATOR_KEY: Final = tag(pb.HandUpdate.DESCRIPTOR.fields_by_name["spectator"], LENGTH_DELIMITED)
 _SEAT_VIEWS_KEY: Final = tag(pb.HandUpdate.DESCRIPTOR.fields_by_name["seats"], LENGTH_DELIMITED)
-# and of those assembled as bytes
-_SEATS_TAG: Final = length_key(_VIEW["seats"])
-_EVENTS_TAG: Final = length_key(_VIEW["events"])
 # whole fields: each seat number, each count of down cards, the flags set (true)
 _MOST_SEATS: Final = max(spec.max_players for spec in VARIANTS.values())
 _MOST_CARDS: Final = max(len(spec.face_up) for spec in VARIANTS.values())
