@@ -51,6 +51,7 @@ COMPILED = (
     "studengine/api/updates.py",
     "studengine/api/requests.py",
     "studengine/api/handlers.py",
+    "studengine/api/logfields.py",
     "studengine/state/sealing.py",
 )
 BUILD_RECORD = SERVICE / "studengine/_mypyc_build.py"

@@ -6,7 +6,9 @@ its own process with its JSON logs going to a file. It replays a fixed mix of re
 requests (recorded from random hands) at a fixed concurrency for a fixed count, then the
 echo with request/response sizes equal to the median Act request/response; and prints calls
 per second, p50/p99 latency, the server process's CPU time per call (from
-/proc/<pid>/stat) and the ratios. The echo also runs without the interceptor, and on the
+/proc/<pid>/stat) and the ratios, also round by round (each Act round beside the echo's
+taken right after it). The servers share one core and the client keeps the other(s)
+(``--no-pin``: any core). The echo also runs without the interceptor, and on the
 sync gRPC server, to show what the interceptor costs and what grpc.aio costs.
 Then the same Act mix over the HTTP port (Connect, binary) on each candidate ASGI server
 (``benchmarks/rpc_connect.py``). Finally it prints the sealed state's size for 2 and 8
@@ -33,6 +35,7 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent import futures
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -135,11 +138,25 @@ class ServerProcess:
     A file rather than a pipe: a pipe the benchmark's own busy process must drain would
     stall the server's log writes and skew its CPU figures."""
 
-    def __init__(self, cmd: Sequence[str], env: dict[str, str], log_dir: Path, name: str) -> None:
+    def __init__(
+        self,
+        cmd: Sequence[str],
+        env: dict[str, str],
+        log_dir: Path,
+        name: str,
+        cpus: frozenset[int] | None = None,
+    ) -> None:
+        """``cpus``: the cores the server (every thread it starts) may run on; None: any."""
         self.log_path = log_dir / f"{name}.log"
+        pin = None if cpus is None else partial(os.sched_setaffinity, 0, cpus)
         with self.log_path.open("w") as log:
             self.proc = subprocess.Popen(
-                cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, env=env
+                cmd,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                env=env,
+                preexec_fn=pin,
             )
         self.port = 0
 
@@ -360,6 +377,12 @@ class Summary:
     def best_rate(self) -> float:
         return max(r.rate for r in self.rounds)
 
+    def paired_ratios(self, other: Summary) -> list[float]:
+        """CPU per call of each round over ``other``'s same round (taken right after it,
+        so that a drift in the machine's load hits both alike)."""
+        pairs = zip(self.rounds, other.rounds, strict=True)
+        return [mine.cpu_per_call_us / theirs.cpu_per_call_us for mine, theirs in pairs]
+
     def percentile(self, q: float) -> float:
         pooled = Result(self.name, 0, 0.0, 0.0, [x for r in self.rounds for x in r.latencies])
         return pooled.percentile(q)
@@ -390,8 +413,21 @@ def _bench_env() -> dict[str, str]:
     return env
 
 
+def split_cores(pin: bool) -> tuple[frozenset[int] | None, str]:
+    """The cores the servers run on (None: any) and a line saying so. Pinned, the servers
+    share the last core and the client process keeps the others, so that neither moves
+    between cores or waits behind the other: the rounds vary less."""
+    cores = sorted(os.sched_getaffinity(0))
+    if not pin or len(cores) < 2:
+        return None, f"not pinned ({len(cores)} cores)"
+    servers, client = frozenset(cores[-1:]), set(cores[:-1])
+    os.sched_setaffinity(0, client)
+    return servers, f"servers pinned to core {cores[-1]}, client to {sorted(client)}"
+
+
 def run(options: argparse.Namespace) -> None:
     rng = random.Random(options.seed)
+    server_cpus, pinning = split_cores(options.pin)
     env = _bench_env()
     per_round = max(1, options.calls // options.rounds)
     load = (per_round, options.concurrency, options.warmup)
@@ -400,7 +436,8 @@ def run(options: argparse.Namespace) -> None:
         logs = Path(tmp)
         try:
             cmd = [sys.executable, "-m", "studengine.server"]
-            stud = ServerProcess([*cmd, "--port", "0", "--metrics-port", "0"], env, logs, "stud")
+            args = [*cmd, "--port", "0", "--metrics-port", "0"]
+            stud = ServerProcess(args, env, logs, "stud", server_cpus)
             servers.append(stud)
             stud.wait_ready()
             target = f"127.0.0.1:{stud.port}"
@@ -409,7 +446,7 @@ def run(options: argparse.Namespace) -> None:
             for kind, _ in ECHO_KINDS:
                 cmd = [sys.executable, "-m", "benchmarks.rpc", "--serve-echo", kind]
                 cmd += ["--response-bytes", str(response_bytes)]
-                servers.append(ServerProcess(cmd, env, logs, f"echo-{kind}"))
+                servers.append(ServerProcess(cmd, env, logs, f"echo-{kind}", server_cpus))
                 servers[-1].wait_ready()
             connect_kinds = rpc_connect.installed_servers()
             missing = sorted(set(rpc_connect.SERVERS) - set(connect_kinds))
@@ -417,7 +454,7 @@ def run(options: argparse.Namespace) -> None:
                 print(f"(not installed, left out: {', '.join(missing)}; make bench-rpc has them)")
             for kind in connect_kinds:
                 cmd = [sys.executable, "-m", "benchmarks.rpc_connect", "--serve", kind]
-                servers.append(ServerProcess(cmd, env, logs, f"connect-{kind}"))
+                servers.append(ServerProcess(cmd, env, logs, f"connect-{kind}", server_cpus))
                 servers[-1].wait_ready()
             echo_request = [bytes_value_of_size(request_bytes)]
             plan = [("Act (stud-server, 1 worker)", stud, ACT_METHOD, requests)]
@@ -442,7 +479,7 @@ def run(options: argparse.Namespace) -> None:
         f"bench-rpc: {options.rounds} rounds x {per_round} calls per server (interleaved), "
         f"{options.concurrency} in flight; servers: 1 process (stud-server: grpc.aio, cheap "
         f"calls on the event loop), JSON call logs to a file; client: grpc.aio, one process; "
-        f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}"
+        f"{os.cpu_count()} cores ({pinning}), load average {os.getloadavg()[0]:.1f}"
     )
     print(
         f"Act mix: {len(requests)} recorded Act requests from {options.hands} random hands "
@@ -462,6 +499,11 @@ def run(options: argparse.Namespace) -> None:
         f"calls/s {act.best_rate / echo_same.best_rate:.2f}x; "
         f"p50 latency {act.percentile(0.5) / echo_same.percentile(0.5):.2f}x"
     )
+    paired = act.paired_ratios(echo_same)
+    print(
+        f"Act / echo, round by round (each Act round next to the echo's): "
+        f"{statistics.median(paired):.2f}x median, {min(paired):.2f}x to {max(paired):.2f}x"
+    )
     print(
         f"interceptor (metrics + JSON log line): "
         f"{echo_same.best_cpu_us - echo_bare.best_cpu_us:+.0f} us CPU per call (best rounds); "
@@ -480,8 +522,14 @@ def run(options: argparse.Namespace) -> None:
 
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--calls", type=int, default=4500, help="timed calls per server")
-    parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds per server")
+    parser.add_argument("--calls", type=int, default=7500, help="timed calls per server")
+    parser.add_argument("--rounds", type=int, default=5, help="interleaved rounds per server")
+    parser.add_argument(
+        "--no-pin",
+        dest="pin",
+        action="store_false",
+        help="let the servers and the client run on any core (default: servers on the last)",
+    )
     parser.add_argument("--concurrency", type=int, default=8, help="calls in flight")
     parser.add_argument("--warmup", type=int, default=300, help="untimed calls first")
     parser.add_argument("--hands", type=int, default=30, help="hands recorded for the Act mix")
@@ -529,7 +577,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         rpc_instructions.run(_bench_env(), options.hands, options.seed)
         return
     if options.handler:
-        rpc_handler.run(options.hands, options.seed, options.rounds * 3, passes=3)
+        rpc_handler.run(options.hands, options.seed, options.rounds * 2, passes=3)
         return
     if options.serve_echo:
         serve_echo(options.serve_echo, options.response_bytes, ServerConfig(port=0))

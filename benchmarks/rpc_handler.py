@@ -76,7 +76,7 @@ def views_inputs(calls: ApiCalls, acts: list[pb.ActRequest]) -> list[tuple[Any, 
     player ids and the move's events."""
     sealer = calls.handlers.sealer
 
-    def open_state(state: bytes, **_context: object) -> HandRecord:
+    def open_state(state: bytes, _context: dict[str, object]) -> HandRecord:
         return sealer.open(state)
 
     out = []

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -37,6 +38,9 @@ def test_bench_rpc_prints_every_figure() -> None:
     ):
         assert re.search(re.escape(name) + number * 5 + r"\s*$", out, re.MULTILINE), out
     assert re.search(r"Act / echo \(same settings\): server CPU per call [\d.]+x best", out), out
+    assert re.search(r"Act / echo, round by round .*: [\d.]+x median, [\d.]+x to [\d.]+x", out), out
+    if len(os.sched_getaffinity(0)) > 1:  # the servers on a core of their own
+        assert re.search(r"servers pinned to core \d+, client to \[[\d, ]+\]", out), out
     sizes = re.findall(r"^\s+(Five|Seven)\s+(\d) players\s+(\d+)\s+(\d+)$", out, re.MULTILINE)
     assert {(game, players) for game, players, _, _ in sizes} == {
         ("Five", "2"),

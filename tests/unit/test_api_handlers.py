@@ -383,6 +383,26 @@ def test_observer_hears_hands_actions_and_sizes_and_log_context() -> None:
     assert not [c for c in recorder.calls if c[0] == "rejected"]
 
 
+def test_a_refused_act_binds_what_it_knew_when_refused() -> None:
+    """The log fields of an Act refused after its state opened: the hand's id, the seq it
+    was refused at, the seat and action asked for (TIMEOUT's own name); a state that does
+    not open binds nothing, its seat and action included."""
+    handlers = Handlers(KeyRing([new_key("k1")]), allow_test_decks=True)
+    update = start(handlers)
+    hand = {"hand_id": update.hand_id, "seq": 0}
+    stale = {"expected_seq": 3}
+    cases = [(0, action("CALL"), {}, "CALL"), (7, action("FOLD"), {}, "FOLD")]
+    cases += [(1, 99, {}, "None"), (1, action("TIMEOUT"), stale, "TIMEOUT")]
+    for seat, code, more, label in cases:
+        logfields.clear()
+        refused(handlers.act, pb.ActRequest(state=update.state, seat=seat, action=code, **more))
+        assert logfields.bound() == {**hand, "seat": seat, "action": label}
+    logfields.clear()
+    refused(handlers.act, pb.ActRequest(state=b"nonsense", seat=1, action=action("FOLD")))
+    assert logfields.bound() == {}
+    logfields.clear()
+
+
 def test_refusals_are_reported_by_reason_by_the_servicer() -> None:
     """A refusal becomes its status in the servicer, which reports its reason once."""
     import asyncio

@@ -77,6 +77,61 @@ def test_envelope_layout_and_associated_data() -> None:
         AESGCM(key).decrypt(nonce, body, header + b"stud.v1.other")
 
 
+def _reference_open(keys: list[tuple[str, bytes]], blob: bytes) -> bytes | None:
+    """The envelope opened as the key ring did before its headers were worked out once
+    per key (a header and a slice built per call): the plaintext, or None."""
+    from cryptography.exceptions import InvalidTag
+    from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+    by_kid = {kid.encode(): AESGCM(key) for kid, key in keys}
+    if len(blob) < 2 + 12 + 16 or len(blob) > 64 * 1024 or blob[0] != 1:
+        return None
+    kid_len = blob[1]
+    kid = blob[2 : 2 + kid_len]
+    aead = by_kid.get(kid) if len(kid) == kid_len else None
+    header, body = blob[: 2 + kid_len], blob[2 + kid_len :]
+    if aead is None or len(body) < 12 + 16:
+        return None
+    try:
+        return aead.decrypt(body[:12], body[12:], header + PURPOSE)
+    except InvalidTag:
+        return None
+
+
+def test_open_bytes_agrees_with_the_reference_envelope() -> None:
+    """Every blob near a real one (each key of a ring whose ids prefix one another, every
+    length, the kid length byte and the kid changed) opens to the reference's plaintext or
+    is refused where the reference refuses it; sealing writes the reference's layout."""
+    keys = [new_key("a"), new_key("ab"), new_key("k" * 32)]
+    ring = KeyRing(keys)
+    rng = random.Random(5)
+    blobs: list[bytes] = []
+    for kid, key in keys:
+        sealed = KeyRing([(kid, key)]).seal_bytes(b"payload " + kid.encode())
+        blobs += [sealed[:n] for n in range(len(sealed) + 1)] + [sealed + b"\x00"]
+        for kid_len in (0, 1, 2, 31, 32, 33, 255):
+            blobs.append(sealed[:1] + bytes([kid_len]) + sealed[2:])
+        for _ in range(40):
+            changed = bytearray(sealed)
+            changed[rng.randrange(2 + len(kid))] ^= 1 << rng.randrange(8)
+            blobs.append(bytes(changed))
+    blobs.append(KeyRing([new_key("a")]).seal_bytes(b"other key, same id"))
+    opened: set[bytes] = set()
+    for blob in blobs:
+        expected = _reference_open(keys, blob)
+        if expected is None:
+            with pytest.raises(SealedStateInvalid):
+                ring.open_bytes(blob)
+        else:
+            assert ring.open_bytes(blob) == expected
+            opened.add(blob)
+    assert len(opened) == len(keys)  # each untouched blob, nothing else
+    for kid, _key in keys:  # a ring seals under its first key, in the reference layout
+        sealed = KeyRing([k for k in keys if k[0] == kid]).seal_bytes(b"x")
+        assert sealed[:2] == bytes([1, len(kid)]) and sealed[2 : 2 + len(kid)] == kid.encode()
+        assert _reference_open(keys, sealed) == b"x"
+
+
 def test_every_single_byte_change_is_refused_uniformly() -> None:
     handlers = Handlers(KeyRing([new_key("k1")]), allow_test_decks=False)
     update = start(handlers)

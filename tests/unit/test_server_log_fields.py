@@ -88,6 +88,19 @@ def test_a_task_the_call_starts_never_changes_the_calls_fields() -> None:
     assert own == {"hand_id": "aa", "seq": 1}
 
 
+def test_bind_fields_binds_as_bind_does_and_keeps_the_dicts_apart() -> None:
+    def call() -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+        first = {"hand_id": "aa", "seq": 1}
+        logfields.bind_fields(first)
+        logfields.bind_fields({"seq": 2, "seat": 0})
+        return first, logfields.bound(), logfields.CALL_FIELDS.get()
+
+    first, bound, held = contextvars.Context().run(call)
+    assert first == {"hand_id": "aa", "seq": 1}  # the first dict, once the call's, unchanged
+    assert bound == held == {"hand_id": "aa", "seq": 2, "seat": 0}
+    assert bound is not held  # bound() is a copy
+
+
 class _Context:
     timeout_ms = None  # the Connect request context: no deadline
 

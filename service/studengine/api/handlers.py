@@ -77,11 +77,11 @@ class Handlers:
         self.allow_test_decks = allow_test_decks
         self._shuffle = shuffle
 
-    def _open(self, state: bytes, **context: object) -> HandRecord:
+    def _open(self, state: bytes, context: dict[str, object]) -> HandRecord:
         """The opened state (SealedStateInvalid if it does not open); binds its hand id
         and seq (and ``context``) for the log line."""
         record = self.sealer.open(state)
-        logfields.bind(hand_id=record.hand_id.hex(), seq=record.seq, **context)
+        logfields.bind_fields({"hand_id": record.hand_id.hex(), "seq": record.seq, **context})
         return record
 
     def start_hand(self, request: pb.StartHandRequest) -> pb.StartHandResponse:
@@ -118,16 +118,18 @@ class Handlers:
         if move.expected_seq is not None and move.expected_seq != record.seq:
             raise stale_seq(move.expected_seq, record.seq)
         try:
+            # the labels are the members' ``_value_``: ``.value`` is a Python-level
+            # property in enum, some 1.4k instructions a read
             if move.action is None:
                 events = hand.timeout(move.seat)
                 kind = getattr(events[0], "type", None)  # what the clock chose
-                label = kind.value if kind is not None else "TIMEOUT"
+                label: str = kind._value_ if kind is not None else "TIMEOUT"
             else:
                 events = hand.act(move.seat, move.action, move.to)
-                label = move.action.value
+                label = move.action._value_
         except IllegalAction as error:
             raise illegal_action(error, record.seq) from None
-        variant = hand.variant.value
+        variant: str = hand.variant._value_
         self.observer.action_taken(variant, label)
         record.seq += 1
         logfields.bind(seq=record.seq)

@@ -61,9 +61,9 @@ _STAKES = ("ante", "bring_in", "small_bet", "big_bet", "rake_cap")  # amounts, a
 
 class Opener(Protocol):
     """Opens a sealed state (SealedStateInvalid when it does not), binding ``context``
-    with the hand's id and seq for the call's log line."""
+    (log fields, the opener's to keep) with the hand's id and seq for the call's log line."""
 
-    def __call__(self, state: bytes, **context: object) -> HandRecord: ...
+    def __call__(self, state: bytes, context: dict[str, object], /) -> HandRecord: ...
 
 
 def parse_cards(texts: Sequence[str], field: str, found: Violations) -> list[int]:
@@ -89,10 +89,12 @@ def _variant(code: pb.Variant.ValueType, found: Violations) -> Variant | None:
     return variant
 
 
-def _open(open_state: Opener, state: bytes, found: Violations, **context: object) -> HandRecord:
+def _open(
+    open_state: Opener, state: bytes, found: Violations, context: dict[str, object] | None = None
+) -> HandRecord:
     """The opened state; one that does not open is refused now, with what ``found`` has."""
     try:
-        return open_state(state, **context)
+        return open_state(state, {} if context is None else context)
     except SealedStateInvalid:
         found.bad_state()
         found.refuse()
@@ -250,8 +252,8 @@ def parse_act(request: pb.ActRequest, open_state: Opener) -> Move:
     action = ACTION_FROM_PB.get(code)
     if action is None and not timeout:
         found.add("action", f"unknown action {code}")
-    label = "TIMEOUT" if timeout else str(action and action.value)
-    record = _open(open_state, request.state, found, seat=seat, action=label)
+    label = "TIMEOUT" if timeout else str(action and action._value_)  # (handlers: not .value)
+    record = _open(open_state, request.state, found, {"seat": seat, "action": label})
     _seat(seat, record.hand, found)
     found.check()
     to = None

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Sequence
+from typing import Final, final
 
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
@@ -19,14 +20,14 @@ from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from studengine.state.codec import HandRecord, StateInvalid, decode
 from studengine.state.encoding import encode
 
-ENVELOPE_FORMAT = 1
-PURPOSE = b"stud.v1.state"
-NONCE_BYTES = 12
-KEY_BYTES = 32
-TAG_BYTES = 16
-KID_RE = re.compile(r"^[A-Za-z0-9._-]{1,32}$")
-INVALID_MESSAGE = "sealed state is invalid"
-MAX_SEALED_BYTES = 64 * 1024
+ENVELOPE_FORMAT: Final = 1
+PURPOSE: Final = b"stud.v1.state"
+NONCE_BYTES: Final = 12
+KEY_BYTES: Final = 32
+TAG_BYTES: Final = 16
+KID_RE: Final = re.compile(r"^[A-Za-z0-9._-]{1,32}$")
+INVALID_MESSAGE: Final = "sealed state is invalid"
+MAX_SEALED_BYTES: Final = 64 * 1024
 
 
 class SealedStateInvalid(ValueError):
@@ -36,13 +37,29 @@ class SealedStateInvalid(ValueError):
         super().__init__(INVALID_MESSAGE)
 
 
+def envelope_header(kid: bytes) -> bytes:
+    """The envelope's first bytes for key id ``kid``: format, kid length, kid."""
+    return bytes([ENVELOPE_FORMAT, len(kid)]) + kid
+
+
+@final
+class _Key:
+    """One key of a ring, with its envelope header and associated data worked out once."""
+
+    def __init__(self, kid: bytes, key: bytes) -> None:
+        self.aead: Final = AESGCM(key)
+        self.header: Final = envelope_header(kid)
+        self.associated_data: Final = self.header + PURPOSE
+
+
+@final
 class KeyRing:
     """Sealing keys by id: ``keys[0]`` seals, every key opens (rotation)."""
 
     def __init__(self, keys: Sequence[tuple[str, bytes]]) -> None:
         if not keys:
             raise ValueError("a key ring needs at least one key")
-        self._keys: dict[bytes, AESGCM] = {}
+        self._keys: dict[bytes, _Key] = {}
         for kid, key in keys:
             if not KID_RE.match(kid):
                 raise ValueError(f"key id {kid!r}: 1 to 32 of A-Z a-z 0-9 . _ -")
@@ -51,23 +68,19 @@ class KeyRing:
             raw = kid.encode("ascii")
             if raw in self._keys:
                 raise ValueError(f"key id {kid!r} appears twice")
-            self._keys[raw] = AESGCM(key)
+            self._keys[raw] = _Key(raw, key)
         self.primary = keys[0][0]
-        self._primary = self.primary.encode("ascii")
+        self._sealing = self._keys[self.primary.encode("ascii")]
 
     @property
     def key_ids(self) -> list[str]:
         return [k.decode("ascii") for k in self._keys]
 
-    @staticmethod
-    def _header(kid: bytes) -> bytes:
-        return bytes([ENVELOPE_FORMAT, len(kid)]) + kid
-
     def seal_bytes(self, plaintext: bytes) -> bytes:
-        header = self._header(self._primary)
+        key = self._sealing
         nonce = os.urandom(NONCE_BYTES)
-        sealed = self._keys[self._primary].encrypt(nonce, plaintext, header + PURPOSE)
-        return header + nonce + sealed
+        sealed = key.aead.encrypt(nonce, plaintext, key.associated_data)
+        return b"".join((key.header, nonce, sealed))
 
     def open_bytes(self, blob: bytes) -> bytes:
         """The plaintext of a sealed blob; SealedStateInvalid on any failure."""
@@ -75,17 +88,13 @@ class KeyRing:
             raise SealedStateInvalid()
         if blob[0] != ENVELOPE_FORMAT:
             raise SealedStateInvalid()
-        kid_len = blob[1]
-        kid = blob[2 : 2 + kid_len]
-        aead = self._keys.get(kid) if len(kid) == kid_len else None
-        if aead is None:
-            raise SealedStateInvalid()
-        header = blob[: 2 + kid_len]
-        body = blob[2 + kid_len :]
-        if len(body) < NONCE_BYTES + TAG_BYTES:
+        nonce_at = 2 + blob[1]  # the kid's length, then the kid
+        key = self._keys.get(blob[2:nonce_at])
+        body_at = nonce_at + NONCE_BYTES
+        if key is None or len(blob) < body_at + TAG_BYTES:  # no such key, or cut short
             raise SealedStateInvalid()
         try:
-            return aead.decrypt(body[:NONCE_BYTES], body[NONCE_BYTES:], header + PURPOSE)
+            return key.aead.decrypt(blob[nonce_at:body_at], blob[body_at:], key.associated_data)
         except InvalidTag:
             raise SealedStateInvalid() from None
 
