@@ -12,7 +12,14 @@ from collections.abc import Iterator
 
 import pytest
 from stud_api.stud.v1 import stud_engine_pb2 as pb
-from studengine.api.conversions import VARIANT_TO_PB, table_to_pb
+from studengine.api.conversions import (
+    VARIANT_TO_PB,
+    cards_text,
+    result_bytes,
+    result_to_pb,
+    reveal_bytes,
+    table_to_pb,
+)
 from studengine.api.seat_cards import HeldCards, card_pattern, held_key
 from studengine.api.views import (
     build_view,
@@ -31,10 +38,13 @@ from studengine.rules.types import (
     Event,
     HandEnded,
     HandMucked,
+    HandResult,
     HandShown,
     HandsTabled,
+    Pot,
     PotAwarded,
     RakeTaken,
+    ShownHand,
     StreetStarted,
     UncalledReturned,
     Variant,
@@ -295,3 +305,63 @@ def test_state_bytes_equal_the_whole_message_serialized() -> None:
         data = encode(record)
         assert data == reference_state(record).SerializeToString(deterministic=True)
         assert decode(data) == record
+
+
+def test_results_and_reveals_are_their_messages_byte_for_byte() -> None:
+    """Every finished hand of many random hands of the four games (short stacks: side
+    pots and uncalled chips; split pots, Hi-Lo's halves, the rake, tabled hands) and
+    results the random hands never make (the largest amounts, all but no field): the
+    hand-written result is the message's bytes, and so is the reveal."""
+    rng = random.Random("results")
+    results: list[HandResult] = [
+        HandResult((), (), ()),
+        HandResult(
+            (Pot(BIG, (0, 1, 2), (0, 2), (BIG, 1), (1,), (0x80,), BIG), Pot(0, (), (), ())),
+            (0, BIG, 1),
+            (
+                ShownHand(0, (), (), 0, ""),
+                ShownHand(2, tuple(range(7)), (6, 5, 4, 3, 2), BIG, "x" * 200, 9, (0, 1), "lo"),
+            ),
+            ((0, 0), (2, BIG)),
+            BIG,
+        ),
+    ]
+    finished = [hand for variant in Variant for hand in tied_hands(rng, variant, 10)]
+    for variant in Variant:
+        for _ in range(80):
+            finished += [hand for hand, _events in every_step(rng, variant) if hand.over]
+    side = split = low = raked = tabled = 0
+    for hand in finished:
+        assert hand.result is not None
+        results.append(hand.result)
+        side += len(hand.result.pots) > 1
+        split += any(len(p.winners) > 1 for p in hand.result.pots)
+        low += any(p.low_winners for p in hand.result.pots)
+        raked += hand.result.rake > 0
+        tabled += bool(hand.tabled)
+        salt = rng.randbytes(32)
+        expected = pb.Reveal(salt=salt.hex(), deck=cards_text(hand.deck))
+        assert reveal_bytes(salt, hand.deck) == expected.SerializeToString()
+    for result in results:
+        assert result_bytes(result) == result_to_pb(result).SerializeToString(), result
+    assert side > 20 and split > 30 and low > 20 and raked > 50 and tabled > 5
+
+
+def tied_hands(rng: random.Random, variant: Variant, count: int) -> list[Hand]:
+    """Heads-up hands of ``variant`` checked and called down to a split pot: the deck
+    deals both seats the same ranks, in suits that make no flush (R-SPLIT)."""
+    text = {format_card(card): card for card in range(52)}
+    deck = []
+    for suits in ("hs", "cd"):
+        for index, rank in enumerate("A2468TQ3579JK"):
+            first, second = suits if index % 2 else suits[::-1]
+            deck += [text[rank + first], text[rank + second]]
+    hands = []
+    for _ in range(count):
+        hand, _events = start_hand(variant, random_table(rng, variant), [1000, 1000], 0, deck)
+        while hand.to_act is not None:
+            passive = (ActionType.CHECK, ActionType.CALL, ActionType.BRING_IN)
+            action = next(a for a in hand.legal_actions() if a.type in passive)
+            hand.act(hand.to_act, action.type, action.to)
+        hands.append(hand)
+    return hands

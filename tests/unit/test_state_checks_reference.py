@@ -1,9 +1,10 @@
 """The state codec's cheaper parts against the ones they replaced (issue 22): the deck and
-dealt checks give the sort-based ones' verdict, and the set-based ones' verdict and reason,
-on random decks and dealings, valid and broken alike; the one-pass chip checks give the
-reasons of the min() and sum() ones; the action log packs to the same bytes; the refusals
-whose reasons carry values (raised in place, not formatted on every call) give the reasons
-they gave."""
+dealt checks (``bytes.translate``) give the sort-based ones' verdict, and the set-based
+ones' verdict and reason, on random decks and dealings, valid and broken alike; the
+one-pass chip checks give the reasons of the min() and sum() ones, the seat lists' check
+those of the dict one; the action log packs to the same bytes; the refusals whose reasons
+carry values (raised in place, not formatted on every call) give the reasons they gave; a
+decoded Hand's variant rules (``spec_of``, by identity) are ``VARIANTS``'."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from operator import le
 import pytest
 from studengine.cards import DECK_SIZE
 from studengine.rules.types import ActionType, Move, Pot, Variant
-from studengine.rules.variants import VARIANTS, VariantSpec
+from studengine.rules.variants import VARIANTS, VariantSpec, spec_of
 from studengine.state.checks import (
     check_cards_dealt,
     check_chip_amounts,
@@ -181,8 +182,7 @@ def test_the_deck_and_dealt_checks_agree_with_the_sorting_ones(variant: Variant)
             continue
         expected = reference_cards_ok(spec, cards, community, deck, dealt)
         reason = outcome(reference_check_cards_dealt, spec, cards, community, deck, dealt)
-        place = check_deck(deck, dealt)
-        assert outcome(check_cards_dealt, spec, cards, community, place, dealt) == reason, (
+        assert outcome(check_cards_dealt, spec, cards, community, deck, dealt) == reason, (
             cards,
             community,
             deck,
@@ -222,6 +222,31 @@ def test_the_chip_checks_give_the_reasons_of_the_min_and_sum_ones() -> None:
     assert len(reasons) == 7, reasons  # each kind of reason given, and passes
 
 
+def reference_check_seat_lists(lists: dict[str, list[int]], players: int) -> None:
+    """check_seat_lists as it was before the tuples: a dict of the lists by name."""
+    for name, values in lists.items():
+        if len(values) != players:
+            raise StateInvalid(f"{name} has {len(values)} entries for {players} players")
+
+
+SEAT_LISTS = ("stacks", "committed", "round_bets", "cards", "folded", "acted")
+
+
+def test_the_seat_lists_check_gives_the_reasons_of_the_dict_one() -> None:
+    """Seat lists of random sizes, none, one or several of them off: the same reason (the
+    first list off, in the fields' order) or the same pass."""
+    rng = random.Random("i22-seat-lists")
+    reasons: set[str | None] = set()
+    for _ in range(2000):
+        players = rng.randint(2, 8)
+        sizes = [players if rng.random() < 0.85 else rng.randint(0, 9) for _ in SEAT_LISTS]
+        lists = {name: [0] * size for name, size in zip(SEAT_LISTS, sizes, strict=True)}
+        reason = outcome(reference_check_seat_lists, lists, players)
+        assert outcome(check_seat_lists, SEAT_LISTS, tuple(lists.values()), players) == reason
+        reasons.add(reason and reason.split()[0])
+    assert reasons == {None, *SEAT_LISTS}, reasons
+
+
 def test_the_action_log_packs_as_it_did() -> None:
     rng = random.Random("i22-moves")
     for _ in range(500):
@@ -245,7 +270,7 @@ REFUSALS: dict[str, tuple[Callable[..., object], tuple[object, ...], str]] = {
     "seat count": (check_seat_count, (STUD, 9), "9 players: SEVEN_CARD_STUD takes 2 to 8"),
     "seat lists": (
         check_seat_lists,
-        ({"stacks": [1, 2, 3], "folded": [False]}, 3),
+        (("stacks", "folded"), ([1, 2, 3], [False]), 3),
         "folded has 1 entries for 3 players",
     ),
     "conserved": (
@@ -261,7 +286,7 @@ REFUSALS: dict[str, tuple[Callable[..., object], tuple[object, ...], str]] = {
     "dealt": (check_deck, (bytes(range(52)), 53), "53 cards dealt from a deck of 52"),
     "seat cards": (
         check_cards_dealt,
-        (FIVE, [bytes(range(6)), b""], None, list(range(52)), 6),
+        (FIVE, [bytes(range(6)), b""], None, bytes(range(52)), 6),
         "a seat holds 6 cards, at most 5",
     ),
     "street": (
@@ -280,3 +305,8 @@ def test_the_formatted_refusals_give_their_reasons(name: str) -> None:
     with pytest.raises(StateInvalid) as refused:
         check(*args)
     assert str(refused.value) == reason
+
+
+def test_each_variant_finds_its_rules_by_identity_as_by_the_dict() -> None:
+    for variant in Variant:
+        assert spec_of(variant) is VARIANTS[variant]

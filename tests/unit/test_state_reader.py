@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from studengine.rules.types import Table, Variant
-from studengine.state import codec
+from studengine.state import codec, reader
 from studengine.state._gen.stud.internal.v1 import state_pb2
 from studengine.state.codec import HandRecord, StateInvalid, decode, decode_state
 from studengine.state.encoding import encode
@@ -401,6 +401,30 @@ def test_the_table_cache_keys_tables_by_their_bytes() -> None:
     first, other, again = made(table), made(twice), made(table)
     assert first == other == Table(5, 10, 20, 40, open_pair_big_bet=False)
     assert first is again and first is not other
+
+
+def test_each_distinct_table_is_read_once_and_merges_as_its_bytes_joined() -> None:
+    """The reader's tables (``read_table_once``): the same bytes give the same record,
+    read once; a table given twice in a hand is the table of both occurrences' bytes
+    joined (as protobuf merges it); a malformed table is refused each time, never kept."""
+    first = join([(1, VARINT, b"\x05"), (3, VARINT, b"\x14"), (4, VARINT, b"\x28")])
+    second = join([(3, VARINT, b"\x1e"), (2, VARINT, b"\x0a")])
+
+    def table_of(hand: bytes) -> TableFields:
+        read = read_state(in_hand(hand)).hand
+        assert read is not None and read.table is not None
+        return read.table
+
+    once = table_of(join([(2, LEN, first)]))
+    assert table_of(join([(2, LEN, first)])) is once
+    merged = table_of(join([(2, LEN, first), (7, LEN, b""), (2, LEN, second)]))
+    assert merged.wire == first + second
+    assert (merged.ante, merged.bring_in, merged.small_bet, merged.big_bet) == (5, 10, 30, 40)
+    assert as_tree(merged, TABLE) == as_tree(table_of(join([(2, LEN, first + second)])), TABLE)
+    broken = first + b"\x08"  # a key with no value
+    for _ in range(2):
+        assert read_outcome(read_state, in_hand(join([(2, LEN, broken)]))) == MALFORMED
+    assert broken not in reader._TABLES_READ
 
 
 #: how to put a message's bytes in a state, for each message of the schema

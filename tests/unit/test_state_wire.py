@@ -158,6 +158,23 @@ def test_int_field_refuses_a_negative_value() -> None:
         wire.int_field(key, -1)
 
 
+@pytest.mark.parametrize("value", [v for v in VALUES if v < 2**63])
+def test_append_int_field_is_protobufs(appended: Appended, value: int) -> None:
+    key = wire.tag(pb.View.DESCRIPTOR.fields_by_name["pot"], wire.VARINT)  # an int64
+    ours = appended(lambda out: wire.append_int_field(out, key, value))
+    assert ours == pb.View(pot=value).SerializeToString()  # 0: nothing
+    with pytest.raises(ValueError, match="negative"):
+        appended(lambda out: wire.append_int_field(out, key, -value - 1))
+
+
+@pytest.mark.parametrize("text", ["", "a", "player-7", "é" * 70, "x" * 300])
+def test_append_text_is_protobufs(appended: Appended, text: str) -> None:
+    """Empty (nothing written), short, non-ASCII, lengths of one byte and of two."""
+    key = wire.tag(pb.View.DESCRIPTOR.fields_by_name["street_name"], wire.LENGTH_DELIMITED)
+    ours = appended(lambda out: wire.append_text(out, key, text))
+    assert ours == pb.View(street_name=text).SerializeToString()
+
+
 def test_game_fields_are_serialized_once_per_game_and_found_by_identity() -> None:
     from studengine.rules.types import Table, Variant
 
@@ -205,3 +222,19 @@ def test_byte_string_is_bytes_of_the_values(values: list[int]) -> None:
     """What the deck commitment hashes (its form is public: docs/api.md): ``bytes()``."""
     assert wire.byte_string(values) == bytes(values)
     assert type(wire.byte_string(values)) is bytes
+
+
+def test_field_key_is_protobufs_key() -> None:
+    """Integers, enums and bools (wire type 0); strings, messages and packed repeated
+    integers (2), as the fields' own serialization starts."""
+    for message, name, value in [
+        (pb.View, "pot", 5),
+        (pb.View, "variant", pb.VARIANT_RAZZ),
+        (pb.SeatInfo, "folded", True),
+        (pb.View, "street_name", "x"),
+        (pb.View, "table", pb.Table(ante=1)),
+        (pb.HandEnded, "stacks", [1]),
+        (pb.SeatInfo, "cards", ["As"]),
+    ]:
+        first = message(**{name: value}).SerializeToString()[0]
+        assert wire.field_key(message, name) == first, name

@@ -1,19 +1,31 @@
 """The one place where engine values and the public API's messages meet: variants, odd
-chip rules, action types, tables, legal actions, cards as text, hand results."""
+chip rules, action types, tables, legal actions, cards as text, hand results (as a
+message, and as its bytes written field by field)."""
 
 from __future__ import annotations
 
 import enum
 from collections.abc import Sequence
-from typing import Any, TypeVar
+from typing import Any, Final, TypeVar
 
 from stud_api.stud.v1 import stud_engine_pb2 as pb
 
 from studengine.cards import DECK_SIZE, format_card
 from studengine.history.phh import Audience
-from studengine.rules.types import ActionType, HandResult, LegalAction, OddChip, Table, Variant
+from studengine.rules.types import (
+    ActionType,
+    HandResult,
+    LegalAction,
+    OddChip,
+    Pot,
+    ShownHand,
+    Table,
+    Variant,
+)
 from studengine.rules.variants import HIGH, LOW_8, LOW_A5
+from studengine.state import wire
 from studengine.state.messages import field_values, table_to_message
+from studengine.state.wire import BytesWriter, field_key
 
 E = TypeVar("E", bound=enum.Enum)
 
@@ -75,3 +87,113 @@ def result_to_pb(result: HandResult) -> pb.HandResult:
         uncalled=[pb.UncalledReturned(seat=s, amount=a) for s, a in result.uncalled],
         rake=result.rake,
     )
+
+
+# ---- a hand's result as bytes ---------------------------------------------------------
+# ``result_to_pb(result).SerializeToString()`` without the message (building it costs
+# about 100k instructions a finished hand): each field written in field-number order, as
+# protobuf writes it (tests/unit/test_api_serialized_parts.py holds the two to the same
+# bytes, for every game, split and side pots, Hi-Lo, the rake, tabled hands).
+
+
+def result_bytes(result: HandResult) -> bytes:
+    """A HandResult message's fields, serialized."""
+    out = BytesWriter()
+    for pot in result.pots:
+        start = wire.open_record(out, _RESULT_POTS)
+        _pot_fields(out, pot)
+        wire.close_record(out, start)
+    wire.append_packed(out, _RESULT_STACKS, list(result.stacks))
+    for shown in result.shown:
+        start = wire.open_record(out, _RESULT_SHOWN)
+        shown_fields(out, shown)
+        wire.close_record(out, start)
+    wire.append_packed(out, _RESULT_REVEALED, list(result.revealed))
+    for seat, amount in result.uncalled:
+        start = wire.open_record(out, _RESULT_UNCALLED)
+        uncalled_fields(out, seat, amount)
+        wire.close_record(out, start)
+    wire.append_int_field(out, _RESULT_RAKE, result.rake)
+    return out.getvalue()
+
+
+def _pot_fields(out: BytesWriter, pot: Pot) -> None:
+    """A Pot message's fields."""
+    wire.append_int_field(out, _POT_AMOUNT, pot.amount)
+    wire.append_packed(out, _POT_ELIGIBLE, list(pot.eligible))
+    wire.append_packed(out, _POT_WINNERS, list(pot.winners))
+    wire.append_packed(out, _POT_SHARES, list(pot.shares))
+    wire.append_packed(out, _POT_LOW_WINNERS, list(pot.low_winners))
+    wire.append_packed(out, _POT_LOW_SHARES, list(pot.low_shares))
+    wire.append_int_field(out, _POT_RAKE, pot.rake)
+
+
+def shown_fields(out: BytesWriter, shown: ShownHand) -> None:
+    """A ShownHand message's fields (and a HandShown event's: the two messages number
+    their fields alike, checked at import)."""
+    wire.append_int_field(out, _SHOWN_SEAT, shown.seat)
+    _card_texts(out, _SHOWN_CARDS, shown.cards)
+    _card_texts(out, _SHOWN_BEST_FIVE, shown.best_five)
+    wire.append_int_field(out, _SHOWN_RANK, shown.rank)
+    wire.append_text(out, _SHOWN_DESCRIPTION, shown.description)
+    wire.append_int_field(out, _SHOWN_LOW, shown.low)
+    _card_texts(out, _SHOWN_LOW_BEST_FIVE, shown.low_best_five)
+    wire.append_text(out, _SHOWN_LOW_DESCRIPTION, shown.low_description)
+
+
+def uncalled_fields(out: BytesWriter, seat: int, amount: int) -> None:
+    """An UncalledReturned message's fields (the result's, and the event's)."""
+    wire.append_int_field(out, _UNCALLED_SEAT, seat)
+    wire.append_int_field(out, _UNCALLED_AMOUNT, amount)
+
+
+def reveal_bytes(salt: bytes, deck: list[int]) -> bytes:
+    """``pb.Reveal(salt=salt.hex(), deck=cards_text(deck)).SerializeToString()``."""
+    out = BytesWriter()
+    wire.append_text(out, _REVEAL_SALT, salt.hex())
+    _card_texts(out, _REVEAL_DECK, deck)
+    return out.getvalue()
+
+
+def _card_texts(out: BytesWriter, fields: tuple[bytes, ...], cards: Sequence[int]) -> None:
+    """A repeated string field of cards: each card's whole field, made once (``fields``)."""
+    for card in cards:
+        out.write(fields[card])
+
+
+def card_fields(key: int) -> tuple[bytes, ...]:
+    """Each card's text as one string field ``key`` (``wire.tag``), or one element of a
+    repeated one."""
+    return tuple(wire.record(wire.varint(key), text.encode()) for text in CARD_TEXT)
+
+
+if [field_key(pb.ShownHand, f) for f in ShownHand.__match_args__] != [
+    field_key(pb.HandShown, f) for f in ShownHand.__match_args__
+]:
+    raise ImportError("ShownHand and HandShown no longer number their fields alike")
+# the keys (Final: a compiled module reads them natively, not from its dict)
+_RESULT_POTS: Final = field_key(pb.HandResult, "pots")
+_RESULT_STACKS: Final = field_key(pb.HandResult, "stacks")
+_RESULT_SHOWN: Final = field_key(pb.HandResult, "shown")
+_RESULT_REVEALED: Final = field_key(pb.HandResult, "revealed")
+_RESULT_UNCALLED: Final = field_key(pb.HandResult, "uncalled")
+_RESULT_RAKE: Final = field_key(pb.HandResult, "rake")
+_POT_AMOUNT: Final = field_key(pb.Pot, "amount")
+_POT_ELIGIBLE: Final = field_key(pb.Pot, "eligible")
+_POT_WINNERS: Final = field_key(pb.Pot, "winners")
+_POT_SHARES: Final = field_key(pb.Pot, "shares")
+_POT_LOW_WINNERS: Final = field_key(pb.Pot, "low_winners")
+_POT_LOW_SHARES: Final = field_key(pb.Pot, "low_shares")
+_POT_RAKE: Final = field_key(pb.Pot, "rake")
+_UNCALLED_SEAT: Final = field_key(pb.UncalledReturned, "seat")
+_UNCALLED_AMOUNT: Final = field_key(pb.UncalledReturned, "amount")
+_SHOWN_SEAT: Final = field_key(pb.ShownHand, "seat")
+_SHOWN_CARDS: Final = card_fields(field_key(pb.ShownHand, "cards"))
+_SHOWN_BEST_FIVE: Final = card_fields(field_key(pb.ShownHand, "best_five"))
+_SHOWN_RANK: Final = field_key(pb.ShownHand, "rank")
+_SHOWN_DESCRIPTION: Final = field_key(pb.ShownHand, "description")
+_SHOWN_LOW: Final = field_key(pb.ShownHand, "low")
+_SHOWN_LOW_BEST_FIVE: Final = card_fields(field_key(pb.ShownHand, "low_best_five"))
+_SHOWN_LOW_DESCRIPTION: Final = field_key(pb.ShownHand, "low_description")
+_REVEAL_SALT: Final = field_key(pb.Reveal, "salt")
+_REVEAL_DECK: Final = card_fields(field_key(pb.Reveal, "deck"))

@@ -11,7 +11,7 @@ from stud_api.stud.v1 import stud_engine_pb2 as pb
 
 from studengine.api.conversions import CARD_TEXT
 from studengine.rules.variants import VariantSpec
-from studengine.state.wire import length_key, record
+from studengine.state.wire import BytesWriter, length_key, record
 
 
 class HeldCards:
@@ -57,13 +57,16 @@ def card_pattern(spec: VariantSpec) -> int:
 def _held_cards(spec: VariantSpec, cards: list[int]) -> tuple[bytes, bytes]:
     """Fields 8 to 10 of ``cards``: the down cards hidden, and shown."""
     count, up = len(cards), spec.face_up
-    ups = b"".join([_UP_CARDS[cards[i]] for i in spec.up_positions_of[count]])
-    hidden = [_CARDS[cards[i]] if up[i] else _HIDDEN_CARD for i in range(count)]
-    hidden.append(ups)
-    shown = [_CARDS[c] for c in cards]
-    shown.append(ups)
-    shown += [_DOWN_CARDS[cards[i]] for i in spec.down_positions_of[count]]
-    return b"".join(hidden), b"".join(shown)
+    hidden, shown = BytesWriter(), BytesWriter()
+    for i in range(count):
+        hidden.write(_CARDS[cards[i]] if up[i] else _HIDDEN_CARD)
+        shown.write(_CARDS[cards[i]])
+    for i in spec.up_positions_of[count]:
+        hidden.write(_UP_CARDS[cards[i]])
+        shown.write(_UP_CARDS[cards[i]])
+    for i in spec.down_positions_of[count]:
+        shown.write(_DOWN_CARDS[cards[i]])
+    return hidden.getvalue(), shown.getvalue()
 
 
 _SEAT = pb.SeatInfo.DESCRIPTOR.fields_by_name

@@ -3,38 +3,41 @@
 ``SerializeToString`` writes the whole message (``tests/unit/test_api_serialized_updates.py``
 holds them to it). The head is the hand's id, seq and sealed state; the tail the seat to
 act, the legal actions, the deck commitment, ``over``, and at a hand's end its result and
-reveal (those two, rare, serialized by protobuf).
+reveal (``conversions.result_bytes`` and ``reveal_bytes``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Final
 
 from stud_api.stud.v1 import stud_engine_pb2 as pb
 
-from studengine.api.conversions import ACTION_TO_PB, cards_text, result_to_pb
-from studengine.rules.types import ActionType, LegalAction
+from studengine.api.conversions import ACTION_TO_PB, result_bytes, reveal_bytes
+from studengine.rules.types import ACTION_TYPES, LegalAction, action_index
 from studengine.state import wire
 from studengine.state.codec import HandRecord
 from studengine.state.wire import BytesWriter
 
+# the fields' keys (Final: a compiled module reads them natively, not from its dict)
 _FIELDS = pb.HandUpdate.DESCRIPTOR.fields_by_name
-_HAND_ID = wire.length_key(_FIELDS["hand_id"])
-_SEQ = wire.varint_key(_FIELDS["seq"])
-_STATE = wire.length_key(_FIELDS["state"])
-_TO_ACT = wire.varint_key(_FIELDS["to_act"])
-_LEGAL_ACTION = wire.tag(_FIELDS["legal_actions"], wire.LENGTH_DELIMITED)
-_DECK_COMMITMENT = wire.length_key(_FIELDS["deck_commitment"])
-_OVER = wire.varint_key(_FIELDS["over"]) + wire.varint(1)  # written only when true
-_RESULT = wire.length_key(_FIELDS["result"])
-_REVEAL = wire.length_key(_FIELDS["reveal"])
+_HAND_ID: Final = wire.length_key(_FIELDS["hand_id"])
+_SEQ: Final = wire.varint_key(_FIELDS["seq"])
+_STATE: Final = wire.length_key(_FIELDS["state"])
+_TO_ACT: Final = wire.varint_key(_FIELDS["to_act"])
+_LEGAL_ACTION: Final = wire.tag(_FIELDS["legal_actions"], wire.LENGTH_DELIMITED)
+_DECK_COMMITMENT: Final = wire.length_key(_FIELDS["deck_commitment"])
+_OVER: Final = wire.varint_key(_FIELDS["over"]) + wire.varint(1)  # written only when true
+_RESULT: Final = wire.length_key(_FIELDS["result"])
+_REVEAL: Final = wire.length_key(_FIELDS["reveal"])
 _LEGAL_FIELDS = pb.LegalAction.DESCRIPTOR.fields_by_name
-_LEGAL_TO = wire.varint_key(_LEGAL_FIELDS["to"])
-# each action's LegalAction.type field (no action has the code 0, which proto3 leaves out)
-_LEGAL_TYPE: dict[ActionType, bytes] = {
-    action: wire.varint_key(_LEGAL_FIELDS["type"]) + wire.varint(code)
-    for action, code in ACTION_TO_PB.items()
-}
+_LEGAL_TO: Final = wire.varint_key(_LEGAL_FIELDS["to"])
+# each action's LegalAction.type field, in ACTION_TYPES' order (no action has the code
+# 0, which proto3 leaves out)
+_LEGAL_TYPE: Final = tuple(
+    wire.varint_key(_LEGAL_FIELDS["type"]) + wire.varint(ACTION_TO_PB[action])
+    for action in ACTION_TYPES
+)
 
 
 def deck_commitment(record: HandRecord) -> str:
@@ -57,7 +60,7 @@ def legal_actions(actions: Sequence[LegalAction]) -> bytes:
     out = BytesWriter()
     for action in actions:
         start = wire.open_record(out, _LEGAL_ACTION)
-        out.write(_LEGAL_TYPE[action.type])
+        out.write(_LEGAL_TYPE[action_index(action.type)])  # by identity: no enum hashing
         if action.to is not None:
             out.write(_LEGAL_TO)
             wire.append_varint(out, action.to)
@@ -78,7 +81,6 @@ def tail(record: HandRecord) -> bytes:
     if hand.over:
         parts.append(_OVER)
     if hand.result is not None:
-        parts.append(wire.record(_RESULT, result_to_pb(hand.result).SerializeToString()))
-        reveal = pb.Reveal(salt=record.salt.hex(), deck=cards_text(hand.deck))
-        parts.append(wire.record(_REVEAL, reveal.SerializeToString()))
+        parts.append(wire.record(_RESULT, result_bytes(hand.result)))
+        parts.append(wire.record(_REVEAL, reveal_bytes(record.salt, hand.deck)))
     return b"".join(parts)

@@ -6,17 +6,19 @@ decides what a viewer may see.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Final
+from typing import Final
 
-from google.protobuf.descriptor import FieldDescriptor
 from stud_api.stud.v1 import stud_engine_pb2 as pb
 
 from studengine.api.conversions import (
     ACTION_TO_PB,
     CARD_TEXT,
     VARIANT_TO_PB,
+    card_fields,
     cards_text,
+    shown_fields,
     table_to_pb,
+    uncalled_fields,
 )
 from studengine.api.seat_cards import HELD_CARDS, card_pattern
 from studengine.rules.hand import Hand
@@ -46,7 +48,24 @@ from studengine.rules.visibility import (
     sees_down_cards,
     tabled_after,
 )
-from studengine.state.wire import GameFields, int_field, length_key, record, varint, varint_key
+from studengine.state.wire import (
+    LENGTH_DELIMITED,
+    VARINT,
+    BytesWriter,
+    GameFields,
+    append_int_field,
+    append_packed,
+    append_record,
+    append_text,
+    append_varint,
+    close_record,
+    field_key,
+    int_field,
+    open_record,
+    tag,
+    varint,
+    varint_key,
+)
 
 
 def event_to_pb(event: Event, viewer: int | None, tabled: frozenset[int] = NONE_TABLED) -> pb.Event:
@@ -133,7 +152,7 @@ def _end_event_to_pb(event: Event) -> pb.Event:
 
 
 def build_view(
-    hand: Hand, player_ids: Sequence[str], events: Sequence[Event], viewer: int | None
+    hand: Hand, player_ids: list[str], events: Sequence[Event], viewer: int | None
 ) -> pb.View:
     """The table as ``viewer`` (a seat, or None for a spectator) sees it, with the events
     filtered for them."""
@@ -142,7 +161,7 @@ def build_view(
 
 
 def build_views(
-    hand: Hand, player_ids: Sequence[str], events: Sequence[Event]
+    hand: Hand, player_ids: list[str], events: Sequence[Event]
 ) -> tuple[pb.View, list[pb.View]]:
     """The spectator view and every seat's view (each seat's is the spectator's plus that
     seat's own down cards, in its seat and in its events)."""
@@ -152,19 +171,21 @@ def build_views(
 
 
 def fill_views(
-    update: pb.HandUpdate, hand: Hand, player_ids: Sequence[str], events: Sequence[Event]
+    update: pb.HandUpdate, hand: Hand, player_ids: list[str], events: Sequence[Event]
 ) -> None:
     """Set ``update.spectator`` and ``update.seats`` (one view per seat, in seat order)."""
     update.MergeFromString(serialized_views(hand, player_ids, events))
 
 
-def serialized_views(hand: Hand, player_ids: Sequence[str], events: Sequence[Event]) -> bytes:
+def serialized_views(hand: Hand, player_ids: list[str], events: Sequence[Event]) -> bytes:
     """HandUpdate's ``spectator`` and ``seats`` fields, serialized: the public parts built
     once, each seat's view those with its own private parts swapped in."""
     public = PublicParts(hand, player_ids, events)
-    views = [public.view(None, _SPECTATOR_TAG)]
-    views += [public.view(seat, _SEAT_VIEWS_TAG) for seat in range(hand.players)]
-    return b"".join(views)
+    out = BytesWriter()
+    public.write_view(out, None, _SPECTATOR_KEY)
+    for seat in range(hand.players):
+        public.write_view(out, seat, _SEAT_VIEWS_KEY)
+    return out.getvalue()
 
 
 # ---- views as serialized parts --------------------------------------------------------
@@ -179,89 +200,116 @@ class PublicParts:
     """The serialized parts of a hand's views: what every viewer sees, built once, and
     each seat's private parts beside it (``visibility`` decides which is which)."""
 
-    def __init__(self, hand: Hand, player_ids: Sequence[str], events: Sequence[Event]) -> None:
+    def __init__(self, hand: Hand, player_ids: list[str], events: Sequence[Event]) -> None:
         revealed, pattern = revealed_seats(hand), card_pattern(hand.spec)
-        self.seats: list[bytes] = []  # each seat's SeatInfo record as every other viewer sees it
-        self.own: list[bytes] = []  # and as the seat itself sees it
+        out, own = BytesWriter(), BytesWriter()  # the spectator's view; the seats' own records
+        _write_head(out, hand)
+        self.bounds = [len(out)]  # where each seat's record starts (the last: the seats end)
+        self.own_bounds = [0]  # and its own record in ``own`` (none: the same as the public)
         for seat in range(hand.players):
-            public, own = _seat_records(hand, seat, player_ids[seat], revealed, pattern)
-            self.seats.append(public)
-            self.own.append(own)
+            _write_seat(out, own, hand, seat, player_ids[seat], revealed, pattern)
+            self.bounds.append(len(out))
+            self.own_bounds.append(len(own))
+        _write_tail(out, hand)
         cut, tabled = tabled_after(hand, events)  # R-ALL-IN-FACE-UP: deals after it public
-        self.events: list[bytes] = []
-        self.private: dict[int, list[tuple[int, CardDealt]]] = {}  # seat: deals it alone sees
+        # seat: the deals it alone sees, each with where its record starts and ends
+        self.private: dict[int, list[tuple[int, int, CardDealt]]] = {}
         for index, event in enumerate(events):
             seen = tabled if index >= cut else NONE_TABLED
-            self.events.append(_event_record(event, None, seen))
+            at = len(out)
+            _write_event_record(out, event, None, seen)
             deal = event if isinstance(event, CardDealt) else None
             if deal is not None and deal.seat is not None and not sees_dealt_card(deal, None, seen):
-                self.private.setdefault(deal.seat, []).append((index, deal))
-        # the spectator's view, and where in it each seat's record starts (``bounds``,
-        # the last one where the seats end) and the events start
-        head, tail = _head(hand), _tail(hand)
-        self.bounds = [len(head)]
-        for seat_record in self.seats:
-            self.bounds.append(self.bounds[-1] + len(seat_record))
-        self.events_at = self.bounds[-1] + len(tail)
-        self.public = b"".join([head, *self.seats, tail, *self.events])
+                self.private.setdefault(deal.seat, []).append((at, len(out), deal))
+        self.public, self.own = out.getvalue(), own.getvalue()
 
-    def view(self, viewer: int | None, key: bytes = b"") -> bytes:
-        """The View of ``viewer`` (None: the spectator), serialized: the spectator's with
-        the viewer's own seat and the deals of its own down cards swapped in; with a
-        ``key``, as that length-delimited field (in one copy: the views are long)."""
+    def view(self, viewer: int | None) -> bytes:
+        """The View of ``viewer`` (None: the spectator), serialized."""
+        if viewer is None:
+            return self.public
+        out = BytesWriter()
+        self.write_view(out, viewer, None)
+        return out.getvalue()
+
+    def write_view(self, out: BytesWriter, viewer: int | None, key: int | None) -> None:
+        """Write the View of ``viewer`` (None: the spectator), as the length-delimited field
+        ``key`` (None: the View alone): the spectator's with the viewer's own seat and the
+        deals of its own down cards swapped in."""
         public = self.public
         if viewer is None:
-            return record(key, public) if key else public
+            if key is not None:
+                append_record(out, key, public)
+            else:
+                out.write(public)
+            return
         start, end = self.bounds[viewer], self.bounds[viewer + 1]
-        own = self.own[viewer]
-        mine = self.private.get(viewer)
-        if not mine:
-            seat = _VIEWER_SEAT[viewer]
-            size = len(seat) + start + len(own) + len(public) - end
-            length = varint(size) if key else b""
-            return b"%b%b%b%b%b%b" % (key, length, seat, public[:start], own, public[end:])
-        events = self.events.copy()
-        for index, deal in mine:
-            events[index] = _event_record(deal, viewer, NONE_TABLED)
-        rest = public[end : self.events_at]  # the seats after the viewer's, the tail
-        view = b"".join([_VIEWER_SEAT[viewer], public[:start], own, rest, *events])
-        return record(key, view) if key else view
+        own_start, own_end = self.own_bounds[viewer], self.own_bounds[viewer + 1]
+        own = self.own[own_start:own_end] if own_end > own_start else public[start:end]
+        mine: list[tuple[int, int, bytes]] = []  # where each of its deals is, as it sees it
+        deals = self.private.get(viewer)  # mostly none
+        if deals is not None:
+            mine = [(at, stop, _event_record(d, viewer, NONE_TABLED)) for at, stop, d in deals]
+        seat = _VIEWER_SEAT[viewer]
+        if key is not None:
+            size = len(seat) + len(public) + len(own) - (end - start)
+            for at, stop, swapped in mine:
+                size += len(swapped) - (stop - at)
+            append_varint(out, key)
+            append_varint(out, size)
+        out.write(seat)
+        out.write(public[:start])
+        out.write(own)
+        for at, stop, swapped in mine:  # the public parts up to each deal, then its own
+            out.write(public[end:at])
+            out.write(swapped)
+            end = stop
+        out.write(public[end:])
 
 
-def _seat_records(
-    hand: Hand, seat: int, player_id: str, revealed: frozenset[int], pattern: int
-) -> tuple[bytes, bytes]:
-    """``seat``'s SeatInfo record as every other viewer sees it and as the seat itself
-    does (one and the same when ``visibility`` shows its down cards to everyone)."""
+def _write_seat(
+    out: BytesWriter,
+    own: BytesWriter,
+    hand: Hand,
+    seat: int,
+    player_id: str,
+    revealed: frozenset[int],
+    pattern: int,
+) -> None:
+    """Write ``seat``'s SeatInfo record as every other viewer sees it to ``out``, and as
+    the seat itself does to ``own`` unless it is the same (``visibility`` shows its down
+    cards to every viewer, or to none)."""
     front, back = _seat_front(hand, seat, player_id), _seat_back(hand, seat, revealed)
     hidden, shown = HELD_CARDS.get(hand.spec, pattern, hand.cards[seat])
     everyone = sees_down_cards(revealed, seat, None)
-    public = _seat_record(front, shown if everyone else hidden, back)
-    if everyone:
-        return public, public
-    own = shown if sees_down_cards(revealed, seat, seat) else hidden
-    return public, _seat_record(front, own, back)
+    _write_seat_record(out, front, shown if everyone else hidden, back)
+    if not everyone and sees_down_cards(revealed, seat, seat):
+        _write_seat_record(own, front, shown, back)
 
 
-def _seat_record(front: bytes, held: bytes, back: bytes) -> bytes:
+def _write_seat_record(out: BytesWriter, front: bytes, held: bytes, back: bytes) -> None:
     """View's field 3: one SeatInfo record, its cards (fields 8 to 10) between the fields
     before and after them."""
-    size = len(front) + len(held) + len(back)
-    return b"%b%b%b%b%b" % (_SEATS_TAG, varint(size), front, held, back)
+    append_varint(out, _SEATS_KEY)
+    append_varint(out, len(front) + len(held) + len(back))
+    out.write(front)
+    out.write(held)
+    out.write(back)
 
 
 def _seat_front(hand: Hand, seat: int, player_id: str) -> bytes:
     """SeatInfo's fields 1 to 7: the seat, its player and chips, folded or all-in."""
     stack, folded = hand.stacks[seat], hand.folded[seat]
-    return b"%b%b%b%b%b%b%b" % (
-        _SEAT_NUMBERS[seat],
-        _text(_PLAYER_ID, player_id),
-        int_field(_STACK, stack),
-        int_field(_COMMITTED, hand.committed[seat]),
-        int_field(_ROUND_BET, hand.round.bets[seat]),
-        _FOLDED if folded else b"",
-        _ALL_IN if not folded and stack == 0 else b"",
-    )
+    out = BytesWriter()
+    out.write(_SEAT_NUMBERS[seat])
+    append_text(out, _PLAYER_ID, player_id)
+    append_int_field(out, _STACK, stack)
+    append_int_field(out, _COMMITTED, hand.committed[seat])
+    append_int_field(out, _ROUND_BET, hand.round.bets[seat])
+    if folded:
+        out.write(_FOLDED)
+    elif stack == 0:
+        out.write(_ALL_IN)
+    return out.getvalue()
 
 
 def _seat_back(hand: Hand, seat: int, revealed: frozenset[int]) -> bytes:
@@ -274,186 +322,161 @@ def _seat_back(hand: Hand, seat: int, revealed: frozenset[int]) -> bytes:
     return _DOWN_CARD_COUNTS[len(downs)] + _REVEALED + tabled
 
 
-def _head(hand: Hand) -> bytes:
+def _write_head(out: BytesWriter, hand: Hand) -> None:
     """View's fields 2 to 7: the game, its table, the button, the street and the pot."""
-    return b"%b%b%b%b%b" % (
-        _GAME_FIELDS.get(hand.variant, hand.table),
-        int_field(_BUTTON, hand.button),
-        int_field(_STREET, hand.street),
-        _text(_STREET_NAME, hand.street_name),
-        int_field(_POT, hand.pot),
-    )
+    out.write(_GAME_FIELDS.get(hand.variant, hand.table))
+    append_int_field(out, _BUTTON, hand.button)
+    append_int_field(out, _STREET, hand.street)
+    append_text(out, _STREET_NAME, hand.street_name)
+    append_int_field(out, _POT, hand.pot)
 
 
-def _tail(hand: Hand) -> bytes:
+def _write_tail(out: BytesWriter, hand: Hand) -> None:
     """View's fields 9 and 10 (after the seats): the community card and the seat to act,
     each present when set, even when 0."""
-    tail = b""
     if hand.community is not None:
-        tail += record(_COMMUNITY_CARD, CARD_TEXT[hand.community].encode())
+        out.write(_COMMUNITY_CARDS[hand.community])
     if hand.to_act is not None:
-        tail += _TO_ACT + varint(hand.to_act)
-    return tail
+        append_varint(out, _TO_ACT)
+        append_varint(out, hand.to_act)
 
 
 def _event_record(event: Event, viewer: int | None, tabled: frozenset[int]) -> bytes:
     """View's field 8: one event as ``viewer`` sees it."""
-    return record(_EVENTS_TAG, event_bytes(event, viewer, tabled))
+    out = BytesWriter()
+    _write_event_record(out, event, viewer, tabled)
+    return out.getvalue()
+
+
+def _write_event_record(
+    out: BytesWriter, event: Event, viewer: int | None, tabled: frozenset[int]
+) -> None:
+    start = open_record(out, _EVENTS_KEY)
+    write_event(out, event, viewer, tabled)
+    close_record(out, start)
 
 
 # ---- the events as serialized parts ---------------------------------------------------
-# Each is ``event_to_pb``'s message, serialized, assembled field by field in field order
+# Each is ``event_to_pb``'s message, serialized, written field by field in field order
 # (tests/unit/test_api_serialized_parts.py holds every kind to the message's bytes).
 
 
 def event_bytes(event: Event, viewer: int | None, tabled: frozenset[int] = NONE_TABLED) -> bytes:
-    """``event_to_pb(event, viewer, tabled).SerializeToString()``, without the message
-    (isinstance and attributes, not class patterns: mypyc compiles these to native reads)."""
+    """``event_to_pb(event, viewer, tabled).SerializeToString()``, without the message."""
+    out = BytesWriter()
+    write_event(out, event, viewer, tabled)
+    return out.getvalue()
+
+
+def write_event(
+    out: BytesWriter, event: Event, viewer: int | None, tabled: frozenset[int] = NONE_TABLED
+) -> None:
+    """Write ``event_bytes(event, viewer, tabled)`` (isinstance and attributes, not class
+    patterns: mypyc compiles these to native reads)."""
     if isinstance(event, CardDealt):
         visible = sees_dealt_card(event, viewer, tabled)
-        seat = event.seat
-        dealt = b"%b%b%b%b%b" % (
-            b"" if seat is None else _DEALT_SEATS[seat],  # present when set, even 0
-            _DEALT_CARDS[event.card] if visible else b"",
-            _DEALT_FACE_UP if event.face_up else b"",
-            int_field(_DEALT_STREET, event.street),
-            b"" if visible else _DEALT_HIDDEN,
-        )
-        return record(_CARD_DEALT, dealt)
-    if isinstance(event, ActionTaken):
-        action = b"%b%b%b%b%b%b" % (
-            int_field(_ACTION_SEAT, event.seat),
-            _ACTION_TYPES[action_index(event.type)],  # by identity: no enum hashing
-            int_field(_ACTION_TO, event.to),
-            int_field(_ACTION_AMOUNT, event.amount),
-            _ACTION_ALL_IN if event.all_in else b"",
-            _ACTION_TIMEOUT if event.timeout else b"",
-        )
-        return record(_ACTION_TAKEN, action)
-    if isinstance(event, StreetStarted):
-        first = event.first_to_act
-        started = b"%b%b%b%b" % (
-            int_field(_STARTED_STREET, event.street),
-            _text(_STARTED_NAME, event.name),
-            _STARTED_BETTING if event.betting else b"",
-            b"" if first is None else _FIRST_TO_ACT[first],  # present when set, even 0
-        )
-        return record(_STREET_STARTED, started)
-    if isinstance(event, AntePosted):
-        ante = b"%b%b%b" % (
-            int_field(_ANTE_SEAT, event.seat),
-            int_field(_ANTE_AMOUNT, event.amount),
-            _ANTE_ALL_IN if event.all_in else b"",
-        )
-        return record(_ANTE_POSTED, ante)
-    return _end_event_bytes(event)
+        start = open_record(out, _CARD_DEALT)
+        _optional(out, _DEALT_SEAT, event.seat)
+        if visible:
+            out.write(_DEALT_CARDS[event.card])
+        append_int_field(out, _DEALT_FACE_UP, event.face_up)
+        append_int_field(out, _DEALT_STREET, event.street)
+        append_int_field(out, _DEALT_HIDDEN, not visible)
+    elif isinstance(event, ActionTaken):
+        start = open_record(out, _ACTION_TAKEN)
+        append_int_field(out, _ACTION_SEAT, event.seat)
+        out.write(_ACTION_TYPES[action_index(event.type)])  # by identity: no enum hashing
+        append_int_field(out, _ACTION_TO, event.to)
+        append_int_field(out, _ACTION_AMOUNT, event.amount)
+        append_int_field(out, _ACTION_ALL_IN, event.all_in)
+        append_int_field(out, _ACTION_TIMEOUT, event.timeout)
+    elif isinstance(event, StreetStarted):
+        start = open_record(out, _STREET_STARTED)
+        append_int_field(out, _STARTED_STREET, event.street)
+        append_text(out, _STARTED_NAME, event.name)
+        append_int_field(out, _STARTED_BETTING, event.betting)
+        _optional(out, _FIRST_TO_ACT, event.first_to_act)
+    elif isinstance(event, AntePosted):
+        start = open_record(out, _ANTE_POSTED)
+        append_int_field(out, _ANTE_SEAT, event.seat)
+        append_int_field(out, _ANTE_AMOUNT, event.amount)
+        append_int_field(out, _ANTE_ALL_IN, event.all_in)
+    else:
+        start = _write_end_event(out, event)
+    close_record(out, start)
 
 
-def _end_event_bytes(event: Event) -> bytes:
-    """``event_bytes`` of an event of a hand's end (the same for every viewer)."""
+def _write_end_event(out: BytesWriter, event: Event) -> int:
+    """Write an event of a hand's end (the same for every viewer) but its length: where
+    its contents start, for ``close_record``."""
     match event:
         case UncalledReturned(seat, amount):
-            returned = int_field(_UNCALLED_SEAT, seat) + int_field(_UNCALLED_AMOUNT, amount)
-            return record(_UNCALLED_RETURNED, returned)
+            start = open_record(out, _UNCALLED_RETURNED)
+            uncalled_fields(out, seat, amount)
         case HandShown():
-            return record(_HAND_SHOWN, _shown_bytes(event))
+            start = open_record(out, _HAND_SHOWN)
+            shown_fields(out, event)
         case HandsTabled(seats, cards):
-            hands = [
-                record(
-                    _TABLED_HANDS, b"".join([int_field(_TABLED_SEAT, seat), *_tabled_cards(held)])
-                )
-                for seat, held in zip(seats, cards, strict=True)
-            ]
-            return record(_HANDS_TABLED, b"".join(hands))
+            start = open_record(out, _HANDS_TABLED)
+            for seat, held in zip(seats, cards, strict=True):
+                hand_start = open_record(out, _TABLED_HANDS)
+                append_int_field(out, _TABLED_SEAT, seat)
+                for card in held:
+                    out.write(_TABLED_CARDS[card])
+                close_record(out, hand_start)
         case RakeTaken(amount):
-            return record(_RAKE_TAKEN, int_field(_RAKE_AMOUNT, amount))
+            start = open_record(out, _RAKE_TAKEN)
+            append_int_field(out, _RAKE_AMOUNT, amount)
         case HandMucked(seat):
-            return record(_HAND_MUCKED, int_field(_MUCKED_SEAT, seat))
+            start = open_record(out, _HAND_MUCKED)
+            append_int_field(out, _MUCKED_SEAT, seat)
         case PotAwarded():
-            return record(_POT_AWARDED, _pot_bytes(event))
+            start = open_record(out, _POT_AWARDED)
+            _pot_fields(out, event)
         case HandEnded(stacks):
-            return record(_HAND_ENDED, _packed(_ENDED_STACKS, stacks))
-    raise TypeError(f"unknown event {event!r}")
+            start = open_record(out, _HAND_ENDED)
+            append_packed(out, _ENDED_STACKS, list(stacks))
+        case _:
+            raise TypeError(f"unknown event {event!r}")
+    return start
 
 
-def _tabled_cards(cards: Sequence[int]) -> list[bytes]:
-    return [_TABLED_CARDS[c] for c in cards]
-
-
-def _shown_bytes(shown: HandShown) -> bytes:
-    """A HandShown message's fields."""
-    parts = [int_field(_SHOWN_SEAT, shown.seat)]
-    parts += [_SHOWN_CARDS[c] for c in shown.cards]
-    parts += [_SHOWN_BEST_FIVE[c] for c in shown.best_five]
-    parts.append(int_field(_SHOWN_RANK, shown.rank))
-    parts.append(_text(_SHOWN_DESCRIPTION, shown.description))
-    parts.append(int_field(_SHOWN_LOW, shown.low))
-    parts += [_SHOWN_LOW_BEST_FIVE[c] for c in shown.low_best_five]
-    parts.append(_text(_SHOWN_LOW_DESCRIPTION, shown.low_description))
-    return b"".join(parts)
-
-
-def _pot_bytes(pot: PotAwarded) -> bytes:
+def _pot_fields(out: BytesWriter, pot: PotAwarded) -> None:
     """A PotAwarded message's fields."""
-    return b"".join(
-        [
-            int_field(_POT_INDEX, pot.pot),
-            int_field(_POT_AMOUNT, pot.amount),
-            _packed(_POT_WINNERS, pot.winners),
-            _packed(_POT_SHARES, pot.shares),
-            _text(_POT_DESCRIPTION, pot.description),
-            _packed(_POT_LOW_WINNERS, pot.low_winners),
-            _packed(_POT_LOW_SHARES, pot.low_shares),
-            _text(_POT_LOW_DESCRIPTION, pot.low_description),
-            int_field(_POT_RAKE, pot.rake),
-        ]
-    )
+    append_int_field(out, _POT_INDEX, pot.pot)
+    append_int_field(out, _POT_AMOUNT, pot.amount)
+    append_packed(out, _POT_WINNERS, list(pot.winners))
+    append_packed(out, _POT_SHARES, list(pot.shares))
+    append_text(out, _POT_DESCRIPTION, pot.description)
+    append_packed(out, _POT_LOW_WINNERS, list(pot.low_winners))
+    append_packed(out, _POT_LOW_SHARES, list(pot.low_shares))
+    append_text(out, _POT_LOW_DESCRIPTION, pot.low_description)
+    append_int_field(out, _POT_RAKE, pot.rake)
 
 
-# ---- the wire format of the fields above (proto3: a field at its default is absent) ----
-
-
-def _text(key: bytes, text: str) -> bytes:
-    """A string field: absent when empty (proto3)."""
-    return record(key, text.encode()) if text else b""
-
-
-def _packed(key: bytes, values: Sequence[int]) -> bytes:
-    """A packed repeated integer field (proto3: absent when empty); none is negative."""
-    return record(key, b"".join([varint(v) for v in values])) if values else b""
-
-
-def _key(message: Any, name: str, packed: bool = False) -> bytes:
-    """The key of a field of ``message`` (below 16): length-delimited for a string, a
-    message or a ``packed`` repeated integer field, else an integer's."""
-    field = message.DESCRIPTOR.fields_by_name[name]
-    if packed or field.type in _LENGTH_DELIMITED:
-        return length_key(field)
-    return varint_key(field)
-
-
-def _cards_field(key: bytes) -> tuple[bytes, ...]:
-    """Each card's text as one string field (or one element of a repeated one)."""
-    return tuple(record(key, text.encode()) for text in CARD_TEXT)
-
-
-_LENGTH_DELIMITED: Final = (FieldDescriptor.TYPE_STRING, FieldDescriptor.TYPE_MESSAGE)
+def _optional(out: BytesWriter, key: int, value: int | None) -> None:
+    """An optional integer field: present whenever it is set, even 0."""
+    if value is not None:
+        append_varint(out, key)
+        append_varint(out, value)
 
 
 _VIEW = pb.View.DESCRIPTOR.fields_by_name
 _SEAT = pb.SeatInfo.DESCRIPTOR.fields_by_name
-_BUTTON: Final = varint_key(_VIEW["button"])
-_STREET: Final = varint_key(_VIEW["street"])
-_STREET_NAME: Final = length_key(_VIEW["street_name"])
-_POT: Final = varint_key(_VIEW["pot"])
-_SEATS_TAG: Final = length_key(_VIEW["seats"])
-_COMMUNITY_CARD: Final = length_key(_VIEW["community_card"])
-_TO_ACT: Final = varint_key(_VIEW["to_act"])
-_EVENTS_TAG: Final = length_key(_VIEW["events"])
-_PLAYER_ID: Final = length_key(_SEAT["player_id"])
-_STACK: Final = varint_key(_SEAT["stack"])
-_COMMITTED: Final = varint_key(_SEAT["committed"])
-_ROUND_BET: Final = varint_key(_SEAT["round_bet"])
+# the keys of the fields written into a BytesWriter (``wire.tag``)
+_BUTTON: Final = tag(_VIEW["button"], VARINT)
+_STREET: Final = tag(_VIEW["street"], VARINT)
+_STREET_NAME: Final = tag(_VIEW["street_name"], LENGTH_DELIMITED)
+_POT: Final = tag(_VIEW["pot"], VARINT)
+_SEATS_KEY: Final = tag(_VIEW["seats"], LENGTH_DELIMITED)
+_TO_ACT: Final = tag(_VIEW["to_act"], VARINT)
+_EVENTS_KEY: Final = tag(_VIEW["events"], LENGTH_DELIMITED)
+_PLAYER_ID: Final = tag(_SEAT["player_id"], LENGTH_DELIMITED)
+_STACK: Final = tag(_SEAT["stack"], VARINT)
+_COMMITTED: Final = tag(_SEAT["committed"], VARINT)
+_ROUND_BET: Final = tag(_SEAT["round_bet"], VARINT)
+_SPECTATOR_KEY: Final = tag(pb.HandUpdate.DESCRIPTOR.fields_by_name["spectator"], LENGTH_DELIMITED)
+_SEAT_VIEWS_KEY: Final = tag(pb.HandUpdate.DESCRIPTOR.fields_by_name["seats"], LENGTH_DELIMITED)
 # whole fields: each seat number, each count of down cards, the flags set (true)
 _MOST_SEATS: Final = max(spec.max_players for spec in VARIANTS.values())
 _MOST_CARDS: Final = max(len(spec.face_up) for spec in VARIANTS.values())
@@ -465,72 +488,61 @@ _FOLDED: Final = varint_key(_SEAT["folded"]) + b"\x01"
 _ALL_IN: Final = varint_key(_SEAT["all_in"]) + b"\x01"
 _REVEALED: Final = varint_key(_SEAT["revealed"]) + b"\x01"
 _TABLED: Final = varint_key(_SEAT["tabled"]) + b"\x01"
-_SPECTATOR_TAG: Final = length_key(pb.HandUpdate.DESCRIPTOR.fields_by_name["spectator"])
-_SEAT_VIEWS_TAG: Final = length_key(pb.HandUpdate.DESCRIPTOR.fields_by_name["seats"])
+_COMMUNITY_CARDS: Final = card_fields(field_key(pb.View, "community_card"))
 # View.viewer_seat for each seat
 _VIEWER_SEAT: Final[tuple[bytes, ...]] = tuple(
     pb.View(viewer_seat=s).SerializeToString() for s in range(_MOST_SEATS)
 )
 
-# the events' keys: each kind's in Event (a oneof), then each kind's own fields
-_ANTE_POSTED: Final = _key(pb.Event, "ante_posted")
-_CARD_DEALT: Final = _key(pb.Event, "card_dealt")
-_STREET_STARTED: Final = _key(pb.Event, "street_started")
-_ACTION_TAKEN: Final = _key(pb.Event, "action_taken")
-_UNCALLED_RETURNED: Final = _key(pb.Event, "uncalled_returned")
-_HAND_SHOWN: Final = _key(pb.Event, "hand_shown")
-_HAND_MUCKED: Final = _key(pb.Event, "hand_mucked")
-_POT_AWARDED: Final = _key(pb.Event, "pot_awarded")
-_HAND_ENDED: Final = _key(pb.Event, "hand_ended")
-_RAKE_TAKEN: Final = _key(pb.Event, "rake_taken")
-_HANDS_TABLED: Final = _key(pb.Event, "hands_tabled")
-_ANTE_SEAT: Final = _key(pb.AntePosted, "seat")
-_ANTE_AMOUNT: Final = _key(pb.AntePosted, "amount")
-_ANTE_ALL_IN: Final = _key(pb.AntePosted, "all_in") + b"\x01"
-_DEALT_SEATS: Final = tuple(_key(pb.CardDealt, "seat") + varint(n) for n in range(_MOST_SEATS))
-_DEALT_CARDS: Final = _cards_field(_key(pb.CardDealt, "card"))
-_DEALT_FACE_UP: Final = _key(pb.CardDealt, "face_up") + b"\x01"
-_DEALT_STREET: Final = _key(pb.CardDealt, "street")
-_DEALT_HIDDEN: Final = _key(pb.CardDealt, "hidden") + b"\x01"
-_STARTED_STREET: Final = _key(pb.StreetStarted, "street")
-_STARTED_NAME: Final = _key(pb.StreetStarted, "name")
-_STARTED_BETTING: Final = _key(pb.StreetStarted, "betting") + b"\x01"
-_FIRST_TO_ACT: Final = tuple(
-    _key(pb.StreetStarted, "first_to_act") + varint(n) for n in range(_MOST_SEATS)
+# the events' keys (``wire.field_key``): each kind's in Event (a oneof), then each
+# kind's own fields
+_ANTE_POSTED: Final = field_key(pb.Event, "ante_posted")
+_CARD_DEALT: Final = field_key(pb.Event, "card_dealt")
+_STREET_STARTED: Final = field_key(pb.Event, "street_started")
+_ACTION_TAKEN: Final = field_key(pb.Event, "action_taken")
+_UNCALLED_RETURNED: Final = field_key(pb.Event, "uncalled_returned")
+_HAND_SHOWN: Final = field_key(pb.Event, "hand_shown")
+_HAND_MUCKED: Final = field_key(pb.Event, "hand_mucked")
+_POT_AWARDED: Final = field_key(pb.Event, "pot_awarded")
+_HAND_ENDED: Final = field_key(pb.Event, "hand_ended")
+_RAKE_TAKEN: Final = field_key(pb.Event, "rake_taken")
+_HANDS_TABLED: Final = field_key(pb.Event, "hands_tabled")
+_ANTE_SEAT: Final = field_key(pb.AntePosted, "seat")
+_ANTE_AMOUNT: Final = field_key(pb.AntePosted, "amount")
+_ANTE_ALL_IN: Final = field_key(pb.AntePosted, "all_in")
+_DEALT_SEAT: Final = field_key(pb.CardDealt, "seat")
+_DEALT_CARDS: Final = card_fields(field_key(pb.CardDealt, "card"))
+_DEALT_FACE_UP: Final = field_key(pb.CardDealt, "face_up")
+_DEALT_STREET: Final = field_key(pb.CardDealt, "street")
+_DEALT_HIDDEN: Final = field_key(pb.CardDealt, "hidden")
+_STARTED_STREET: Final = field_key(pb.StreetStarted, "street")
+_STARTED_NAME: Final = field_key(pb.StreetStarted, "name")
+_STARTED_BETTING: Final = field_key(pb.StreetStarted, "betting")
+_FIRST_TO_ACT: Final = field_key(pb.StreetStarted, "first_to_act")
+_ACTION_SEAT: Final = field_key(pb.ActionTaken, "seat")
+_ACTION_TYPES: Final = tuple(  # each kind's whole field, in ACTION_TYPES' order
+    int_field(varint(field_key(pb.ActionTaken, "type")), ACTION_TO_PB[kind])
+    for kind in ACTION_TYPES
 )
-_ACTION_SEAT: Final = _key(pb.ActionTaken, "seat")
-_ACTION_TYPES: Final = tuple(
-    int_field(_key(pb.ActionTaken, "type"), ACTION_TO_PB[kind]) for kind in ACTION_TYPES
-)
-_ACTION_TO: Final = _key(pb.ActionTaken, "to")
-_ACTION_AMOUNT: Final = _key(pb.ActionTaken, "amount")
-_ACTION_ALL_IN: Final = _key(pb.ActionTaken, "all_in") + b"\x01"
-_ACTION_TIMEOUT: Final = _key(pb.ActionTaken, "timeout") + b"\x01"
-_UNCALLED_SEAT: Final = _key(pb.UncalledReturned, "seat")
-_UNCALLED_AMOUNT: Final = _key(pb.UncalledReturned, "amount")
-_SHOWN_SEAT: Final = _key(pb.HandShown, "seat")
-_SHOWN_CARDS: Final = _cards_field(_key(pb.HandShown, "cards"))
-_SHOWN_BEST_FIVE: Final = _cards_field(_key(pb.HandShown, "best_five"))
-_SHOWN_RANK: Final = _key(pb.HandShown, "rank")
-_SHOWN_DESCRIPTION: Final = _key(pb.HandShown, "description")
-_SHOWN_LOW: Final = _key(pb.HandShown, "low")
-_SHOWN_LOW_BEST_FIVE: Final = _cards_field(_key(pb.HandShown, "low_best_five"))
-_SHOWN_LOW_DESCRIPTION: Final = _key(pb.HandShown, "low_description")
-_TABLED_HANDS: Final = _key(pb.HandsTabled, "hands")
-_TABLED_SEAT: Final = _key(pb.TabledHand, "seat")
-_TABLED_CARDS: Final = _cards_field(_key(pb.TabledHand, "cards"))
-_RAKE_AMOUNT: Final = _key(pb.RakeTaken, "amount")
-_MUCKED_SEAT: Final = _key(pb.HandMucked, "seat")
-_POT_INDEX: Final = _key(pb.PotAwarded, "pot")
-_POT_AMOUNT: Final = _key(pb.PotAwarded, "amount")
-_POT_WINNERS: Final = _key(pb.PotAwarded, "winners", packed=True)
-_POT_SHARES: Final = _key(pb.PotAwarded, "shares", packed=True)
-_POT_DESCRIPTION: Final = _key(pb.PotAwarded, "description")
-_POT_LOW_WINNERS: Final = _key(pb.PotAwarded, "low_winners", packed=True)
-_POT_LOW_SHARES: Final = _key(pb.PotAwarded, "low_shares", packed=True)
-_POT_LOW_DESCRIPTION: Final = _key(pb.PotAwarded, "low_description")
-_POT_RAKE: Final = _key(pb.PotAwarded, "rake")
-_ENDED_STACKS: Final = _key(pb.HandEnded, "stacks", packed=True)
+_ACTION_TO: Final = field_key(pb.ActionTaken, "to")
+_ACTION_AMOUNT: Final = field_key(pb.ActionTaken, "amount")
+_ACTION_ALL_IN: Final = field_key(pb.ActionTaken, "all_in")
+_ACTION_TIMEOUT: Final = field_key(pb.ActionTaken, "timeout")
+_TABLED_HANDS: Final = field_key(pb.HandsTabled, "hands")
+_TABLED_SEAT: Final = field_key(pb.TabledHand, "seat")
+_TABLED_CARDS: Final = card_fields(field_key(pb.TabledHand, "cards"))
+_RAKE_AMOUNT: Final = field_key(pb.RakeTaken, "amount")
+_MUCKED_SEAT: Final = field_key(pb.HandMucked, "seat")
+_POT_INDEX: Final = field_key(pb.PotAwarded, "pot")
+_POT_AMOUNT: Final = field_key(pb.PotAwarded, "amount")
+_POT_WINNERS: Final = field_key(pb.PotAwarded, "winners")
+_POT_SHARES: Final = field_key(pb.PotAwarded, "shares")
+_POT_DESCRIPTION: Final = field_key(pb.PotAwarded, "description")
+_POT_LOW_WINNERS: Final = field_key(pb.PotAwarded, "low_winners")
+_POT_LOW_SHARES: Final = field_key(pb.PotAwarded, "low_shares")
+_POT_LOW_DESCRIPTION: Final = field_key(pb.PotAwarded, "low_description")
+_POT_RAKE: Final = field_key(pb.PotAwarded, "rake")
+_ENDED_STACKS: Final = field_key(pb.HandEnded, "stacks")
 
 
 def _serialized_game(variant: Variant, table: Table) -> bytes:

@@ -45,7 +45,7 @@ from studengine.rules.validation import (
     validate_players,
     validate_table,
 )
-from studengine.rules.variants import VARIANTS, VariantSpec, deals_community_card
+from studengine.rules.variants import VARIANTS, VariantSpec, deals_community_card, spec_of
 
 FOLD: Final = ActionType.FOLD  # Final: read directly by the compiled build
 CHECK: Final = ActionType.CHECK
@@ -116,7 +116,7 @@ class Hand:
         self.result = result
         self.moves = moves
         self.tabled = tabled
-        self.spec = VARIANTS[variant]  # looked up once, not at every step
+        self.spec = spec_of(variant)  # looked up once, not at every step
 
     # ---- what the hand looks like --------------------------------------------------
 

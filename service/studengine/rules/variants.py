@@ -16,7 +16,7 @@ import array
 import enum
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import final
+from typing import Final, final
 
 from studengine import evaluator
 from studengine.cards import DECK_SIZE
@@ -217,3 +217,13 @@ VARIANTS: dict[Variant, VariantSpec] = {
     Variant.RAZZ: RAZZ,
     Variant.SEVEN_CARD_STUD_HI_LO: SEVEN_CARD_STUD_HI_LO,
 }
+_SPECS: Final = (FIVE_CARD_STUD, SEVEN_CARD_STUD, RAZZ, SEVEN_CARD_STUD_HI_LO)
+
+
+def spec_of(variant: Variant) -> VariantSpec:
+    """``VARIANTS[variant]``, found by identity: a dict lookup hashes the member by
+    ``Enum.__hash__``, Python code even in the compiled build (every Hand made looks it up)."""
+    for spec in _SPECS:
+        if spec.variant is variant:
+            return spec
+    raise KeyError(variant)

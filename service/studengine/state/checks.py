@@ -34,12 +34,12 @@ def check_seat_count(spec: VariantSpec, players: int) -> None:
         )
 
 
-def check_seat_lists(lists: dict[str, Sized], players: int) -> None:
-    """Every per-seat list (by its field's name) has one entry per player."""
-    for name, values in lists.items():
-        size = len(values)
+def check_seat_lists(names: tuple[str, ...], lists: tuple[Sized, ...], players: int) -> None:
+    """Every per-seat list (``lists``, of the fields ``names``) has one entry per player."""
+    for at in range(len(lists)):
+        size = len(lists[at])
         if size != players:
-            raise StateInvalid(f"{name} has {size} entries for {players} players")
+            raise StateInvalid(f"{names[at]} has {size} entries for {players} players")
 
 
 def check_chip_amounts(
@@ -97,51 +97,46 @@ def check_game_options(spec: VariantSpec, table: Table) -> None:
         raise StateInvalid(f"{error.field}: {error.reason}") from None
 
 
-def check_deck(raw_deck: bytes, dealt: int) -> list[int]:
-    """The deck is the 52 cards once each (52 entries, each a card, none seen twice), and
-    no more than the deck is dealt. The answer is each card's place in the deck, for
-    ``check_cards_dealt``."""
-    place = [_DECK_SIZE] * _DECK_SIZE  # _DECK_SIZE: not (yet) seen
-    whole = len(raw_deck) == _DECK_SIZE
-    for at in range(_DECK_SIZE if whole else 0):  # by index: a native loop when compiled
-        card = raw_deck[at]
-        if card >= _DECK_SIZE or place[card] < _DECK_SIZE:
-            whole = False
-            break
-        place[card] = at
-    _check(whole, "the deck is not the 52 cards once each")
+_WHOLE_DECK: Final = bytes(range(DECK_SIZE))
+_CARD: Final = tuple(bytes([card]) for card in range(DECK_SIZE))
+
+
+def _covers(cards: bytes, wanted: bytes) -> bool:
+    """Every byte of ``wanted`` is among ``cards`` (one C pass each: ``translate``
+    deletes them from ``wanted``)."""
+    return not wanted.translate(None, cards)
+
+
+def check_deck(raw_deck: bytes, dealt: int) -> None:
+    """The deck is the 52 cards once each, and no more than the deck is dealt: 52 entries
+    among which each of the 52 cards is found are the 52 cards once each (none is left
+    for a card seen twice or one out of range)."""
+    _check(
+        len(raw_deck) == _DECK_SIZE and _covers(raw_deck, _WHOLE_DECK),
+        "the deck is not the 52 cards once each",
+    )
     if dealt > _DECK_SIZE:
         raise StateInvalid(f"{dealt} cards dealt from a deck of {_DECK_SIZE}")
-    return place
 
 
 _NOT_DEALT: Final = "the cards in play are not the ones dealt"
 
 
 def check_cards_dealt(
-    spec: VariantSpec, raw_cards: list[bytes], community: int | None, place: list[int], dealt: int
+    spec: VariantSpec, raw_cards: list[bytes], community: int | None, raw_deck: bytes, dealt: int
 ) -> None:
-    """The seats' cards (and the community card) are exactly the deck's first ``dealt``.
-
-    ``place`` is each card's place in the deck (``check_deck``; used up here): ``dealt``
-    cards in play, each placed before ``dealt`` and seen once (struck when seen), are
-    those cards."""
+    """The seats' cards (and the community card) are exactly the deck's first ``dealt``
+    (a deck that ``check_deck`` passed: those are ``dealt`` different cards). ``dealt``
+    cards in play among which each dealt card is found are those cards once each."""
     most = spec.cards_per_player
     for held in raw_cards:
         if len(held) > most:
             raise StateInvalid(f"a seat holds {max(map(len, raw_cards))} cards, at most {most}")
-    count = 0
-    for held in raw_cards:
-        for at in range(len(held)):
-            card = held[at]
-            if card >= _DECK_SIZE or place[card] >= dealt:
-                raise StateInvalid(_NOT_DEALT)
-            place[card] = _DECK_SIZE  # struck: seen again, it is refused
-        count += len(held)
+    in_play = b"".join(raw_cards)
     if community is not None:
-        _check(community < _DECK_SIZE and place[community] < dealt, _NOT_DEALT)
-        count += 1
-    _check(count == dealt, _NOT_DEALT)
+        _check(community < _DECK_SIZE, _NOT_DEALT)
+        in_play += _CARD[community]
+    _check(len(in_play) == dealt and _covers(in_play, raw_deck[:dealt]), _NOT_DEALT)
 
 
 def check_round(

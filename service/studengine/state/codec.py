@@ -286,6 +286,10 @@ def _optional_seat(value: int | None, players: int, name: str) -> int | None:
     return _seat(value, players, name)
 
 
+#: the per-seat lists' fields, by name (check_seat_lists)
+_SEAT_LISTS: Final = ("stacks", "committed", "round_bets", "cards", "folded", "acted")
+
+
 def decode_hand(msg: HandFields) -> Hand:
     """The engine's Hand, every invariant checked (``StateInvalid`` names the broken one);
     its lists are ``msg``'s own."""
@@ -303,20 +307,12 @@ def decode_hand(msg: HandFields) -> Hand:
     street, level, full_level, over = msg.street, msg.level, msg.full_level, msg.over
     check_seat_count(spec, players)
     check_seat_lists(
-        {
-            "stacks": stacks,
-            "committed": committed,
-            "round_bets": round_bets,
-            "cards": raw_cards,
-            "folded": folded,
-            "acted": acted,
-        },
-        players,
+        _SEAT_LISTS, (stacks, committed, round_bets, raw_cards, folded, acted), players
     )
     check_chip_amounts(starting_stacks, stacks, committed, round_bets)
     check_game_options(spec, table)
-    place = check_deck(raw_deck, dealt)
-    check_cards_dealt(spec, raw_cards, community, place, dealt)
+    check_deck(raw_deck, dealt)
+    check_cards_dealt(spec, raw_cards, community, raw_deck, dealt)
     check_round(spec, street, level, full_level, over, msg.result is not None)
     result = _decode_result(msg.result, players) if msg.result is not None and over else None
     check_chips_conserved(starting_stacks, stacks, committed, 0 if result is None else result.rake)

@@ -14,9 +14,12 @@ by protobuf's parser (the pure build's way). The tests hold both to protobuf's p
 
 from __future__ import annotations
 
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from studengine.state.checks import StateInvalid
+
+if TYPE_CHECKING:  # a native (unboxed) integer in the compiled build, an int when run pure
+    from mypy_extensions import i64
 
 MALFORMED: Final = "not a state proto"
 MAX_DEPTH: Final = 100  # protobuf's default recursion limit: messages and groups nested
@@ -39,7 +42,7 @@ class Cursor:
     """Reads the fields of one message, ``data[at:end]``, ``depth`` messages and groups
     deep; every read past ``end`` or of a malformed value raises ``StateInvalid``."""
 
-    def __init__(self, data: bytes, at: int, end: int, depth: int) -> None:
+    def __init__(self, data: bytes, at: i64, end: i64, depth: i64) -> None:
         self.data = data
         self.at = at
         self.end = end
@@ -48,7 +51,7 @@ class Cursor:
     def more(self) -> bool:
         return self.at < self.end
 
-    def key(self) -> tuple[int, int]:
+    def key(self) -> tuple[i64, i64]:
         """The next field's number and wire type (its key: at most five bytes, 32 bits)."""
         start = self.at
         if start < self.end and self.data[start] < 0x80:  # fields 1 to 15: one byte
@@ -97,7 +100,7 @@ class Cursor:
     def boolean(self) -> bool:
         return self.varint() != 0
 
-    def length(self) -> int:
+    def length(self) -> i64:
         """A length-delimited field's length (at most five bytes), within the message:
         where the field ends."""
         start = self.at
@@ -129,7 +132,7 @@ class Cursor:
         self.at = end
         return inner
 
-    def int64s(self, wire: int, out: list[int]) -> None:
+    def int64s(self, wire: i64, out: list[int]) -> None:
         """A repeated int64 field's values, packed (LEN) or one (VARINT)."""
         if wire == VARINT:
             out.append(self.int64())
@@ -140,7 +143,7 @@ class Cursor:
             out.append(self.int64())
         self.end = outer
 
-    def uint32s(self, wire: int, out: list[int]) -> None:
+    def uint32s(self, wire: i64, out: list[int]) -> None:
         """A repeated uint32 field's values, packed (LEN) or one (VARINT)."""
         if wire == VARINT:
             out.append(self.uint32())
@@ -151,7 +154,7 @@ class Cursor:
             out.append(self.uint32())
         self.end = outer
 
-    def booleans(self, wire: int, out: list[bool]) -> None:
+    def booleans(self, wire: i64, out: list[bool]) -> None:
         """A repeated bool field's values, packed (LEN) or one (VARINT)."""
         if wire == VARINT:
             out.append(self.boolean())
@@ -162,14 +165,14 @@ class Cursor:
             out.append(self.boolean())
         self.end = outer
 
-    def skip(self, number: int, wire: int) -> None:
+    def skip(self, number: i64, wire: i64) -> None:
         """An unknown field (or a known one of another wire type), skipped as protobuf
         skips it: field number 0 and a stray group end are malformed."""
         if number == 0:
             raise StateInvalid(MALFORMED)
         self._skip_value(number, wire)
 
-    def _skip_value(self, number: int, wire: int) -> None:
+    def _skip_value(self, number: i64, wire: i64) -> None:
         if wire == VARINT:
             self.varint()
         elif wire == FIXED64:
@@ -183,12 +186,12 @@ class Cursor:
         else:  # a group's end outside its group, or no wire type (6, 7)
             raise StateInvalid(MALFORMED)
 
-    def _skip_bytes(self, size: int) -> None:
+    def _skip_bytes(self, size: i64) -> None:
         if size > self.end - self.at:
             raise StateInvalid(MALFORMED)
         self.at += size
 
-    def _skip_group(self, number: int) -> None:
+    def _skip_group(self, number: i64) -> None:
         """A group's fields (any number, 0 too) up to the end of group ``number``."""
         self.depth += 1
         if self.depth > MAX_DEPTH:
@@ -366,14 +369,14 @@ def read_hand(c: Cursor, h: HandFields) -> None:
             _read_hand_field(c, h, number, wire)
 
 
-def _read_hand_field(c: Cursor, h: HandFields, number: int, wire: int) -> None:
+def _read_hand_field(c: Cursor, h: HandFields, number: i64, wire: i64) -> None:
     """EngineHand's fields of the hand (1 to 15, 27 to 30)."""
     if number == 1 and wire == VARINT:
         h.variant = c.uint32()
     elif number == 2 and wire == LEN:
-        if h.table is None:
-            h.table = TableFields()
-        read_table(c.message(), h.table)
+        table = c.message()
+        earlier = b"" if h.table is None else h.table.wire
+        h.table = read_table_once(earlier + table.data[table.at : table.end], table.depth)
     elif number == 3 and wire == VARINT:
         h.button = c.uint32()
     elif number == 4 and wire in (VARINT, LEN):
@@ -414,7 +417,7 @@ def _read_hand_field(c: Cursor, h: HandFields, number: int, wire: int) -> None:
         c.skip(number, wire)
 
 
-def _read_round_field(c: Cursor, h: HandFields, number: int, wire: int) -> None:
+def _read_round_field(c: Cursor, h: HandFields, number: i64, wire: i64) -> None:
     """EngineHand's fields of the betting round (16 to 26)."""
     if wire != VARINT:
         c.skip(number, wire)
@@ -440,6 +443,24 @@ def _read_round_field(c: Cursor, h: HandFields, number: int, wire: int) -> None:
         h.last_aggressor = c.uint32()
     else:  # 26
         h.round_held = c.boolean()
+
+
+_TABLES_READ: dict[bytes, TableFields] = {}  # a few distinct tables serve many calls
+_MAX_TABLES: Final = 256
+
+
+def read_table_once(wire: bytes, depth: i64) -> TableFields:
+    """EngineTable's fields read from ``wire``: every occurrence's bytes so far, joined (a
+    message given twice merges as its bytes joined parse). Each distinct table is read
+    once (its fields never changed after; ``depth`` is always the hand's table's)."""
+    found = _TABLES_READ.get(wire)
+    if found is None:
+        found = TableFields()
+        read_table(Cursor(wire, 0, len(wire), depth), found)
+        if len(_TABLES_READ) >= _MAX_TABLES:
+            _TABLES_READ.clear()
+        _TABLES_READ[wire] = found
+    return found
 
 
 def read_table(c: Cursor, t: TableFields) -> None:

@@ -73,6 +73,22 @@ def varint_key(field: FieldDescriptor) -> bytes:
     return bytes([field.number << 3])
 
 
+def field_key(message: Any, name: str) -> int:
+    """The key (as ``tag``) of the field ``name`` of the message class ``message``:
+    length-delimited for a string, bytes, a message or a repeated field (integers packed,
+    as proto3 writes them), else an integer's, enum's or bool's."""
+    field = message.DESCRIPTOR.fields_by_name[name]
+    delimited = field.is_repeated or field.type in _LENGTH_DELIMITED_TYPES
+    return tag(field, LENGTH_DELIMITED if delimited else VARINT)
+
+
+_LENGTH_DELIMITED_TYPES: Final = (
+    FieldDescriptor.TYPE_STRING,
+    FieldDescriptor.TYPE_BYTES,
+    FieldDescriptor.TYPE_MESSAGE,
+)
+
+
 def length_key(field: FieldDescriptor) -> bytes:
     """The key of a length-delimited field (wire type 2; field numbers below 16)."""
     if not 0 < field.number < 16:
@@ -138,6 +154,20 @@ def append_record(out: BytesWriter, key: int, payload: bytes) -> None:
     append_varint(out, key)
     append_varint(out, len(payload))
     out.write(payload)
+
+
+def append_int_field(out: BytesWriter, key: int, value: int) -> None:
+    """The integer, enum or bool field ``key`` (``tag``), as proto3 writes it: nothing
+    when the value is 0 (its default); ValueError when it is negative."""
+    if value:
+        append_varint(out, key)
+        append_varint(out, value)
+
+
+def append_text(out: BytesWriter, key: int, text: str) -> None:
+    """The string field ``key`` (``tag``), as proto3 writes it: nothing when empty."""
+    if text:
+        append_record(out, key, text.encode())
 
 
 def byte_string(values: list[int]) -> bytes:
