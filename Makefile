@@ -256,7 +256,7 @@ ENGINE_TESTS := tests/unit/test_build.py tests/unit/test_cards.py tests/unit/tes
                 $(wildcard tests/unit/test_rules_*.py) tests/unit/test_history_pokerkit.py \
                 tests/unit/test_state_codec.py tests/unit/test_state_encoding.py \
                 tests/unit/test_state_wire.py tests/unit/test_state_reader.py \
-                tests/unit/test_state_checks_reference.py \
+                tests/unit/test_state_commitment.py tests/unit/test_state_checks_reference.py \
                 tests/unit/test_api_visibility.py \
                 tests/unit/test_api_serialized_parts.py tests/unit/test_api_serialized_updates.py \
                 tests/unit/test_api_tabled_views.py

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 from studengine.rules.hand import Hand, start_hand
-from studengine.rules.types import ActionType, Table, Variant
+from studengine.rules.types import ActionType, MoveLog, Table, Variant
 from studengine.state.codec import HandRecord, decode
 from studengine.state.encoding import encode, pack_moves
 
@@ -85,7 +85,10 @@ def main() -> None:
         print(f"  log bytes, packed       {summary(packed)}")
         print(f"  log, repeated message   {summary(repeated)}")
         print(f"  whole state (unsealed)  {summary(whole)}")
-        bare = [dataclasses.replace(r, hand=dataclasses.replace(r.hand, moves=[])) for r in records]
+        bare = [
+            dataclasses.replace(r, hand=dataclasses.replace(r.hand, moves=MoveLog()))
+            for r in records
+        ]
         for name, group in (("with the log", records), ("without", bare)):
             encode_us, decode_us = codec_times(group)
             print(f"  codec {name:<13} encode {encode_us:.1f} us, decode {decode_us:.1f} us")

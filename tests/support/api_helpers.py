@@ -4,6 +4,7 @@ the handlers or a stub, and a scan of every card a message shows."""
 from __future__ import annotations
 
 import base64
+import hashlib
 import os
 import random
 from collections.abc import Callable
@@ -22,6 +23,11 @@ from studengine.state.sealing import KeyRing
 
 if TYPE_CHECKING:
     from studengine.server.worker import BackgroundServer
+
+
+def reference_commitment(hand_id: bytes, salt: bytes, deck: list[int]) -> str:
+    """The deck commitment as the API defines it: hex SHA-256 of hand_id || salt || deck."""
+    return hashlib.sha256(hand_id + salt + bytes(deck)).hexdigest()
 
 
 def new_key(kid: str) -> tuple[str, bytes]:

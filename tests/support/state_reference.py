@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from studengine.rules.hand import Hand
-from studengine.rules.types import Move, Table
+from studengine.rules.types import HandResult, Move, Table
 from studengine.state._gen.stud.internal.v1 import state_pb2
 from studengine.state.codec import (
     ACTION_KINDS,
@@ -17,8 +17,7 @@ from studengine.state.codec import (
     VARIANT_CODES,
     HandRecord,
 )
-from studengine.state.encoding import _fill_result
-from studengine.state.messages import table_to_message
+from studengine.state.messages import field_values, table_to_message
 from studengine.state.wire import put_varint
 
 
@@ -31,6 +30,7 @@ def reference_state(record: HandRecord) -> state_pb2.HandState:
         salt=record.salt,
         player_ids=record.player_ids,
         hand=reference_hand(record.hand),
+        deck_commitment=record.deck_commitment,
     )
 
 
@@ -94,6 +94,18 @@ def _play_fields(hand: Hand) -> state_pb2.EngineHand:
     if hand.tabled:
         msg.tabled.extend(hand.tabled)
     return msg
+
+
+def _fill_result(msg: state_pb2.EngineResult, r: HandResult) -> None:
+    """The result's message as the encoder set it before its bytes were assembled."""
+    for p in r.pots:
+        msg.pots.add(**field_values(p))
+    msg.stacks.extend(r.stacks)
+    for s in r.shown:
+        msg.shown.add(**field_values(s, bytes))
+    for seat, amount in r.uncalled:
+        msg.uncalled.add(seat=seat, amount=amount)
+    msg.rake = r.rake
 
 
 def reference_pack_moves(moves: Sequence[Move]) -> bytes:

@@ -11,11 +11,11 @@ import grpc
 import pytest
 from stud_api.stud.v1 import stud_engine_pb2 as pb
 from studengine.api.errors import ApiError
-from studengine.api.handlers import Handlers, deck_commitment
+from studengine.api.handlers import Handlers
 from studengine.history.phh import Audience, HandMeta, render
 from studengine.history.reader import parse, replay
 from studengine.state.sealing import INVALID_MESSAGE, KeyRing, Sealer
-from support.api_helpers import new_key, random_act, random_start
+from support.api_helpers import new_key, random_act, random_start, reference_commitment
 
 KEYS = KeyRing([new_key("k1")])
 
@@ -71,7 +71,7 @@ def test_finished_hands_histories_in_both_renderings(handlers: Handlers) -> None
         meta = HandMeta(
             update.hand_id,
             record.player_ids,
-            deck_commitment(record.hand_id, record.salt, record.hand.deck),
+            reference_commitment(record.hand_id, record.salt, record.hand.deck),
             record.salt.hex(),
         )
         assert players.phh == render(record.hand, meta, Audience.PLAYERS)

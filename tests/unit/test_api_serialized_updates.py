@@ -17,7 +17,7 @@ from studengine.api import updates
 from studengine.api.calls import DEADLINE_METHODS, METHODS, ApiCalls
 from studengine.api.conversions import ACTION_FROM_PB, cards_text, legal_to_pb, result_to_pb
 from studengine.api.expensive import ExpensiveCalls
-from studengine.api.handlers import Handlers, deck_commitment
+from studengine.api.handlers import Handlers
 from studengine.api.requests import smallest_size
 from studengine.api.views import build_views
 from studengine.rules.hand import Hand, start_hand
@@ -25,7 +25,7 @@ from studengine.rules.types import ActionType, Event, LegalAction
 from studengine.state.codec import HandRecord
 from studengine.state.sealing import KeyRing
 from studengine.state.wire import read_varint
-from support.api_helpers import new_key, random_act, random_start
+from support.api_helpers import new_key, random_act, random_start, reference_commitment
 
 
 def reference_update(record: HandRecord, events: Sequence[Event], state: bytes) -> pb.HandUpdate:
@@ -36,7 +36,7 @@ def reference_update(record: HandRecord, events: Sequence[Event], state: bytes) 
         seq=record.seq,
         state=state,
         legal_actions=legal_to_pb(hand.legal_actions()),
-        deck_commitment=deck_commitment(record.hand_id, record.salt, hand.deck),
+        deck_commitment=reference_commitment(record.hand_id, record.salt, hand.deck),
         over=hand.over,
     )
     spectator, seats = build_views(hand, record.player_ids, events)

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from studengine.rules.betting import BettingRound
 from studengine.rules.hand import Hand
-from studengine.rules.types import ActionType, Move, OddChip, Table, Variant
+from studengine.rules.types import ActionType, Move, MoveLog, OddChip, Table, Variant
 
 TABLE = Table(5, 10, 20, 40)
 ROUND = BettingRound(TABLE, False, [0, 0], [False, False], held=True)
@@ -37,7 +37,7 @@ SAMPLES: dict[type, dict[str, Any]] = {
         "deck": list(range(52)), "dealt": 6, "stacks": [8, 19], "committed": [2, 1],
         "cards": [[1, 2, 3], [4, 5, 6]], "community": 9, "folded": [False, True],
         "street": 0, "to_act": 0, "round": ROUND, "over": True, "result": None,
-        "moves": [Move(1, ActionType.FOLD)], "tabled": [0],
+        "moves": MoveLog([Move(1, ActionType.FOLD)]), "tabled": [0],
     },
 }  # fmt: skip
 

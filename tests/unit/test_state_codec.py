@@ -4,6 +4,7 @@ that breaks the engine's invariants."""
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import os
 import random
 from collections.abc import Callable
@@ -312,14 +313,17 @@ OLD_STATE = bytes.fromhex(
 
 
 def test_a_state_from_before_the_option_opens_with_it_off_r_all_in_face_up() -> None:
-    """An old state (no ``all_in_face_up``, no ``tabled``) opens with the option off and
-    nothing tabled, encodes back to the same bytes, and plays on as before: the all-in
-    call tables nothing."""
+    """An old state (no ``all_in_face_up``, no ``tabled``, no deck commitment) opens with
+    the option off and nothing tabled, encodes back to the same bytes but for the
+    commitment it now keeps (SHA-256 of hand_id || salt || deck), and plays on as before:
+    the all-in call tables nothing."""
     record = decode(OLD_STATE)
     hand = record.hand
     assert hand.table == Table(5, 10, 20, 40) and not hand.table.all_in_face_up
     assert hand.tabled == [] and hand.to_act == 1
-    assert encode(record) == OLD_STATE
+    commitment = hashlib.sha256(record.hand_id + record.salt + bytes(hand.deck)).digest()
+    assert record.deck_commitment == commitment
+    assert encode(record) == OLD_STATE + wire.record(b"\x42", commitment)  # field 8
     hand.act(1, ActionType.RAISE, 40)
     hand.act(0, ActionType.CALL)  # all-in: with the option on this would table both
     assert hand.over and hand.tabled == []

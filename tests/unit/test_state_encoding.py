@@ -15,10 +15,10 @@ from collections.abc import Callable, Iterator
 import pytest
 from studengine import compiled
 from studengine.rules.hand import Hand, start_hand
-from studengine.rules.types import ActionType, Move, Variant
+from studengine.rules.types import ActionType, Move, MoveLog, Variant
 from studengine.rules.variants import VARIANTS
 from studengine.state.codec import HandRecord, decode
-from studengine.state.encoding import encode
+from studengine.state.encoding import encode, pack_moves
 from support.state_reference import reference_state
 from support.stud_helpers import table_for
 
@@ -139,6 +139,32 @@ def test_the_bytes_are_the_reference_messages_at_every_step(variant: Variant) ->
     assert not missing, seen
 
 
+@pytest.mark.parametrize("variant", list(Variant))
+def test_a_decoded_hand_played_on_writes_the_reference_bytes(variant: Variant) -> None:
+    """As an Act does: each step decodes the last state, acts, encodes. The packed moves
+    it was decoded with are written back as they came, unread (no Move made for them),
+    then the new one: the bytes are the reference message's, whose log is packed from
+    every move, and the hand is the one played without a state in between."""
+    rng = random.Random(f"i22-log-{variant.name}")
+    for _ in range(40):
+        for plain in every_step(rng, variant):  # the hand played straight through
+            if not plain.moves:
+                record = record_of(rng, plain.copy())
+                continue
+            record = decode(encode(record))
+            last = plain.moves[-1]
+            hand = record.hand
+            if last.timeout:
+                hand.timeout(last.seat)
+            else:
+                hand.act(last.seat, last.type, last.to)
+            data = encode(record)
+            assert hand.moves.stored == pack_moves(list(plain.moves)[:-1])  # still unread
+            assert hand.moves.after == [last]
+            assert data == reference_bytes(record)
+            assert hand == plain and decode(data) == record
+
+
 def _edited(change: Callable[[Hand], None]) -> Hand:
     hand, _ = start_hand(
         Variant.SEVEN_CARD_STUD, table_for(Variant.SEVEN_CARD_STUD), [500] * 8, 3, list(range(52))
@@ -171,7 +197,7 @@ def _all_set(hand: Hand) -> None:
 def _all_empty(hand: Hand) -> None:
     """Empty lists and seats holding no cards: a repeated field is left out when empty,
     but each seat's (empty) bytes are written."""
-    hand.deck, hand.moves, hand.tabled = [], [], []
+    hand.deck, hand.moves, hand.tabled = [], MoveLog(), []
     hand.cards = [[] for _ in hand.cards]
 
 

@@ -148,7 +148,7 @@ class Handlers:
             seq=record.seq,
             view=build_view(hand, record.player_ids, (), viewer),
             legal_actions=legal_to_pb(hand.legal_actions()),
-            deck_commitment=deck_commitment(record.hand_id, record.salt, hand.deck),
+            deck_commitment=deck_commitment(record),
             over=hand.over,
         )
         if hand.to_act is not None:
@@ -166,7 +166,7 @@ class Handlers:
         meta = HandMeta(
             hand_id=record.hand_id.hex(),
             player_ids=record.player_ids,
-            deck_commitment=deck_commitment(record.hand_id, record.salt, hand.deck),
+            deck_commitment=deck_commitment(record),
             salt=record.salt.hex(),
         )
         try:
@@ -189,7 +189,7 @@ class Handlers:
             (
                 updates.head(record.hand_id, record.seq, sealed),
                 views,
-                updates.tail(record.hand, record.hand_id, record.salt),
+                updates.tail(record),
             )
         )
 

@@ -8,16 +8,15 @@ reveal (``conversions.result_bytes`` and ``reveal_bytes``).
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Sequence
 from typing import Final
 
 from stud_api.stud.v1 import stud_engine_pb2 as pb
 
 from studengine.api.conversions import ACTION_TO_PB, result_bytes, reveal_bytes
-from studengine.rules.hand import Hand
 from studengine.rules.types import ACTION_TYPES, LegalAction, action_index
 from studengine.state import wire
+from studengine.state.codec import HandRecord
 from studengine.state.wire import BytesWriter
 
 # the fields' keys (Final: a compiled module reads them natively, not from its dict)
@@ -41,9 +40,11 @@ _LEGAL_TYPE: Final = tuple(
 )
 
 
-def deck_commitment(hand_id: bytes, salt: bytes, deck: list[int]) -> str:
-    """Hex SHA-256 of hand_id || salt || deck bytes (the public commitment to the deal)."""
-    return hashlib.sha256(hand_id + salt + wire.byte_string(deck)).hexdigest()
+def deck_commitment(record: HandRecord) -> str:
+    """The public commitment to the deal as the API shows it, in hex: SHA-256 of
+    hand_id || salt || deck bytes, made once per hand (``codec.commit_deck``) and kept
+    in its state."""
+    return record.deck_commitment.hex()
 
 
 def head(hand_id: bytes, seq: int, sealed: bytes) -> bytes:
@@ -67,19 +68,19 @@ def legal_actions(actions: Sequence[LegalAction]) -> bytes:
     return out.getvalue()
 
 
-def tail(hand: Hand, hand_id: bytes, salt: bytes) -> bytes:
+def tail(record: HandRecord) -> bytes:
     """HandUpdate's fields 6 to 11: the seat to act (when someone acts), the legal actions,
     the deck commitment, ``over`` (when true), and once the hand is over its result and
     the reveal of the salt and deck."""
+    hand = record.hand
     parts = []
     if hand.to_act is not None:
         parts.append(_TO_ACT + wire.varint(hand.to_act))
     parts.append(legal_actions(hand.legal_actions()))
-    commitment = deck_commitment(hand_id, salt, hand.deck)
-    parts.append(wire.record(_DECK_COMMITMENT, commitment.encode("ascii")))
+    parts.append(wire.record(_DECK_COMMITMENT, deck_commitment(record).encode("ascii")))
     if hand.over:
         parts.append(_OVER)
     if hand.result is not None:
         parts.append(wire.record(_RESULT, result_bytes(hand.result)))
-        parts.append(wire.record(_REVEAL, reveal_bytes(salt, hand.deck)))
+        parts.append(wire.record(_REVEAL, reveal_bytes(record.salt, hand.deck)))
     return b"".join(parts)

@@ -30,6 +30,7 @@ from studengine.rules.types import (
     IllegalAction,
     LegalAction,
     Move,
+    MoveLog,
     PotAwarded,
     RakeTaken,
     Refusal,
@@ -70,7 +71,7 @@ class Hand:
     round: BettingRound  # this street's betting round (the last one once the hand is over)
     over: bool
     result: HandResult | None
-    moves: list[Move]  # every action taken, in order (the deal is the deck)
+    moves: MoveLog  # every action taken, in order (the deal is the deck)
     tabled: list[int]  # the seats whose hands were turned face up (R-ALL-IN-FACE-UP)
     spec: VariantSpec = field(init=False, repr=False, compare=False)  # the variant's rules
 
@@ -94,7 +95,7 @@ class Hand:
         round: BettingRound,
         over: bool,
         result: HandResult | None,
-        moves: list[Move],
+        moves: MoveLog,
         tabled: list[int],
     ) -> None:
         self.variant = variant
@@ -154,7 +155,7 @@ class Hand:
             cards=[list(cards) for cards in self.cards],
             folded=list(self.folded),
             round=self.round.copy(),
-            moves=list(self.moves),
+            moves=self.moves.copy(),
             tabled=list(self.tabled),
         )
 
@@ -475,7 +476,7 @@ def start_hand(
         round=BettingRound(table, False, [0] * players, [False] * players, held=False),
         over=False,
         result=None,
-        moves=[],
+        moves=MoveLog(),
         tabled=[],
     )
     events = hand._post_antes()

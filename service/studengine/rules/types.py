@@ -9,6 +9,7 @@ protobuf or crypto.
 from __future__ import annotations
 
 import enum
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, ClassVar, Final, final
 
@@ -175,6 +176,63 @@ class Move(Record):
         self.type: Final = type
         self.to: Final = to
         self.timeout: Final = timeout
+
+
+@final
+class MoveLog:
+    """A hand's action log (``Hand.moves``): every action taken, in order; with the deck,
+    all a history needs. Read like a list of Moves: iterated, indexed, counted, compared
+    (with a list too).
+
+    A hand read back from storage gets the moves it was stored with in their stored form
+    (``of_stored``), read by the function given only when the log is read: a step that
+    only adds a move builds none of them, and the store writes them back as they came
+    (``stored``) before the moves added since (``after``)."""
+
+    def __init__(self, moves: list[Move] | None = None) -> None:
+        self.stored = b""  # the first moves, still in their stored form
+        self.after: list[Move] = [] if moves is None else moves  # the moves after those
+        self._read: Callable[[bytes], list[Move]] | None = None
+
+    @staticmethod
+    def of_stored(stored: bytes, read: Callable[[bytes], list[Move]]) -> MoveLog:
+        """A log of the moves ``stored``, read by ``read`` when they are asked for."""
+        log = MoveLog()
+        log.stored, log._read = stored, read
+        return log
+
+    def append(self, move: Move) -> None:
+        self.after.append(move)
+
+    def moves(self) -> list[Move]:
+        """Every move, in order (the stored ones read now: once)."""
+        if self.stored and self._read is not None:
+            self.after = self._read(self.stored) + self.after
+            self.stored, self._read = b"", None
+        return self.after
+
+    def copy(self) -> MoveLog:
+        """An independent log of the same moves (the stored ones still unread)."""
+        log = MoveLog(list(self.after))
+        log.stored, log._read = self.stored, self._read
+        return log
+
+    def __iter__(self) -> Iterator[Move]:
+        return iter(self.moves())
+
+    def __len__(self) -> int:
+        return len(self.moves())
+
+    def __getitem__(self, index: int) -> Move:
+        return self.moves()[index]
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, MoveLog):
+            return self.moves() == other.moves()
+        return isinstance(other, list) and self.moves() == other
+
+    def __repr__(self) -> str:
+        return f"MoveLog({self.moves()!r})"
 
 
 # ---- events: what happened, in order, for clients to animate ----------------------

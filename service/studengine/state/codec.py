@@ -11,6 +11,7 @@ decoded hand is always safe to play.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
@@ -25,6 +26,7 @@ from studengine.rules.types import (
     HandResult,
     InvalidHand,
     Move,
+    MoveLog,
     OddChip,
     Pot,
     ShownHand,
@@ -64,6 +66,7 @@ from studengine.state.wire import read_varint
 FORMAT_VERSION: Final = 1  # Final: read directly by the compiled build
 HAND_ID_BYTES: Final = 16
 SALT_BYTES: Final = 32
+COMMITMENT_BYTES: Final = 32  # a SHA-256 digest
 MAX_PLAYER_ID: Final = 64
 
 _MAX_TABLES = 256  # bound on the caches of distinct tables
@@ -81,9 +84,16 @@ ACTION_KINDS: Final = ACTION_TYPES  # a kind's code is its place (``action_index
 _SIZED: Final = tuple(kind not in (ActionType.FOLD, ActionType.CHECK) for kind in ACTION_KINDS)
 
 
+def commit_deck(hand_id: bytes, salt: bytes, deck: Sequence[int]) -> bytes:
+    """The public commitment to the deal: SHA-256 of hand_id || salt || the deck's bytes."""
+    return hashlib.sha256(hand_id + salt + bytes(deck)).digest()
+
+
 @dataclass
 class HandRecord:
-    """A hand's full state: the engine's Hand plus what the service keeps beside it."""
+    """A hand's full state: the engine's Hand plus what the service keeps beside it, the
+    deck commitment among it (``commit_deck``: made once, when not given; the deck never
+    changes within a hand, R-DECK)."""
 
     hand_id: bytes
     seq: int
@@ -91,6 +101,7 @@ class HandRecord:
     salt: bytes
     player_ids: list[str]
     hand: Hand
+    deck_commitment: bytes
 
     # Written out, not generated: the compiled build runs a class's own __init__ natively,
     # a dataclass-generated one in the interpreter (every decode makes a record).
@@ -102,6 +113,7 @@ class HandRecord:
         salt: bytes,
         player_ids: list[str],
         hand: Hand,
+        deck_commitment: bytes | None = None,
     ) -> None:
         self.hand_id = hand_id
         self.seq = seq
@@ -109,36 +121,64 @@ class HandRecord:
         self.salt = salt
         self.player_ids = player_ids
         self.hand = hand
+        if deck_commitment is None:
+            deck_commitment = commit_deck(hand_id, salt, hand.deck)
+        self.deck_commitment = deck_commitment
+
+
+def _packed_move(raw: bytes, at: int, players: int, index: int) -> tuple[int, int, int]:
+    """The packed action at ``raw[at]`` (the log's ``index``-th): its head byte, its
+    round total (-1 for an unsized kind) and where the next starts; StateInvalid when it
+    is malformed."""
+    head = raw[at]
+    at += 1
+    seat, code = head >> 4, head >> 1 & 7
+    if seat >= players:
+        raise StateInvalid(f"moves[{index}]: seat {seat} is not a seat (0 to {players - 1})")
+    if code >= len(ACTION_KINDS):
+        raise StateInvalid(f"moves[{index}]: unknown action kind {code}")
+    if not _SIZED[code]:
+        return head, -1, at
+    if at < len(raw) and raw[at] < 0x80:  # a one-byte total: no call for it
+        return head, raw[at], at + 1
+    try:
+        to, at = read_varint(raw, at)
+    except ValueError:
+        raise StateInvalid(f"moves[{index}]: a truncated amount") from None
+    return head, to, at
+
+
+def check_moves(raw: bytes, players: int) -> None:
+    """StateInvalid naming the first malformed action of a packed log, as ``unpack_moves``
+    would, without making its Moves."""
+    at, index = 0, 0
+    while at < len(raw):
+        at = _packed_move(raw, at, players, index)[2]
+        index += 1
 
 
 def unpack_moves(raw: bytes, players: int) -> list[Move]:
     """``pack_moves`` undone; StateInvalid names the first malformed action."""
     moves: list[Move] = []  # moves.append: a native append when compiled (a bound one is not)
-    kinds, sized = ACTION_KINDS, _SIZED
-    at, end = 0, len(raw)
-    while at < end:
-        head = raw[at]
-        at += 1
-        seat, code = head >> 4, head >> 1 & 7
-        if seat >= players:
-            raise StateInvalid(
-                f"moves[{len(moves)}]: seat {seat} is not a seat (0 to {players - 1})"
-            )
-        if code >= len(kinds):
-            raise StateInvalid(f"moves[{len(moves)}]: unknown action kind {code}")
-        if not sized[code]:
-            moves.append(Move(seat, kinds[code], None, bool(head & 1)))
-            continue
-        if at < end and raw[at] < 0x80:  # a one-byte total: no call for it
-            to = raw[at]
-            at += 1
-        else:
-            try:
-                to, at = read_varint(raw, at)
-            except ValueError:
-                raise StateInvalid(f"moves[{len(moves)}]: a truncated amount") from None
-        moves.append(Move(seat, kinds[code], to, bool(head & 1)))
+    at = 0
+    while at < len(raw):
+        head, to, at = _packed_move(raw, at, players, len(moves))
+        kind = ACTION_KINDS[head >> 1 & 7]
+        moves.append(Move(head >> 4, kind, None if to < 0 else to, bool(head & 1)))
     return moves
+
+
+def _read_checked_moves(raw: bytes) -> list[Move]:
+    """A decoded hand's packed log, read when its moves are asked for (``check_moves``
+    checked it when the state was decoded: any seat of the head's four bits passes)."""
+    return unpack_moves(raw, 16)
+
+
+def move_log(raw: bytes, players: int) -> MoveLog:
+    """A state's action log, checked now and read only when its moves are asked for: an
+    Act adds one move to it and writes the packed ones back as they came."""
+    check_moves(raw, players)
+    return MoveLog.of_stored(raw, _read_checked_moves)
 
 
 # ---- decoding ----------------------------------------------------------------------
@@ -315,7 +355,7 @@ def decode_hand(msg: HandFields) -> Hand:
         ),
         over=over,
         result=result,
-        moves=unpack_moves(msg.moves, players),
+        moves=move_log(msg.moves, players),
         tabled=tabled,
     )
 
@@ -357,4 +397,18 @@ def decode_state(msg: StateFields) -> HandRecord:
         salt=salt,
         player_ids=player_ids,
         hand=hand,
+        deck_commitment=_deck_commitment(msg.deck_commitment),
     )
+
+
+def _deck_commitment(kept: bytes) -> bytes | None:
+    """The state's deck commitment, or None (the record computes it) in a state made
+    before it was kept. Only its length is checked: the state is authenticated, so a
+    commitment of the right length is the one its server made at StartHand (checking it
+    again would cost what keeping it saves); one of another length is a broken state,
+    refused rather than shown as a commitment."""
+    if not kept:
+        return None
+    if len(kept) != COMMITMENT_BYTES:
+        raise StateInvalid(f"deck commitment of {len(kept)} bytes")
+    return kept

@@ -4,11 +4,12 @@ reverse of ``codec.decode``: every field of ``studengine.rules.hand.Hand`` writt
 The bytes are assembled in field-number order from the wire format's pieces
 (``state.wire``), as protobuf's ``SerializeToString(deterministic=True)`` writes the
 message of the same fields (the tests hold them to it): no message is built on the way,
-but for the variant and table (cached) and a hand's result (only at its end). The action
-log is packed (``pack_moves``; ``codec.unpack_moves`` reads it back)."""
+but for the variant and table (cached). The action log is packed (``pack_moves``;
+``codec.unpack_moves`` reads it back)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Final
 
 from studengine.rules.hand import Hand
@@ -20,7 +21,7 @@ from studengine.state.codec import (
     VARIANT_CODES,
     HandRecord,
 )
-from studengine.state.messages import field_values, table_to_message
+from studengine.state.messages import table_to_message
 from studengine.state.wire import (
     LENGTH_DELIMITED,
     VARINT,
@@ -53,6 +54,8 @@ def encode(state: HandRecord) -> bytes:
     for player_id in state.player_ids:
         append_record(out, _PLAYER_ID, player_id.encode())
     append_record(out, _HAND, _hand_fields(state.hand))
+    if state.deck_commitment:
+        append_record(out, _DECK_COMMITMENT, state.deck_commitment)
     return out.getvalue()
 
 
@@ -94,9 +97,11 @@ def _hand_fields(hand: Hand) -> bytes:
     _scalar(out, _OVER, hand.over)
     if hand.result is not None:
         append_record(out, _RESULT, _result(hand.result))
-    if hand.moves:
+    moves = hand.moves  # the packed moves it was decoded with as they came, then the others
+    if moves.stored or moves.after:
         start = open_record(out, _MOVES)
-        _append_moves(out, hand.moves)
+        out.write(moves.stored)
+        _append_moves(out, moves.after)
         close_record(out, start)
     append_packed(out, _TABLED, hand.tabled)
     return out.getvalue()
@@ -138,28 +143,51 @@ def _flags(out: BytesWriter, key: int, flags: list[bool]) -> None:
 
 
 def _result(r: HandResult) -> bytes:
-    """The hand's result (it has one only at its end), serialized by its message."""
-    msg = state_pb2.EngineResult()
-    _fill_result(msg, r)
-    return msg.SerializeToString(deterministic=True)
-
-
-def _fill_result(msg: state_pb2.EngineResult, r: HandResult) -> None:
-    for p in r.pots:
-        msg.pots.add(**field_values(p))
-    msg.stacks.extend(r.stacks)
-    for s in r.shown:
-        msg.shown.add(**field_values(s, bytes))
+    """EngineResult's fields (a hand has one only at its end), as ``_hand_fields`` writes
+    EngineHand's: each pot, the final stacks, each shown hand, each uncalled bet, the rake."""
+    out = BytesWriter()
+    for pot in r.pots:
+        start = open_record(out, _POT)
+        _scalar(out, _POT_AMOUNT, pot.amount)
+        append_packed(out, _POT_ELIGIBLE, list(pot.eligible))
+        append_packed(out, _POT_WINNERS, list(pot.winners))
+        append_packed(out, _POT_SHARES, list(pot.shares))
+        append_packed(out, _POT_LOW_WINNERS, list(pot.low_winners))
+        append_packed(out, _POT_LOW_SHARES, list(pot.low_shares))
+        _scalar(out, _POT_RAKE, pot.rake)
+        close_record(out, start)
+    append_packed(out, _RESULT_STACKS, list(r.stacks))
+    for shown in r.shown:
+        start = open_record(out, _SHOWN)
+        _scalar(out, _SHOWN_SEAT, shown.seat)
+        _bytes(out, _SHOWN_CARDS, list(shown.cards))
+        _bytes(out, _SHOWN_BEST_FIVE, list(shown.best_five))
+        _scalar(out, _SHOWN_RANK, shown.rank)
+        _text(out, _SHOWN_DESCRIPTION, shown.description)
+        _scalar(out, _SHOWN_LOW, shown.low)
+        _bytes(out, _SHOWN_LOW_BEST_FIVE, list(shown.low_best_five))
+        _text(out, _SHOWN_LOW_DESCRIPTION, shown.low_description)
+        close_record(out, start)
     for seat, amount in r.uncalled:
-        msg.uncalled.add(seat=seat, amount=amount)
-    msg.rake = r.rake
+        start = open_record(out, _UNCALLED)
+        _scalar(out, _UNCALLED_SEAT, seat)
+        _scalar(out, _UNCALLED_AMOUNT, amount)
+        close_record(out, start)
+    _scalar(out, _RESULT_RAKE, r.rake)
+    return out.getvalue()
 
 
-def pack_moves(moves: list[Move]) -> bytes:
+def _text(out: BytesWriter, key: int, text: str) -> None:
+    """A string field: written unless empty."""
+    if text:
+        append_record(out, key, text.encode())
+
+
+def pack_moves(moves: Iterable[Move]) -> bytes:
     """The action log, compact: per action one byte (seat << 4 | kind << 1 | timeout),
     then the round total as a varint for a sized action (not FOLD or CHECK)."""
     out = BytesWriter()
-    _append_moves(out, moves)
+    _append_moves(out, list(moves))
     return out.getvalue()
 
 
@@ -195,6 +223,7 @@ _TEST_DECK: Final = varint_key(_STATE["test_deck"]) + b"\x01"
 _SALT: Final = tag(_STATE["salt"], LENGTH_DELIMITED)
 _PLAYER_ID: Final = tag(_STATE["player_ids"], LENGTH_DELIMITED)
 _HAND: Final = tag(_STATE["hand"], LENGTH_DELIMITED)
+_DECK_COMMITMENT: Final = tag(_STATE["deck_commitment"], LENGTH_DELIMITED)
 
 _FIELD = state_pb2.EngineHand.DESCRIPTOR.fields_by_name
 _BUTTON: Final = tag(_FIELD["button"], VARINT)
@@ -225,3 +254,30 @@ _OVER: Final = tag(_FIELD["over"], VARINT)
 _RESULT: Final = tag(_FIELD["result"], LENGTH_DELIMITED)
 _MOVES: Final = tag(_FIELD["moves"], LENGTH_DELIMITED)
 _TABLED: Final = tag(_FIELD["tabled"], LENGTH_DELIMITED)
+
+_RESULT_FIELD = state_pb2.EngineResult.DESCRIPTOR.fields_by_name
+_POT: Final = tag(_RESULT_FIELD["pots"], LENGTH_DELIMITED)
+_RESULT_STACKS: Final = tag(_RESULT_FIELD["stacks"], LENGTH_DELIMITED)
+_SHOWN: Final = tag(_RESULT_FIELD["shown"], LENGTH_DELIMITED)
+_UNCALLED: Final = tag(_RESULT_FIELD["uncalled"], LENGTH_DELIMITED)
+_RESULT_RAKE: Final = tag(_RESULT_FIELD["rake"], VARINT)
+_POT_FIELD = state_pb2.EnginePot.DESCRIPTOR.fields_by_name
+_POT_AMOUNT: Final = tag(_POT_FIELD["amount"], VARINT)
+_POT_ELIGIBLE: Final = tag(_POT_FIELD["eligible"], LENGTH_DELIMITED)
+_POT_WINNERS: Final = tag(_POT_FIELD["winners"], LENGTH_DELIMITED)
+_POT_SHARES: Final = tag(_POT_FIELD["shares"], LENGTH_DELIMITED)
+_POT_LOW_WINNERS: Final = tag(_POT_FIELD["low_winners"], LENGTH_DELIMITED)
+_POT_LOW_SHARES: Final = tag(_POT_FIELD["low_shares"], LENGTH_DELIMITED)
+_POT_RAKE: Final = tag(_POT_FIELD["rake"], VARINT)
+_SHOWN_FIELD = state_pb2.EngineShownHand.DESCRIPTOR.fields_by_name
+_SHOWN_SEAT: Final = tag(_SHOWN_FIELD["seat"], VARINT)
+_SHOWN_CARDS: Final = tag(_SHOWN_FIELD["cards"], LENGTH_DELIMITED)
+_SHOWN_BEST_FIVE: Final = tag(_SHOWN_FIELD["best_five"], LENGTH_DELIMITED)
+_SHOWN_RANK: Final = tag(_SHOWN_FIELD["rank"], VARINT)
+_SHOWN_DESCRIPTION: Final = tag(_SHOWN_FIELD["description"], LENGTH_DELIMITED)
+_SHOWN_LOW: Final = tag(_SHOWN_FIELD["low"], VARINT)
+_SHOWN_LOW_BEST_FIVE: Final = tag(_SHOWN_FIELD["low_best_five"], LENGTH_DELIMITED)
+_SHOWN_LOW_DESCRIPTION: Final = tag(_SHOWN_FIELD["low_description"], LENGTH_DELIMITED)
+_UNCALLED_FIELD = state_pb2.EngineUncalled.DESCRIPTOR.fields_by_name
+_UNCALLED_SEAT: Final = tag(_UNCALLED_FIELD["seat"], VARINT)
+_UNCALLED_AMOUNT: Final = tag(_UNCALLED_FIELD["amount"], VARINT)

@@ -34,6 +34,7 @@ def parse_state(data: bytes) -> StateFields:
     state.test_deck, state.salt = msg.test_deck, msg.salt
     state.player_ids = msg.player_ids[:]
     state.hand = _hand_of(msg.hand) if msg.HasField("hand") else None
+    state.deck_commitment = msg.deck_commitment
     return state
 
 

@@ -223,6 +223,7 @@ class StateFields:
         self.salt = b""
         self.player_ids: list[str] = []
         self.hand: HandFields | None = None
+        self.deck_commitment = b""
 
 
 class HandFields:
@@ -351,6 +352,8 @@ def read_state(data: bytes) -> StateFields:
             if state.hand is None:
                 state.hand = HandFields()
             read_hand(c.message(), state.hand)
+        elif number == 8 and wire == LEN:
+            state.deck_commitment = c.chunk()
         else:
             c.skip(number, wire)
     return state
