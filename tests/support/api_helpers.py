@@ -19,6 +19,7 @@ from grpc_status import rpc_status
 from stud_api.stud.v1 import stud_engine_pb2 as pb
 from studengine.api.errors import ApiError
 from studengine.cards import format_card
+from studengine.state import wire
 from studengine.state.sealing import KeyRing
 
 if TYPE_CHECKING:
@@ -98,10 +99,7 @@ _KINDS: dict[FieldDescriptor, int] = {}
 def _kind(field: FieldDescriptor) -> int:
     kind = _KINDS.get(field)
     if kind is None:
-        if hasattr(field, "is_repeated"):  # protobuf >= 6
-            many = bool(field.is_repeated)
-        else:
-            many = field.label == field.LABEL_REPEATED
+        many = wire.is_repeated(field)
         if field.message_type is not None:
             kind = _MESSAGES if many else _MESSAGE
         elif field.type == FieldDescriptor.TYPE_STRING:

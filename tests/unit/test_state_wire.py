@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 import pytest
 from google.protobuf import wrappers_pb2
+from google.protobuf.descriptor import FieldDescriptor
 from stud_api.stud.v1 import stud_engine_pb2 as pb
 from studengine import compiled
 from studengine.state import bytewriter, wire
@@ -238,3 +239,16 @@ def test_field_key_is_protobufs_key() -> None:
     ]:
         first = message(**{name: value}).SerializeToString()[0]
         assert wire.field_key(message, name) == first, name
+
+
+def test_is_repeated_on_either_protobuf_descriptor() -> None:
+    """``is_repeated`` from protobuf 6 on; ``label`` alone on 4.25 (the declared floor)."""
+    fields = pb.PotAwarded.DESCRIPTOR.fields_by_name
+    assert wire.is_repeated(fields["winners"]) and not wire.is_repeated(fields["amount"])
+
+    class OldDescriptor:  # a 4.25 descriptor: no is_repeated
+        def __init__(self, label: int) -> None:
+            self.label = label
+
+    assert wire.is_repeated(OldDescriptor(FieldDescriptor.LABEL_REPEATED))
+    assert not wire.is_repeated(OldDescriptor(FieldDescriptor.LABEL_OPTIONAL))

@@ -78,8 +78,17 @@ def field_key(message: Any, name: str) -> int:
     length-delimited for a string, bytes, a message or a repeated field (integers packed,
     as proto3 writes them), else an integer's, enum's or bool's."""
     field = message.DESCRIPTOR.fields_by_name[name]
-    delimited = field.is_repeated or field.type in _LENGTH_DELIMITED_TYPES
+    delimited = is_repeated(field) or field.type in _LENGTH_DELIMITED_TYPES
     return tag(field, LENGTH_DELIMITED if delimited else VARINT)
+
+
+def is_repeated(field: Any) -> bool:
+    """Whether a field descriptor's field is repeated, on every protobuf the package
+    declares: ``is_repeated`` from protobuf 6 (which later drops ``label``), ``label``
+    before it (4.25, the floor)."""
+    if hasattr(field, "is_repeated"):
+        return bool(field.is_repeated)
+    return bool(field.label == FieldDescriptor.LABEL_REPEATED)
 
 
 _LENGTH_DELIMITED_TYPES: Final = (
