@@ -41,7 +41,10 @@ def test_replicas_racing_clocks_and_clicks_apply_each_move_once(
         stop = time.monotonic() + RUN_SECONDS
         threads = [
             threading.Thread(
-                target=clicks.play, args=(token, random.Random(n), lambda: time.monotonic() > stop)
+                target=clicks.play,
+                # some thoughts outlast the clock and the bank (0.9 s): the clock races the
+                # clicks on every run, however quick the engine is
+                args=(token, random.Random(n), lambda: time.monotonic() > stop, (0.3, 1.3)),
             )
             for n, token in enumerate(players)
         ]

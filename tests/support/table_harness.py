@@ -254,9 +254,11 @@ class DoubleClicks:
         self.answers: list[tuple[str, int, str, int, int]] = []
         self.lock = threading.Lock()
 
-    def play(self, token: str, rng: Any, stop: Any) -> None:
-        """A random legal move at a time until ``stop()``, after 0.3 to 0.8 s of thought.
-        A replica that does not answer (restarting) gets status 0."""
+    def play(
+        self, token: str, rng: Any, stop: Any, think: tuple[float, float] = (0.3, 0.8)
+    ) -> None:
+        """A random legal move at a time until ``stop()``, after ``think`` (from, to) seconds
+        of thought. A replica that does not answer (restarting) gets status 0."""
         while not stop():
             try:
                 status, page = call(rng.choice(self.bases), "GET",
@@ -274,7 +276,7 @@ class DoubleClicks:
             }
             if "to" in move:
                 body["to"] = move["to"]
-            time.sleep(rng.uniform(0.3, 0.8))
+            time.sleep(rng.uniform(*think))
             results: list[tuple[int, int]] = []
 
             def send(index: int, body: dict[str, Any] = body, into: list[Any] = results) -> None:
