@@ -49,8 +49,6 @@ from studengine.rules.visibility import (
     tabled_after,
 )
 from studengine.state.wire import (
-    LENGTH_DELIMITED,
-    VARINT,
     BytesWriter,
     GameFields,
     append_int_field,
@@ -62,7 +60,6 @@ from studengine.state.wire import (
     field_key,
     int_field,
     open_record,
-    tag,
     varint,
     varint_key,
 )
@@ -461,22 +458,21 @@ def _optional(out: BytesWriter, key: int, value: int | None) -> None:
         append_varint(out, value)
 
 
-_VIEW = pb.View.DESCRIPTOR.fields_by_name
 _SEAT = pb.SeatInfo.DESCRIPTOR.fields_by_name
-# the keys of the fields written into a BytesWriter (``wire.tag``)
-_BUTTON: Final = tag(_VIEW["button"], VARINT)
-_STREET: Final = tag(_VIEW["street"], VARINT)
-_STREET_NAME: Final = tag(_VIEW["street_name"], LENGTH_DELIMITED)
-_POT: Final = tag(_VIEW["pot"], VARINT)
-_SEATS_KEY: Final = tag(_VIEW["seats"], LENGTH_DELIMITED)
-_TO_ACT: Final = tag(_VIEW["to_act"], VARINT)
-_EVENTS_KEY: Final = tag(_VIEW["events"], LENGTH_DELIMITED)
-_PLAYER_ID: Final = tag(_SEAT["player_id"], LENGTH_DELIMITED)
-_STACK: Final = tag(_SEAT["stack"], VARINT)
-_COMMITTED: Final = tag(_SEAT["committed"], VARINT)
-_ROUND_BET: Final = tag(_SEAT["round_bet"], VARINT)
-_SPECTATOR_KEY: Final = tag(pb.HandUpdate.DESCRIPTOR.fields_by_name["spectator"], LENGTH_DELIMITED)
-_SEAT_VIEWS_KEY: Final = tag(pb.HandUpdate.DESCRIPTOR.fields_by_name["seats"], LENGTH_DELIMITED)
+# the keys of the fields written into a BytesWriter (``wire.field_key``)
+_BUTTON: Final = field_key(pb.View, "button")
+_STREET: Final = field_key(pb.View, "street")
+_STREET_NAME: Final = field_key(pb.View, "street_name")
+_POT: Final = field_key(pb.View, "pot")
+_SEATS_KEY: Final = field_key(pb.View, "seats")
+_TO_ACT: Final = field_key(pb.View, "to_act")
+_EVENTS_KEY: Final = field_key(pb.View, "events")
+_PLAYER_ID: Final = field_key(pb.SeatInfo, "player_id")
+_STACK: Final = field_key(pb.SeatInfo, "stack")
+_COMMITTED: Final = field_key(pb.SeatInfo, "committed")
+_ROUND_BET: Final = field_key(pb.SeatInfo, "round_bet")
+_SPECTATOR_KEY: Final = field_key(pb.HandUpdate, "spectator")
+_SEAT_VIEWS_KEY: Final = field_key(pb.HandUpdate, "seats")
 # whole fields: each seat number, each count of down cards, the flags set (true)
 _MOST_SEATS: Final = max(spec.max_players for spec in VARIANTS.values())
 _MOST_CARDS: Final = max(len(spec.face_up) for spec in VARIANTS.values())

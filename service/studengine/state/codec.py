@@ -61,7 +61,7 @@ from studengine.state.reader import (
     TableFields,
     read_state,
 )
-from studengine.state.wire import read_varint
+from studengine.state.wire import byte_string, read_varint
 
 FORMAT_VERSION: Final = 1  # Final: read directly by the compiled build
 HAND_ID_BYTES: Final = 16
@@ -84,9 +84,9 @@ ACTION_KINDS: Final = ACTION_TYPES  # a kind's code is its place (``action_index
 _SIZED: Final = tuple(kind not in (ActionType.FOLD, ActionType.CHECK) for kind in ACTION_KINDS)
 
 
-def commit_deck(hand_id: bytes, salt: bytes, deck: Sequence[int]) -> bytes:
+def commit_deck(hand_id: bytes, salt: bytes, deck: list[int]) -> bytes:
     """The public commitment to the deal: SHA-256 of hand_id || salt || the deck's bytes."""
-    return hashlib.sha256(hand_id + salt + bytes(deck)).digest()
+    return hashlib.sha256(hand_id + salt + byte_string(deck)).digest()
 
 
 @dataclass
