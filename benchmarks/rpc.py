@@ -6,10 +6,13 @@ its own process with its JSON logs going to a file. It replays a fixed mix of re
 requests (recorded from random hands) at a fixed concurrency for a fixed count, then the
 echo with request/response sizes equal to the median Act request/response; and prints calls
 per second, p50/p99 latency, the server process's CPU time per call (from
-/proc/<pid>/stat) and the ratios, also round by round (each Act round beside the echo's
-taken right after it). The servers share one core and the client keeps the other(s)
-(``--no-pin``: any core). The echo also runs without the interceptor, and on the
-sync gRPC server, to show what the interceptor costs and what grpc.aio costs.
+/proc/<pid>/stat) and the ratios: the headline round by round (the median over the
+rounds of each Act round over the echo's taken right after it), then the best and the
+median rounds'. The servers share one core and the client keeps the other(s)
+(``--no-pin``: any core); the time the host gave other guests on that core during the
+rounds (steal) is printed, with a warning when it is large enough to skew the figures.
+The echo also runs without the interceptor, and on the sync gRPC server, to show what
+the interceptor costs and what grpc.aio costs.
 Then the same Act mix over the HTTP port (Connect, binary) on each candidate ASGI server
 (``benchmarks/rpc_connect.py``). Finally it prints the sealed state's size for 2 and 8
 players in both games. ``--handler``: the in-process cost of the Act handler alone,
@@ -28,29 +31,26 @@ import asyncio
 import os
 import random
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Callable, Sequence
 from concurrent import futures
-from dataclasses import dataclass
-from functools import partial
 from pathlib import Path
 from typing import Any
 
 import grpc
 from google.protobuf.wrappers_pb2 import BytesValue
 from stud_api.stud.v1 import stud_engine_pb2 as pb
-from studclients.devserver import serving_port
 from studengine.server.config import ServerConfig
 
 from benchmarks import rpc_connect, rpc_handler, rpc_instructions, rpc_interceptor
+from benchmarks.rpc_load import CoreSteal, ServerProcess, Summary, measure
 
 ECHO_METHOD = "/bench.v1.EchoService/Echo"
 ACT_METHOD = "/stud.v1.StudEngineService/Act"
 START_METHOD = "/stud.v1.StudEngineService/StartHand"
-CLK_TCK = os.sysconf("SC_CLK_TCK")
+#: above this share of the servers' core taken by other guests, a run is to be taken again
+STEAL_WARNING = 0.05
 
 
 # ---- the echo server process ------------------------------------------------------------
@@ -120,143 +120,6 @@ def serve_echo(kind: str, response_bytes: int, config: ServerConfig) -> None:
     server.start()
     print(f"PORT {port}", flush=True)
     server.wait_for_termination()
-
-
-# ---- processes under test ---------------------------------------------------------------
-
-
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU time of a process (all its threads), from /proc/<pid>/stat."""
-    with open(f"/proc/{pid}/stat") as stat:
-        fields = stat.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / CLK_TCK
-
-
-class ServerProcess:
-    """A server subprocess writing its output (JSON logs) to a file; ``port`` once it serves.
-
-    A file rather than a pipe: a pipe the benchmark's own busy process must drain would
-    stall the server's log writes and skew its CPU figures."""
-
-    def __init__(
-        self,
-        cmd: Sequence[str],
-        env: dict[str, str],
-        log_dir: Path,
-        name: str,
-        cpus: frozenset[int] | None = None,
-    ) -> None:
-        """``cpus``: the cores the server (every thread it starts) may run on; None: any."""
-        self.log_path = log_dir / f"{name}.log"
-        pin = None if cpus is None else partial(os.sched_setaffinity, 0, cpus)
-        with self.log_path.open("w") as log:
-            self.proc = subprocess.Popen(
-                cmd,
-                stdin=subprocess.DEVNULL,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                env=env,
-                preexec_fn=pin,
-            )
-        self.port = 0
-
-    def wait_ready(self, timeout: float = 60.0) -> None:
-        """Until the server says its port (``PORT n``, or stud-server's ``serving`` line)."""
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline and self.proc.poll() is None:
-            for line in self.log_path.read_text().splitlines():
-                if line.startswith("PORT "):
-                    self.port = int(line.split()[1])
-                    return
-                port = serving_port(line)
-                if port:
-                    self.port = port
-                    return
-            time.sleep(0.05)
-        raise RuntimeError(f"{self.log_path.name}: no port:\n{self.log_path.read_text()}")
-
-    @property
-    def cpu(self) -> float:
-        return cpu_seconds(self.proc.pid)
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-        try:
-            self.proc.wait(30)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-
-
-# ---- the load -----------------------------------------------------------------------------
-
-
-@dataclass
-class Result:
-    name: str
-    calls: int
-    seconds: float
-    cpu: float
-    latencies: list[float]
-
-    @property
-    def rate(self) -> float:
-        return self.calls / self.seconds
-
-    @property
-    def cpu_per_call_us(self) -> float:
-        return self.cpu / self.calls * 1e6
-
-    def percentile(self, q: float) -> float:
-        ordered = sorted(self.latencies)
-        return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000
-
-
-async def _drive(
-    target: str, method: str, requests: Sequence[bytes], count: int, concurrency: int
-) -> list[float]:
-    """Send ``count`` calls (cycling through ``requests``) with ``concurrency`` in flight."""
-    async with grpc.aio.insecure_channel(target) as channel:
-        # raw bytes in and out: no client-side parsing
-        call = channel.unary_unary(method, request_serializer=None, response_deserializer=None)
-        latencies: list[float] = []
-        next_index = 0
-
-        async def worker() -> None:
-            nonlocal next_index
-            while next_index < count:
-                request = requests[next_index % len(requests)]
-                next_index += 1
-                t0 = time.perf_counter()
-                await call(request, timeout=60)
-                latencies.append(time.perf_counter() - t0)
-
-        await asyncio.gather(*(worker() for _ in range(concurrency)))
-        return latencies
-
-
-def measure(
-    name: str,
-    server: ServerProcess,
-    method: str,
-    requests: Sequence[bytes],
-    count: int,
-    concurrency: int,
-    warmup: int,
-) -> Result:
-    target = f"127.0.0.1:{server.port}"
-
-    def drive(n: int) -> list[float]:
-        if method == "connect":  # Act over the HTTP port (Connect, binary)
-            return rpc_connect.drive(server.port, requests, n, concurrency)
-        return asyncio.run(_drive(target, method, requests, n, concurrency))
-
-    drive(warmup)
-    cpu0, t0 = server.cpu, time.perf_counter()
-    latencies = drive(count)
-    seconds, cpu = time.perf_counter() - t0, server.cpu - cpu0
-    return Result(name, count, seconds, cpu, latencies)
 
 
 # ---- a realistic mix of Act requests -------------------------------------------------------
@@ -357,43 +220,6 @@ def bytes_value_of_size(size: int) -> bytes:
     return BytesValue(value=b"\x5a" * payload).SerializeToString()
 
 
-@dataclass
-class Summary:
-    """One server's rounds: the machine is shared, so noise only ever adds CPU time and
-    the best round is the fairest figure; the median shows the spread."""
-
-    name: str
-    rounds: list[Result]
-
-    @property
-    def best_cpu_us(self) -> float:
-        return min(r.cpu_per_call_us for r in self.rounds)
-
-    @property
-    def median_cpu_us(self) -> float:
-        return statistics.median(r.cpu_per_call_us for r in self.rounds)
-
-    @property
-    def best_rate(self) -> float:
-        return max(r.rate for r in self.rounds)
-
-    def paired_ratios(self, other: Summary) -> list[float]:
-        """CPU per call of each round over ``other``'s same round (taken right after it,
-        so that a drift in the machine's load hits both alike)."""
-        pairs = zip(self.rounds, other.rounds, strict=True)
-        return [mine.cpu_per_call_us / theirs.cpu_per_call_us for mine, theirs in pairs]
-
-    def percentile(self, q: float) -> float:
-        pooled = Result(self.name, 0, 0.0, 0.0, [x for r in self.rounds for x in r.latencies])
-        return pooled.percentile(q)
-
-    def row(self) -> str:
-        return (
-            f"{self.name:<32}{self.best_rate:>9.0f}{self.percentile(0.5):>8.2f}"
-            f"{self.percentile(0.99):>8.2f}{self.best_cpu_us:>10.0f}{self.median_cpu_us:>10.0f}"
-        )
-
-
 ECHO_KINDS = (
     ("aio", "echo, same server settings"),
     ("aio-bare", "echo, no interceptor"),
@@ -467,9 +293,12 @@ def run(options: argparse.Namespace) -> None:
                 for kind, server in zip(connect_kinds, servers[4:], strict=True)
             ]
             summaries = [Summary(name, []) for name, *_ in plan]
+            steal = CoreSteal(server_cpus)
+            steal.start()
             for _ in range(options.rounds):  # interleaved, so drifts in load hit all alike
                 for summary, (name, server, method, bodies) in zip(summaries, plan, strict=True):
                     summary.rounds.append(measure(name, server, method, bodies, *load))
+            stolen = steal.share()
         finally:
             for server in servers:
                 server.stop()
@@ -492,17 +321,25 @@ def run(options: argparse.Namespace) -> None:
     )
     for summary in summaries:
         print(summary.row())
+    paired = act.paired_ratios(echo_same)
     print(
-        f"Act / echo (same settings): server CPU per call "
+        f"Act / echo (same settings), server CPU per call: {statistics.median(paired):.2f}x "
+        f"round by round (the median of {len(paired)} Act rounds each over the echo's round "
+        f"taken right after it: {min(paired):.2f}x to {max(paired):.2f}x; aim <= 1.4x); "
         f"{act.best_cpu_us / echo_same.best_cpu_us:.2f}x best, "
-        f"{act.median_cpu_us / echo_same.median_cpu_us:.2f}x median (aim <= 1.4x); "
+        f"{act.median_cpu_us / echo_same.median_cpu_us:.2f}x median; "
         f"calls/s {act.best_rate / echo_same.best_rate:.2f}x; "
         f"p50 latency {act.percentile(0.5) / echo_same.percentile(0.5):.2f}x"
     )
-    paired = act.paired_ratios(echo_same)
+    cores = "the servers' core" if server_cpus else "the cores"
     print(
-        f"Act / echo, round by round (each Act round next to the echo's): "
-        f"{statistics.median(paired):.2f}x median, {min(paired):.2f}x to {max(paired):.2f}x"
+        f"steal (time the host gave other guests) on {cores} during the rounds: "
+        f"{stolen:.1%}"
+        + (
+            f" (over {STEAL_WARNING:.0%}: CPU per call is inflated; run again)"
+            if stolen > STEAL_WARNING
+            else ""
+        )
     )
     print(
         f"interceptor (metrics + JSON log line): "
@@ -522,8 +359,8 @@ def run(options: argparse.Namespace) -> None:
 
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--calls", type=int, default=7500, help="timed calls per server")
-    parser.add_argument("--rounds", type=int, default=5, help="interleaved rounds per server")
+    parser.add_argument("--calls", type=int, default=10500, help="timed calls per server")
+    parser.add_argument("--rounds", type=int, default=7, help="interleaved rounds per server")
     parser.add_argument(
         "--no-pin",
         dest="pin",

@@ -56,7 +56,7 @@ def per_call(
 ) -> float:
     """The instructions per call of the server ``server_cmd`` under callgrind, answering
     ``CALLS`` calls to ``method`` (cycling through ``requests``) after ``WARMUP``."""
-    from benchmarks.rpc import ServerProcess, _drive
+    from benchmarks.rpc_load import ServerProcess, send_calls
 
     out = tmp / f"callgrind.{name}"
     cmd = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}.%p", *server_cmd]
@@ -64,10 +64,10 @@ def per_call(
     try:
         server.wait_ready(600)
         target = f"127.0.0.1:{server.port}"
-        asyncio.run(_drive(target, method, requests, WARMUP, 8))
+        asyncio.run(send_calls(target, method, requests, WARMUP, 8))
         pid = str(server.proc.pid)
         subprocess.run(["callgrind_control", "-z", pid], check=True, capture_output=True)
-        asyncio.run(_drive(target, method, requests, CALLS, 8))
+        asyncio.run(send_calls(target, method, requests, CALLS, 8))
         subprocess.run(["callgrind_control", "-d", pid], check=True, capture_output=True)
     finally:
         server.stop()
@@ -89,7 +89,8 @@ def recorded_mix(
 ) -> tuple[list[bytes], int, int]:
     """Act requests of ``hands`` random hands recorded from a ``stud-server`` running
     normally, with their median request and response sizes (``benchmarks.rpc.record``)."""
-    from benchmarks.rpc import ServerProcess, record
+    from benchmarks.rpc import record
+    from benchmarks.rpc_load import ServerProcess
 
     recorder = ServerProcess(STUD_CMD, env, logs, "recorder")
     try:

@@ -37,8 +37,9 @@ def test_bench_rpc_prints_every_figure() -> None:
         "echo, sync gRPC, no interceptor",
     ):
         assert re.search(re.escape(name) + number * 5 + r"\s*$", out, re.MULTILINE), out
-    assert re.search(r"Act / echo \(same settings\): server CPU per call [\d.]+x best", out), out
-    assert re.search(r"Act / echo, round by round .*: [\d.]+x median, [\d.]+x to [\d.]+x", out), out
+    headline = r"Act / echo \(same settings\), server CPU per call: [\d.]+x round by round "
+    assert re.search(headline + r".*: [\d.]+x to [\d.]+x; aim <= 1.4x\); [\d.]+x best", out), out
+    assert re.search(r"^steal .* during the rounds: \d+\.\d%", out, re.MULTILINE), out
     if len(os.sched_getaffinity(0)) > 1:  # the servers on a core of their own
         assert re.search(r"servers pinned to core \d+, client to \[[\d, ]+\]", out), out
     sizes = re.findall(r"^\s+(Five|Seven)\s+(\d) players\s+(\d+)\s+(\d+)$", out, re.MULTILINE)
