@@ -1,10 +1,11 @@
 """The state codec's cheaper parts against the ones they replaced (issue 22): the deck and
-dealt checks (``bytes.translate``) give the sort-based ones' verdict, and the set-based
+dealt checks (``card_bits``) give the sort-based ones' verdict, and the set-based
 ones' verdict and reason, on random decks and dealings, valid and broken alike; the
 one-pass chip checks give the reasons of the min() and sum() ones, the seat lists' check
-those of the dict one; the action log packs to the same bytes; the refusals whose reasons
-carry values (raised in place, not formatted on every call) give the reasons they gave; a
-decoded Hand's variant rules (``spec_of``, by identity) are ``VARIANTS``'."""
+those of the dict one; the action log packs to the same bytes, and reads (native ints)
+as the obvious reader reads it, refusals and all; the refusals whose reasons carry values
+(raised in place, not formatted on every call) give the reasons they gave; a decoded
+Hand's variant rules (``spec_of``, by identity) are ``VARIANTS``'."""
 
 from __future__ import annotations
 
@@ -33,9 +34,11 @@ from studengine.state.codec import (
     _cards,
     _chips,
     _seat,
+    check_moves,
     unpack_moves,
 )
 from studengine.state.encoding import pack_moves
+from studengine.state.wire import put_varint, read_varint
 from support.state_reference import reference_pack_moves
 
 
@@ -259,6 +262,56 @@ def test_the_action_log_packs_as_it_did() -> None:
         packed = pack_moves(moves)
         assert packed == reference_pack_moves(moves)
         assert unpack_moves(packed, 10) == moves
+
+
+def reference_unpack_moves(raw: bytes, players: int) -> list[Move] | str:
+    """unpack_moves the obvious way (each total by read_varint): the moves, or the reason
+    the first malformed action is refused with."""
+    moves: list[Move] = []
+    at = 0
+    while at < len(raw):
+        index, head = len(moves), raw[at]
+        at += 1
+        seat, code = head >> 4, head >> 1 & 7
+        if seat >= players:
+            return f"moves[{index}]: seat {seat} is not a seat (0 to {players - 1})"
+        if code >= len(ACTION_KINDS):
+            return f"moves[{index}]: unknown action kind {code}"
+        kind, to = ACTION_KINDS[code], None
+        if kind not in (ActionType.FOLD, ActionType.CHECK):
+            try:
+                to, at = read_varint(raw, at)
+            except ValueError:
+                return f"moves[{index}]: a truncated amount"
+        moves.append(Move(seat, kind, to, bool(head & 1)))
+    return moves
+
+
+def random_log(rng: random.Random) -> bytes:
+    """Any bytes of heads, each maybe followed by a total of one to eleven bytes (up to
+    70 bits: past an i64), maybe cut short."""
+    out = bytearray()
+    for _ in range(rng.randint(0, 20)):
+        out.append(rng.randrange(256))
+        if rng.random() < 0.6:
+            put_varint(out, rng.choice((rng.randrange(0x80), rng.randrange(1 << 70))))
+    return bytes(out[: rng.randint(0, len(out))] if rng.random() < 0.3 else out)
+
+
+def test_the_action_log_is_read_and_checked_as_the_obvious_reader_does() -> None:
+    rng = random.Random("i22d-moves")
+    verdicts = {True: 0, False: 0}
+    for _ in range(3000):
+        raw, players = random_log(rng), rng.randint(2, 16)
+        expected = reference_unpack_moves(raw, players)
+        assert outcome(unpack_moves, raw, players) == (
+            expected if isinstance(expected, str) else None
+        ), raw.hex()
+        assert outcome(check_moves, raw, players) == outcome(unpack_moves, raw, players)
+        if not isinstance(expected, str):
+            assert unpack_moves(raw, players) == expected
+        verdicts[not isinstance(expected, str)] += 1
+    assert min(verdicts.values()) > 300, verdicts
 
 
 STUD, FIVE = VARIANTS[Variant.SEVEN_CARD_STUD], VARIANTS[Variant.FIVE_CARD_STUD]

@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from studengine import compiled
 from studengine.cards import DECK_SIZE
@@ -62,6 +62,9 @@ from studengine.state.reader import (
     read_state,
 )
 from studengine.state.wire import byte_string, read_varint
+
+if TYPE_CHECKING:  # a native (unboxed) integer in the compiled build, an int when run pure
+    from mypy_extensions import i64
 
 FORMAT_VERSION: Final = 1  # Final: read directly by the compiled build
 HAND_ID_BYTES: Final = 16
@@ -126,11 +129,11 @@ class HandRecord:
         self.deck_commitment = deck_commitment
 
 
-def _packed_move(raw: bytes, at: int, players: int, index: int) -> tuple[int, int, int]:
+def _packed_move(raw: bytes, at: i64, players: i64, index: i64) -> tuple[i64, int, i64]:
     """The packed action at ``raw[at]`` (the log's ``index``-th): its head byte, its
     round total (-1 for an unsized kind) and where the next starts; StateInvalid when it
     is malformed."""
-    head = raw[at]
+    head: i64 = raw[at]
     at += 1
     seat, code = head >> 4, head >> 1 & 7
     if seat >= players:
@@ -142,16 +145,17 @@ def _packed_move(raw: bytes, at: int, players: int, index: int) -> tuple[int, in
     if at < len(raw) and raw[at] < 0x80:  # a one-byte total: no call for it
         return head, raw[at], at + 1
     try:
-        to, at = read_varint(raw, at)
+        to, after = read_varint(raw, at)  # up to 70 bits: an int, not an i64
     except ValueError:
         raise StateInvalid(f"moves[{index}]: a truncated amount") from None
-    return head, to, at
+    return head, to, after
 
 
 def check_moves(raw: bytes, players: int) -> None:
     """StateInvalid naming the first malformed action of a packed log, as ``unpack_moves``
     would, without making its Moves."""
-    at, index = 0, 0
+    at: i64 = 0
+    index: i64 = 0
     while at < len(raw):
         at = _packed_move(raw, at, players, index)[2]
         index += 1
@@ -160,7 +164,7 @@ def check_moves(raw: bytes, players: int) -> None:
 def unpack_moves(raw: bytes, players: int) -> list[Move]:
     """``pack_moves`` undone; StateInvalid names the first malformed action."""
     moves: list[Move] = []  # moves.append: a native append when compiled (a bound one is not)
-    at = 0
+    at: i64 = 0
     while at < len(raw):
         head, to, at = _packed_move(raw, at, players, len(moves))
         kind = ACTION_KINDS[head >> 1 & 7]

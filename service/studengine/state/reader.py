@@ -54,10 +54,11 @@ class Cursor:
     def key(self) -> tuple[i64, i64]:
         """The next field's number and wire type (its key: at most five bytes, 32 bits)."""
         start = self.at
-        if start < self.end and self.data[start] < 0x80:  # fields 1 to 15: one byte
-            key = self.data[start]
-            self.at = start + 1
-            return key >> 3, key & 7
+        if start < self.end:
+            first: i64 = self.data[start]
+            if first < 0x80:  # fields 1 to 15: one byte
+                self.at = start + 1
+                return first >> 3, first & 7
         key = self.varint()
         if key > _UINT32_MASK or self.at - start > 5:
             raise StateInvalid(MALFORMED)
@@ -139,8 +140,21 @@ class Cursor:
             return
         end, outer = self.length(), self.end
         self.end = end
+        data = self.data
         while self.at < end:
-            out.append(self.int64())
+            # a value of one or two bytes (most are: a seat's chips) read here, as varint()
+            # reads it; a longer one by int64() (compiled, the calls cost more than the read)
+            at = self.at
+            first: i64 = data[at]
+            if first < 0x80:
+                out.append(first)
+                self.at = at + 1
+            elif at + 1 < end and data[at + 1] < 0x80:
+                second: i64 = data[at + 1]
+                out.append(first - 0x80 + (second << 7))
+                self.at = at + 2
+            else:
+                out.append(self.int64())
         self.end = outer
 
     def uint32s(self, wire: i64, out: list[int]) -> None:
@@ -161,8 +175,15 @@ class Cursor:
             return
         end, outer = self.length(), self.end
         self.end = end
+        data = self.data
         while self.at < end:
-            out.append(self.boolean())
+            at = self.at
+            first: i64 = data[at]
+            if first < 0x80:  # a flag of one byte (every flag written) read here
+                out.append(first != 0)
+                self.at = at + 1
+            else:
+                out.append(self.boolean())
         self.end = outer
 
     def skip(self, number: i64, wire: i64) -> None:
