@@ -45,6 +45,7 @@ COMPILED = (
     "studengine/state/reader.py",
     "studengine/state/codec.py",
     "studengine/state/encoding.py",
+    "studengine/api/errors.py",
     "studengine/api/conversions.py",
     "studengine/api/seat_cards.py",
     "studengine/api/views.py",

@@ -19,11 +19,21 @@ from grpc_status import rpc_status
 from stud_api.stud.v1 import stud_engine_pb2 as pb
 from studengine.api.errors import ApiError
 from studengine.cards import format_card
+from studengine.rules.hand import Hand
+from studengine.rules.types import ActionType
 from studengine.state import wire
 from studengine.state.sealing import KeyRing
 
 if TYPE_CHECKING:
     from studengine.server.worker import BackgroundServer
+
+
+def smallest_size(hand: Hand, action: ActionType) -> int | None:
+    """The ``to`` parse_act gave an Act that had none, before it left that to the engine
+    (issue 22; the reference): the smaller of two legal sizes (the open-pair round), else
+    None."""
+    sizes = [a.to for a in hand.legal_actions() if a.type is action and a.to is not None]
+    return min(sizes) if len(sizes) > 1 else None
 
 
 def reference_commitment(hand_id: bytes, salt: bytes, deck: list[int]) -> str:

@@ -18,14 +18,19 @@ from studengine.api.calls import DEADLINE_METHODS, METHODS, ApiCalls
 from studengine.api.conversions import ACTION_FROM_PB, cards_text, legal_to_pb, result_to_pb
 from studengine.api.expensive import ExpensiveCalls
 from studengine.api.handlers import Handlers
-from studengine.api.requests import smallest_size
 from studengine.api.views import build_views
 from studengine.rules.hand import Hand, start_hand
 from studengine.rules.types import ActionType, Event, LegalAction
 from studengine.state.codec import HandRecord
 from studengine.state.sealing import KeyRing
 from studengine.state.wire import read_varint
-from support.api_helpers import new_key, random_act, random_start, reference_commitment
+from support.api_helpers import (
+    new_key,
+    random_act,
+    random_start,
+    reference_commitment,
+    smallest_size,
+)
 
 
 def reference_update(record: HandRecord, events: Sequence[Event], state: bytes) -> pb.HandUpdate:

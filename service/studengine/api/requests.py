@@ -218,7 +218,8 @@ def refused_hand(error: InvalidHand) -> ApiError:
 @final
 class Move(Record):
     """An Act request, checked: the hand, the seat, the action (None: TIMEOUT), its
-    ``to`` (None: the only size, or FOLD and CHECK) and the ``expected_seq`` if given.
+    ``to`` if given (None: FOLD and CHECK, or the smallest size, which ``Hand.act``
+    takes when given none) and the ``expected_seq`` if given.
     A plain record, as the engine's are (``rules.types.Record``): a native class in the
     compiled build, where a frozen dataclass sets each field through ``object.__setattr__``."""
 
@@ -239,12 +240,6 @@ class Move(Record):
         self.expected_seq: Final = expected_seq
 
 
-def smallest_size(hand: Hand, action: ActionType) -> int | None:
-    """With no ``to``, the smaller of two legal sizes (the open-pair round)."""
-    sizes = [a.to for a in hand.legal_actions() if a.type is action and a.to is not None]
-    return min(sizes) if len(sizes) > 1 else None
-
-
 def parse_act(request: pb.ActRequest, open_state: Opener) -> Move:
     found = Violations()
     code, seat = request.action, request.seat
@@ -256,9 +251,8 @@ def parse_act(request: pb.ActRequest, open_state: Opener) -> Move:
     record = _open(open_state, request.state, found, {"seat": seat, "action": label})
     _seat(seat, record.hand, found)
     found.check()
-    to = None
-    if action is not None:
-        to = request.to if request.HasField("to") else smallest_size(record.hand, action)
+    # no ``to``: the engine takes the only size, or the smaller of two (the open-pair round)
+    to = request.to if action is not None and request.HasField("to") else None
     expected = request.expected_seq if request.HasField("expected_seq") else None
     return Move(record, seat, action, to, expected)
 
