@@ -43,7 +43,7 @@ from studengine.api.requests import (
     refused_hand,
 )
 from studengine.api.updates import deck_commitment
-from studengine.api.views import build_view, serialized_views
+from studengine.api.views import build_view
 from studengine.history.phh import HandMeta, HistoryError, render
 from studengine.rules.hand import start_hand
 from studengine.rules.types import Event, IllegalAction, InvalidHand
@@ -181,17 +181,11 @@ class Handlers:
         """The HandUpdate after ``events``, serialized: exactly the whole message's
         ``SerializeToString``, assembled in field order from the fields before the views,
         the views (serialized as they are built) and the fields after them
-        (``updates``), so that no part is built as a message only to be serialized."""
+        (``updates.update_bytes``), so that no part is built as a message only to be
+        serialized."""
         sealed = self.sealer.seal(record)
         self.observer.state_size(len(sealed))
-        views = serialized_views(record.hand, record.player_ids, events)
-        return b"".join(
-            (
-                updates.head(record.hand_id, record.seq, sealed),
-                views,
-                updates.tail(record),
-            )
-        )
+        return updates.update_bytes(record, sealed, events)
 
     def evaluate(self, request: pb.EvaluateRequest) -> pb.EvaluateResponse:
         batch = parse_evaluate(request)

@@ -14,7 +14,8 @@ from typing import Final
 from stud_api.stud.v1 import stud_engine_pb2 as pb
 
 from studengine.api.conversions import ACTION_TO_PB, result_bytes, reveal_bytes
-from studengine.rules.types import ACTION_TYPES, LegalAction, action_index
+from studengine.api.views import write_views
+from studengine.rules.types import ACTION_TYPES, Event, LegalAction, action_index
 from studengine.state import wire
 from studengine.state.codec import HandRecord
 from studengine.state.wire import BytesWriter
@@ -45,6 +46,16 @@ def deck_commitment(record: HandRecord) -> str:
     hand_id || salt || deck bytes, made once per hand (``codec.commit_deck``) and kept
     in its state."""
     return record.deck_commitment.hex()
+
+
+def update_bytes(record: HandRecord, sealed: bytes, events: Sequence[Event]) -> bytes:
+    """The whole HandUpdate after ``events``, ``sealed`` its state: the head, the views and
+    the tail written into one buffer (no copy of the views to join them)."""
+    out = BytesWriter()
+    out.write(head(record.hand_id, record.seq, sealed))
+    write_views(out, record.hand, record.player_ids, events)
+    out.write(tail(record))
+    return out.getvalue()
 
 
 def head(hand_id: bytes, seq: int, sealed: bytes) -> bytes:

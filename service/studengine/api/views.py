@@ -175,14 +175,21 @@ def fill_views(
 
 
 def serialized_views(hand: Hand, player_ids: list[str], events: Sequence[Event]) -> bytes:
-    """HandUpdate's ``spectator`` and ``seats`` fields, serialized: the public parts built
-    once, each seat's view those with its own private parts swapped in."""
-    public = PublicParts(hand, player_ids, events)
+    """HandUpdate's ``spectator`` and ``seats`` fields, serialized (``write_views``)."""
     out = BytesWriter()
+    write_views(out, hand, player_ids, events)
+    return out.getvalue()
+
+
+def write_views(
+    out: BytesWriter, hand: Hand, player_ids: list[str], events: Sequence[Event]
+) -> None:
+    """Write HandUpdate's ``spectator`` and ``seats`` fields: the public parts built once,
+    each seat's view those with its own private parts swapped in."""
+    public = PublicParts(hand, player_ids, events)
     public.write_view(out, None, _SPECTATOR_KEY)
     for seat in range(hand.players):
         public.write_view(out, seat, _SEAT_VIEWS_KEY)
-    return out.getvalue()
 
 
 # ---- views as serialized parts --------------------------------------------------------
@@ -275,9 +282,9 @@ def _write_seat(
     """Write ``seat``'s SeatInfo record as every other viewer sees it to ``out``, and as
     the seat itself does to ``own`` unless it is the same (``visibility`` shows its down
     cards to every viewer, or to none)."""
-    front, back = _seat_front(hand, seat, player_id), _seat_back(hand, seat, revealed)
-    hidden, shown = HELD_CARDS.get(hand.spec, pattern, hand.cards[seat])
     everyone = sees_down_cards(revealed, seat, None)
+    front, back = _seat_front(hand, seat, player_id), _seat_back(hand, seat, everyone)
+    hidden, shown = HELD_CARDS.get(hand.spec, pattern, hand.cards[seat])
     _write_seat_record(out, front, shown if everyone else hidden, back)
     if not everyone and sees_down_cards(revealed, seat, seat):
         _write_seat_record(own, front, shown, back)
@@ -309,11 +316,11 @@ def _seat_front(hand: Hand, seat: int, player_id: str) -> bytes:
     return out.getvalue()
 
 
-def _seat_back(hand: Hand, seat: int, revealed: frozenset[int]) -> bytes:
+def _seat_back(hand: Hand, seat: int, revealed: bool) -> bytes:
     """SeatInfo's fields 11 to 13: how many down cards, and whether every viewer sees
-    them (R-MUCK, R-ALL-IN-FACE-UP)."""
+    them (``revealed``: R-MUCK, R-ALL-IN-FACE-UP), tabled or by the showdown."""
     downs = hand.spec.down_positions_of[len(hand.cards[seat])]
-    if seat not in revealed:
+    if not revealed:
         return _DOWN_CARD_COUNTS[len(downs)]
     tabled = _TABLED if seat in hand.tabled else b""
     return _DOWN_CARD_COUNTS[len(downs)] + _REVEALED + tabled
