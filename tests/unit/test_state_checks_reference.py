@@ -1,5 +1,5 @@
 """The state codec's cheaper parts against the ones they replaced (issue 22): the deck and
-dealt checks (``card_bits``) give the sort-based ones' verdict, and the set-based
+dealt checks (``bytes.translate``) give the sort-based ones' verdict, and the set-based
 ones' verdict and reason, on random decks and dealings, valid and broken alike; the
 one-pass chip checks give the reasons of the min() and sum() ones, the seat lists' check
 those of the dict one; the action log packs to the same bytes, and reads (native ints)

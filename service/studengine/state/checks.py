@@ -5,15 +5,12 @@ is wrong (for tests and logs: callers only ever get the one uniform answer)."""
 from __future__ import annotations
 
 from collections.abc import Sequence, Sized
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
 from studengine.cards import DECK_SIZE
 from studengine.rules.types import InvalidHand, Pot, Table
 from studengine.rules.validation import validate_game
 from studengine.rules.variants import VariantSpec
-
-if TYPE_CHECKING:  # a native (unboxed) integer in the compiled build, an int when run pure
-    from mypy_extensions import i64
 
 _DECK_SIZE: Final = DECK_SIZE  # Final: read directly by the compiled build
 
@@ -100,30 +97,22 @@ def check_game_options(spec: VariantSpec, table: Table) -> None:
         raise StateInvalid(f"{error.field}: {error.reason}") from None
 
 
-_ALL_CARDS: Final = (1 << DECK_SIZE) - 1  # every card's bit (card_bits)
+_WHOLE_DECK: Final = bytes(range(DECK_SIZE))
 _CARD: Final = tuple(bytes([card]) for card in range(DECK_SIZE))
 
 
-def card_bits(cards: bytes) -> i64:
-    """The cards among ``cards`` as the bits of a number, card ``c`` the bit ``1 << c``
-    (a card seen twice sets its bit once); -1 when one is not a card (52 and up)."""
-    bits: i64 = 0
-    for at in range(len(cards)):  # by index: the compiled build reads each byte natively
-        card: i64 = cards[at]
-        if card >= _DECK_SIZE:
-            return -1
-        bit: i64 = 1
-        bit <<= card  # not ``1 << card``: mypyc 2.4 shifts a literal 1 as a C int, 32 bits
-        bits |= bit
-    return bits
+def _covers(cards: bytes, wanted: bytes) -> bool:
+    """Every byte of ``wanted`` is among ``cards`` (one C pass each: ``translate``
+    deletes them from ``wanted``)."""
+    return not wanted.translate(None, cards)
 
 
 def check_deck(raw_deck: bytes, dealt: int) -> None:
     """The deck is the 52 cards once each, and no more than the deck is dealt: 52 entries
-    among which each of the 52 cards is found (every card's bit) are the 52 cards once
-    each (none is left for a card seen twice or one out of range)."""
+    among which each of the 52 cards is found are the 52 cards once each (none is left
+    for a card seen twice or one out of range)."""
     _check(
-        len(raw_deck) == _DECK_SIZE and card_bits(raw_deck) == _ALL_CARDS,
+        len(raw_deck) == _DECK_SIZE and _covers(raw_deck, _WHOLE_DECK),
         "the deck is not the 52 cards once each",
     )
     if dealt > _DECK_SIZE:
@@ -138,21 +127,16 @@ def check_cards_dealt(
 ) -> None:
     """The seats' cards (and the community card) are exactly the deck's first ``dealt``
     (a deck that ``check_deck`` passed: those are ``dealt`` different cards). ``dealt``
-    cards in play among which each dealt card is found (the same bits) are those cards
-    once each."""
+    cards in play among which each dealt card is found are those cards once each."""
     most = spec.cards_per_player
-    count = 0
-    in_play: i64 = 0  # the cards in play's bits (card_bits; -1 stays -1: never the deal's)
     for held in raw_cards:
         if len(held) > most:
             raise StateInvalid(f"a seat holds {max(map(len, raw_cards))} cards, at most {most}")
-        count += len(held)
-        in_play |= card_bits(held)
+    in_play = b"".join(raw_cards)
     if community is not None:
         _check(community < _DECK_SIZE, _NOT_DEALT)
-        count += 1
-        in_play |= card_bits(_CARD[community])
-    _check(count == dealt and in_play == card_bits(raw_deck[:dealt]), _NOT_DEALT)
+        in_play += _CARD[community]
+    _check(len(in_play) == dealt and _covers(in_play, raw_deck[:dealt]), _NOT_DEALT)
 
 
 def check_round(
