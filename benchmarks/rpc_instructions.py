@@ -28,6 +28,8 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
+from benchmarks.rpc_load import ServerProcess, send_calls
+
 WARMUP, CALLS = 200, 1000
 
 
@@ -56,8 +58,6 @@ def per_call(
 ) -> float:
     """The instructions per call of the server ``server_cmd`` under callgrind, answering
     ``CALLS`` calls to ``method`` (cycling through ``requests``) after ``WARMUP``."""
-    from benchmarks.rpc_load import ServerProcess, send_calls
-
     out = tmp / f"callgrind.{name}"
     cmd = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}.%p", *server_cmd]
     server = ServerProcess(cmd, env, tmp, name)
@@ -90,7 +90,6 @@ def recorded_mix(
     """Act requests of ``hands`` random hands recorded from a ``stud-server`` running
     normally, with their median request and response sizes (``benchmarks.rpc.record``)."""
     from benchmarks.rpc import record
-    from benchmarks.rpc_load import ServerProcess
 
     recorder = ServerProcess(STUD_CMD, env, logs, "recorder")
     try:

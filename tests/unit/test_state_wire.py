@@ -200,6 +200,25 @@ def test_game_fields_are_serialized_once_per_game_and_found_by_identity() -> Non
     assert len(cache.found) <= 2  # bounded: cleared when full
 
 
+def test_one_table_under_two_games_is_made_once_for_each() -> None:
+    """A card room may run two games with the same stakes: the decoded table is then one
+    object (``read_table_once``), and the two games alternating find their fields again."""
+    from studengine.rules.types import Table, Variant
+
+    made: list[Variant] = []
+
+    def serialize(variant: Variant, table: Table) -> bytes:
+        made.append(variant)
+        return f"{variant.value}/{table.ante}".encode()
+
+    cache = wire.GameFields(serialize)
+    table = Table(ante=5, bring_in=10, small_bet=20, big_bet=40)
+    for _ in range(4):
+        for variant in (Variant.SEVEN_CARD_STUD, Variant.RAZZ):
+            assert cache.get(variant, table) == f"{variant.value}/5".encode()
+    assert made == [Variant.SEVEN_CARD_STUD, Variant.RAZZ]
+
+
 def test_the_bytearray_writer_writes_what_librts_does() -> None:
     """The pure-Python fallback's writer (no librt installed) against librt's, for every
     method ``state.wire`` calls: the same bytes, lengths and items."""

@@ -220,20 +220,19 @@ class GameFields:
     """A game's (variant and table) fields, serialized by ``serialize`` once per distinct
     game and found again by identity: hashing a Table (or an enum member) runs Python code
     for each of its fields, and a decoded hand's table is the one object its decoding made
-    (``codec._decode_table`` keeps one per distinct table). Found by the table's id, then
-    held to the same table and variant. At most ``limit`` are kept."""
+    (``codec._decode_table`` keeps one per distinct table). At most ``limit`` are kept."""
 
     def __init__(self, serialize: Callable[[Any, Any], bytes], limit: int = 256) -> None:
         self.serialize = serialize
         self.limit = limit
-        # id(table): (the table, held so that its id stays its own; the variant; bytes)
-        self.found: dict[int, tuple[object, object, bytes]] = {}
+        # (id(variant), id(table)): (the table, held so that its id stays its own; bytes)
+        self.found: dict[tuple[int, int], tuple[object, bytes]] = {}
 
     def get(self, variant: object, table: object) -> bytes:
-        key = id(table)
+        key = (id(variant), id(table))
         found = self.found.get(key)
-        if found is None or found[0] is not table or found[1] is not variant:
+        if found is None or found[0] is not table:
             if len(self.found) >= self.limit:
                 self.found.clear()
-            found = self.found[key] = (table, variant, self.serialize(variant, table))
-        return found[2]
+            found = self.found[key] = (table, self.serialize(variant, table))
+        return found[1]
