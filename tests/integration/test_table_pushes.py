@@ -108,3 +108,45 @@ def test_a_stalled_reader_is_dropped_and_holds_up_nobody(
         stalled.close()
     finally:
         server.stop()
+
+
+def test_a_reset_subscriber_leaves_one_log_line_and_no_traceback(
+    live_server: Callable[..., Any], tmp_path: Path
+) -> None:
+    """A client that opens the WebSocket and resets the connection before its hello (the
+    server's answer, bad_hello, meets a closed transport) is one line in the log."""
+    server = table_on_new_engine(
+        live_server,
+        tmp_path,
+        ["--seats", "4", "--bots", "station,station", "--bot-delay", "0", "--pause", "0",
+         "--clock", "0.2", "--time-bank", "0", "--metrics-port", "0"],
+    )  # fmt: skip
+    try:
+        sock = socket.create_connection(("127.0.0.1", server.port))
+        key = base64.b64encode(os.urandom(16)).decode()
+        sock.sendall(
+            (
+                f"GET /ws HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\nUpgrade: websocket\r\n"
+                f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
+                "Sec-WebSocket-Version: 13\r\n\r\n"
+            ).encode()
+        )
+        assert sock.recv(12) == b"HTTP/1.1 101"
+        poll_until(lambda: server.metric("stud_table_websockets_open") == 1, what="opened")
+        # RST, not FIN: a zero linger time makes close() reset the connection
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        sock.close()
+        poll_until(lambda: server.metric("stud_table_websockets_open") == 0, what="closed")
+        moves = server.metric("stud_table_moves_total", 'source="bot"')
+        # the table plays on after the reset (the bots); then the log is read
+        poll_until(
+            lambda: server.metric("stud_table_moves_total", 'source="bot"') >= moves + 20,
+            what="twenty more moves",
+        )
+        log = server.output()
+        assert "Traceback" not in log, log
+        lines = [line for line in log.splitlines() if "WebSocket" in line]
+        assert len(lines) == 1, log
+        assert "reset" in lines[0], lines
+    finally:
+        server.stop()

@@ -264,6 +264,9 @@ def build_app(
         metrics.WEBSOCKETS_OPEN.inc()
         try:
             return await serve_socket(request, ws)
+        except ConnectionError as error:  # the client reset it: nobody is left to answer
+            log.info("WebSocket from %s ended by a reset: %s", request.remote, error)
+            return ws
         finally:
             metrics.WEBSOCKETS_OPEN.dec()
 
