@@ -138,7 +138,7 @@ class Tables:
         )
         if created:
             for kind in settings.bots:
-                await self._seat_bot(settings.table_id, kind)
+                await self.seat_bot(settings.table_id, kind)
         return created
 
     async def _table(self, table_id: str) -> sa.Row[Any]:
@@ -147,7 +147,8 @@ class Tables:
             raise ApiError(404, "no_table", f"there is no table {table_id!r}")
         return table
 
-    async def _seat_bot(self, table_id: str, kind: str) -> int:
+    async def seat_bot(self, table_id: str, kind: str) -> int:
+        """Seats a bot of ``kind`` (its name one of its own); the seat it took."""
         if kind not in BOT_KINDS:
             raise ApiError(400, "bad_bot", f"bot must be one of {', '.join(BOT_KINDS)}")
         table = await self._table(table_id)
@@ -253,14 +254,19 @@ class Tables:
             self.on_change(seat.table_id)
 
     async def add_bot(self, table_id: str, token: str | None, kind: Any) -> dict[str, Any]:
+        """A seated player adds a bot (the token first: 401 before any 400)."""
         await self.authenticate(table_id, token)
-        return {"seat": await self._seat_bot(table_id, str(kind))}
+        return {"seat": await self.seat_bot(table_id, str(kind))}
 
     # ---- a player's move ----------------------------------------------------------------
     async def act(self, table_id: str, token: str | None, body: Any) -> dict[str, Any]:
-        """Applies the move of the token's seat; refused moves change nothing."""
+        """Applies the move of the token's seat; refused moves change nothing. The token
+        is checked first: a request without a seat learns nothing of the body's shape."""
+        return await self.act_as(table_id, await self.authenticate(table_id, token), body)
+
+    async def act_as(self, table_id: str, seat: int, body: Any) -> dict[str, Any]:
+        """Applies the move of ``seat``, whose token was checked (``authenticate``)."""
         move = validation.move(body)
-        seat = await self.authenticate(table_id, token)
         if move.seat is not None and move.seat != seat:
             raise ApiError(403, "wrong_seat", f"this token holds seat {seat}, not seat {move.seat}")
         hand = await self._open_hand(await self._table(table_id))
