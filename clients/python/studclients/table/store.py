@@ -350,13 +350,7 @@ class Store:
                     table_id=table_id,
                     number=expected_hand_no + 1,
                     seq=0,
-                    state=step.state,
-                    update=step.update,
-                    to_act=step.to_act,
-                    deadline=step.deadline,
-                    over=step.over,
-                    reveal=step.reveal,
-                    updated_at=now,
+                    **_hand_columns(step, now),
                     **row,
                 )
             )
@@ -414,13 +408,7 @@ class Store:
                 .where(hands.c.hand_id == hand.hand_id, hands.c.seq == hand.seq)
                 .values(
                     seq=hand.seq + 1,
-                    state=step.state,
-                    update=step.update,
-                    to_act=step.to_act,
-                    deadline=step.deadline,
-                    over=step.over,
-                    reveal=step.reveal,
-                    updated_at=now,
+                    **_hand_columns(step, now),
                     bank_from=None,
                 )
             )
@@ -456,6 +444,19 @@ class Store:
             else:
                 fresh = table.start_stack if stack == 0 else stack
                 await conn.execute(sa.update(seats).where(where).values(stack=fresh))
+
+
+def _hand_columns(step: Step, now: float) -> dict[str, Any]:
+    """What a step writes into its hand's row (the deal's insert, every move's update)."""
+    return {
+        "state": step.state,
+        "update": step.update,
+        "to_act": step.to_act,
+        "deadline": step.deadline,
+        "over": step.over,
+        "reveal": step.reveal,
+        "updated_at": now,
+    }
 
 
 async def _seats_unchanged(conn: AsyncConnection, table_id: str, row: dict[str, Any]) -> bool:
