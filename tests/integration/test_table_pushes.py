@@ -24,15 +24,8 @@ from support.table_harness import join, table_on_new_engine
 BOTS = "station,station,station,station"
 
 
-def stalled_subscriber(port: int, token: str) -> socket.socket:
-    """A WebSocket opened by hand over a socket with a tiny receive buffer, that sends its
-    hello and then never reads again (the kernel's window closes at once). It offers a real
-    network's segment size (1460): at loopback's (65483) the kernel starts the server's send
-    buffer at about 2.6 MiB, which hides a server that waits on the reader for minutes."""
-    sock = socket.socket()
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1024)
-    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_MAXSEG, 1460)
-    sock.connect(("127.0.0.1", port))
+def upgrade(sock: socket.socket, port: int) -> None:
+    """The WebSocket handshake, by hand, on a connected socket."""
     key = base64.b64encode(os.urandom(16)).decode()
     sock.sendall(
         (
@@ -44,6 +37,18 @@ def stalled_subscriber(port: int, token: str) -> socket.socket:
     while b"\r\n\r\n" not in answer:
         answer += sock.recv(1)
     assert answer.startswith(b"HTTP/1.1 101"), answer
+
+
+def stalled_subscriber(port: int, token: str) -> socket.socket:
+    """A WebSocket opened by hand over a socket with a tiny receive buffer, that sends its
+    hello and then never reads again (the kernel's window closes at once). It offers a real
+    network's segment size (1460): at loopback's (65483) the kernel starts the server's send
+    buffer at about 2.6 MiB, which hides a server that waits on the reader for minutes."""
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1024)
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_MAXSEG, 1460)
+    sock.connect(("127.0.0.1", port))
+    upgrade(sock, port)
     payload = json.dumps({"type": "hello", "table": "main", "token": token}).encode()
     mask = os.urandom(4)
     masked = bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
@@ -123,15 +128,7 @@ def test_a_reset_subscriber_leaves_one_log_line_and_no_traceback(
     )  # fmt: skip
     try:
         sock = socket.create_connection(("127.0.0.1", server.port))
-        key = base64.b64encode(os.urandom(16)).decode()
-        sock.sendall(
-            (
-                f"GET /ws HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\nUpgrade: websocket\r\n"
-                f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
-                "Sec-WebSocket-Version: 13\r\n\r\n"
-            ).encode()
-        )
-        assert sock.recv(12) == b"HTTP/1.1 101"
+        upgrade(sock, server.port)
         poll_until(lambda: server.metric("stud_table_websockets_open") == 1, what="opened")
         # RST, not FIN: a zero linger time makes close() reset the connection
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
