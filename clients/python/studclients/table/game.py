@@ -1,7 +1,8 @@
 """The game back-end: tables and seats, dealing hands (the button moves, stacks carry
 over), players' moves, the action clock and the bots. Every change goes through the
 database with compare-and-set, so several replicas can run this against one database and
-a restarted one simply carries on from it: nothing lives only in memory."""
+a restarted one simply carries on from it: nothing lives only in memory. What a player
+sends is checked in validation.py; the page a seat is sent is built in page.py."""
 
 from __future__ import annotations
 
