@@ -24,15 +24,8 @@ from support.table_harness import join, table_on_new_engine
 BOTS = "station,station,station,station"
 
 
-def stalled_subscriber(port: int, token: str) -> socket.socket:
-    """A WebSocket opened by hand over a socket with a tiny receive buffer, that sends its
-    hello and then never reads again (the kernel's window closes at once). It offers a real
-    network's segment size (1460): at loopback's (65483) the kernel starts the server's send
-    buffer at about 2.6 MiB, which hides a server that waits on the reader for minutes."""
-    sock = socket.socket()
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1024)
-    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_MAXSEG, 1460)
-    sock.connect(("127.0.0.1", port))
+def upgrade(sock: socket.socket, port: int) -> None:
+    """The WebSocket handshake, by hand, on a connected socket."""
     key = base64.b64encode(os.urandom(16)).decode()
     sock.sendall(
         (
@@ -44,6 +37,18 @@ def stalled_subscriber(port: int, token: str) -> socket.socket:
     while b"\r\n\r\n" not in answer:
         answer += sock.recv(1)
     assert answer.startswith(b"HTTP/1.1 101"), answer
+
+
+def stalled_subscriber(port: int, token: str) -> socket.socket:
+    """A WebSocket opened by hand over a socket with a tiny receive buffer, that sends its
+    hello and then never reads again (the kernel's window closes at once). It offers a real
+    network's segment size (1460): at loopback's (65483) the kernel starts the server's send
+    buffer at about 2.6 MiB, which hides a server that waits on the reader for minutes."""
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1024)
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_MAXSEG, 1460)
+    sock.connect(("127.0.0.1", port))
+    upgrade(sock, port)
     payload = json.dumps({"type": "hello", "table": "main", "token": token}).encode()
     mask = os.urandom(4)
     masked = bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
@@ -106,5 +111,39 @@ def test_a_stalled_reader_is_dropped_and_holds_up_nobody(
             for _ in range(3):  # a reset connection: the server aborted it
                 keep_alive(stalled)
         stalled.close()
+    finally:
+        server.stop()
+
+
+def test_a_reset_subscriber_leaves_one_log_line_and_no_traceback(
+    live_server: Callable[..., Any], tmp_path: Path
+) -> None:
+    """A client that opens the WebSocket and resets the connection before its hello (the
+    server's answer, bad_hello, meets a closed transport) is one line in the log."""
+    server = table_on_new_engine(
+        live_server,
+        tmp_path,
+        ["--seats", "4", "--bots", "station,station", "--bot-delay", "0", "--pause", "0",
+         "--clock", "0.2", "--time-bank", "0", "--metrics-port", "0"],
+    )  # fmt: skip
+    try:
+        sock = socket.create_connection(("127.0.0.1", server.port))
+        upgrade(sock, server.port)
+        poll_until(lambda: server.metric("stud_table_websockets_open") == 1, what="opened")
+        # RST, not FIN: a zero linger time makes close() reset the connection
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        sock.close()
+        poll_until(lambda: server.metric("stud_table_websockets_open") == 0, what="closed")
+        moves = server.metric("stud_table_moves_total", 'source="bot"')
+        # the table plays on after the reset (the bots); then the log is read
+        poll_until(
+            lambda: server.metric("stud_table_moves_total", 'source="bot"') >= moves + 20,
+            what="twenty more moves",
+        )
+        log = server.output()
+        assert "Traceback" not in log, log
+        lines = [line for line in log.splitlines() if "WebSocket" in line]
+        assert len(lines) == 1, log
+        assert "reset" in lines[0], lines
     finally:
         server.stop()

@@ -78,3 +78,14 @@ def test_a_forbidden_import_fails_lint(tmp_path: Path, module: str, line: str, b
     broken_lines = [text for text in done.stdout.splitlines() if text.endswith("BROKEN")]
     assert any(text.startswith(broken) for text in broken_lines), done.stdout
     assert module.removesuffix(".py").replace("/", ".") in done.stdout
+
+
+def test_an_import_circle_in_the_clients_fails_lint(tmp_path: Path) -> None:
+    """recovery.py was Tables' methods in another file, importing game back (issue 30):
+    game imports recovery, so that import closes a circle."""
+    root = copy_tree(tmp_path)
+    add_line(root / "studclients/table/recovery.py", "import studclients.table.game")
+    done = lint_imports(root)
+    assert done.returncode != 0, done.stdout
+    assert "clients: no import cycles between their modules BROKEN" in done.stdout
+    assert ".recovery -> .game" in done.stdout

@@ -18,7 +18,8 @@ from typing import Any
 from aiohttp import WSMsgType, web
 
 from studclients.table import histories, lobby, metrics, resume, tokens
-from studclients.table.game import ApiError, Tables
+from studclients.table.errors import ApiError
+from studclients.table.game import Tables
 from studclients.table.pushes import Subscriber
 from studclients.table.ratelimit import RateLimited, RateLimits
 
@@ -150,7 +151,15 @@ def parse_json(text: str) -> Any:
 
 
 async def json_body(request: web.Request) -> Any:
-    return parse_json(await request.text() or "null")
+    """The request's JSON body (``null`` when empty), read as UTF-8 whatever its
+    Content-Type says (RFC 8259: JSON between systems is UTF-8); 400 ``malformed_json``
+    when it is not UTF-8 (stray bytes, UTF-16) or not JSON."""
+    data = await request.read()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ApiError(400, "malformed_json", "the body is not UTF-8 text") from None
+    return parse_json(text or "null")
 
 
 def zip_download(data: bytes, name: str) -> web.Response:
@@ -239,10 +248,9 @@ def build_app(
 
     async def act(request: web.Request) -> web.StreamResponse:
         limit("act", request, token_of(request))
-        body = await json_body(request)
-        return web.json_response(
-            await tables.act(request.match_info["table"], token_of(request), body)
-        )
+        table_id = request.match_info["table"]
+        seat = await tables.authenticate(table_id, token_of(request))  # 401 before any 400
+        return web.json_response(await tables.act_as(table_id, seat, await json_body(request)))
 
     async def leave(request: web.Request) -> web.StreamResponse:
         table_id = request.match_info["table"]
@@ -252,10 +260,11 @@ def build_app(
 
     async def add_bot(request: web.Request) -> web.StreamResponse:
         limit("bots", request)
+        table_id = request.match_info["table"]
+        await tables.authenticate(table_id, token_of(request))  # 401 before any 400
         body = await json_body(request)
         kind = body.get("kind", "station") if isinstance(body, dict) else None
-        answer = await tables.add_bot(request.match_info["table"], token_of(request), kind)
-        return web.json_response(answer)
+        return web.json_response({"seat": await tables.seat_bot(table_id, str(kind))})
 
     async def socket(request: web.Request) -> web.StreamResponse:
         ws = web.WebSocketResponse(heartbeat=20.0, max_msg_size=4096)
@@ -263,6 +272,9 @@ def build_app(
         metrics.WEBSOCKETS_OPEN.inc()
         try:
             return await serve_socket(request, ws)
+        except ConnectionError as error:  # the client reset it: nobody is left to answer
+            log.info("WebSocket from %s ended by a reset: %s", request.remote, error)
+            return ws
         finally:
             metrics.WEBSOCKETS_OPEN.dec()
 
