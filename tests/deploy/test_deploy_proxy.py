@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import os
 import signal
 import subprocess
 from collections import Counter
@@ -30,6 +31,7 @@ from support.deploy_support import localcluster, venv_tool
 from support.paths import require_tool
 from support.polling import poll_until
 
+HINT = "run `make proxy-deps` (as root: apt-get install haproxy)"
 LOAD_SECONDS = 6.0
 STRIKE_AFTER_CALLS = 200  # the victim's answered calls before the strike (mid-load)
 CALLS = 150  # per protocol, for the spread
@@ -38,7 +40,7 @@ EVALUATE = f"/{SERVICE}/Evaluate"
 
 
 def _proxy_module() -> Any:
-    require_tool("haproxy", "run `make proxy-deps` (as root: apt-get install haproxy)")
+    require_tool("haproxy", HINT)
     localcluster()  # puts deploy/local on sys.path
     import proxy
 
@@ -62,6 +64,15 @@ def _game_calls(replica: Any) -> list[dict[str, Any]]:
     health checks)."""
     return [e for e in replica.events()
             if e.get("event") == "rpc" and SERVICE in str(e.get("method"))]  # fmt: skip
+
+
+def test_the_shipped_config_is_valid() -> None:
+    """deploy/haproxy/haproxy.cfg as Compose's proxy runs it passes ``haproxy -c``."""
+    proxy = _proxy_module()
+    env = {**os.environ, "STUD_PROXY_BIND": ":50051"}
+    check = [require_tool("haproxy", HINT), "-c", "-f", str(proxy.CONFIG)]
+    out = subprocess.run(check, env=env, capture_output=True, text=True, timeout=30, check=False)
+    assert out.returncode == 0, out.stdout + out.stderr
 
 
 def _calls(replica: Any) -> Counter[str]:
