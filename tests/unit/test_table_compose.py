@@ -78,9 +78,7 @@ def test_prometheus_scrapes_the_engine_and_grafana_gets_the_dashboard(
     assert jobs["stud-engine"]["dns_sd_configs"] == [  # every replica
         {"names": ["engine"], "type": "A", "port": 9464}
     ]
-    assert [t for s in jobs["stud-table"]["static_configs"] for t in s["targets"]] == [
-        "table:9465"
-    ]
+    assert [t for s in jobs["stud-table"]["static_configs"] for t in s["targets"]] == ["table:9465"]
     dashboards = Path(REPO / "deploy/grafana")
     assert (dashboards / "stud-engine.json").is_file()
     mounts = {
