@@ -41,7 +41,14 @@ def compose() -> dict[str, Any]:
 def test_compose_file_follows_the_compose_specification(compose: dict[str, Any]) -> None:
     schema = compose_schema()
     jsonschema.validators.validator_for(schema)(schema).validate(compose)
-    assert set(compose["services"]) == {"engine", "proxy", "table", "prometheus", "grafana"}
+    assert set(compose["services"]) == {
+        "engine",
+        "keygen",
+        "proxy",
+        "table",
+        "prometheus",
+        "grafana",
+    }
 
 
 def test_a_broken_compose_file_is_caught() -> None:
@@ -101,7 +108,11 @@ def test_the_proxy_fronts_every_engine_replica(compose: dict[str, Any]) -> None:
     assert all(int(count) >= replicas for count, _ in slots), (slots, replicas)
     ignore = (REPO / "deploy" / "docker" / "Dockerfile.proxy.dockerignore").read_text()
     assert "!deploy/haproxy/haproxy.cfg" in ignore.splitlines()
-    assert "engine" not in str(compose["services"]["engine"].get("ports", ""))
+    engine = compose["services"]["engine"]
+    assert "ports" not in engine  # the proxy's address is the engine's
+    # one key for every replica: a state sealed by one opens on another
+    assert engine["command"] == ["--key-file=/var/lib/stud-keys/sealing.key"]
+    assert engine["depends_on"]["keygen"] == {"condition": "service_completed_successfully"}
 
 
 def _table_context_ignores(path: str) -> bool:
