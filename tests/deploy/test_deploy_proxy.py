@@ -134,12 +134,14 @@ def _strike_mid_load(victim: Any, sig: int) -> None:
 
 @pytest.mark.slow
 def test_a_replica_killed_under_load_costs_no_call(cluster: tuple[list[Any], Any, Any]) -> None:
-    replicas, running, _ = cluster
+    replicas, running, proxy = cluster
     load = _stud_load(running.target)
     victim = replicas[1]
     _strike_mid_load(victim, signal.SIGKILL)
     victim.proc.wait(30)
     report = _report(load)
+    states = proxy.server_states(running.stats)  # its health checks saw it go
+    assert all(states[(b, victim.name)].startswith("DOWN") for b in proxy.BACKEND_PORTS), states
     assert victim.proc.returncode == -signal.SIGKILL
     assert report["hands"] > 20
     assert report["errors"] == {}, report["errors"]  # all else was retried (service config)
