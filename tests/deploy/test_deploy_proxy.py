@@ -14,6 +14,7 @@ Bounded by call counts and LOAD_SECONDS; no wall-clock assertion.
 
 from __future__ import annotations
 
+import datetime
 import http.client
 import json
 import os
@@ -75,6 +76,12 @@ def test_the_shipped_config_is_valid() -> None:
     assert out.returncode == 0, out.stdout + out.stderr
 
 
+def _started(line: dict[str, Any]) -> datetime.datetime:
+    """When a logged call began: its line's timestamp (its end) less its duration."""
+    end = datetime.datetime.fromisoformat(line["timestamp"])
+    return end - datetime.timedelta(milliseconds=float(line["duration_ms"]))
+
+
 def _calls(replica: Any) -> Counter[str]:
     """The replica's game calls by code."""
     return Counter(e["code"] for e in _game_calls(replica))
@@ -126,27 +133,33 @@ def _report(load: subprocess.Popen[str]) -> dict[str, Any]:
     return report
 
 
-def _strike_mid_load(victim: Any, sig: int) -> None:
+def _load_and_strike(running: Any, victim: Any, sig: int) -> subprocess.Popen[str]:
+    """stud-load through the proxy, and ``sig`` to the victim once it serves the load."""
+    load = _stud_load(running.target)
     poll_until(lambda: _calls(victim)["OK"] >= STRIKE_AFTER_CALLS,
                f"the victim to answer {STRIKE_AFTER_CALLS} calls", LOAD_SECONDS)  # fmt: skip
     victim.signal(sig)
+    return load
+
+
+def _no_call_lost(report: dict[str, Any]) -> None:
+    """stud-load counts every failure the service config does not retry under errors."""
+    assert report["hands"] > 20
+    assert report["errors"] == {}, report["errors"]
+    assert report["unfinished"] == 0
+    assert report["hands_checked"] == report["hands_conserved"] == report["hands"]
 
 
 @pytest.mark.slow
 def test_a_replica_killed_under_load_costs_no_call(cluster: tuple[list[Any], Any, Any]) -> None:
     replicas, running, proxy = cluster
-    load = _stud_load(running.target)
     victim = replicas[1]
-    _strike_mid_load(victim, signal.SIGKILL)
+    load = _load_and_strike(running, victim, signal.SIGKILL)
     victim.proc.wait(30)
-    report = _report(load)
+    _no_call_lost(_report(load))
     states = proxy.server_states(running.stats)  # its health checks saw it go
     assert all(states[(b, victim.name)].startswith("DOWN") for b in proxy.BACKEND_PORTS), states
     assert victim.proc.returncode == -signal.SIGKILL
-    assert report["hands"] > 20
-    assert report["errors"] == {}, report["errors"]  # all else was retried (service config)
-    assert report["unfinished"] == 0
-    assert report["hands_checked"] == report["hands_conserved"] == report["hands"]
     survivors = [_calls(r)["OK"] for r in (replicas[0], replicas[2])]
     assert min(survivors) > 0, survivors
 
@@ -154,22 +167,19 @@ def test_a_replica_killed_under_load_costs_no_call(cluster: tuple[list[Any], Any
 @pytest.mark.slow
 def test_a_draining_replica_gets_no_new_call(cluster: tuple[list[Any], Any, Any]) -> None:
     replicas, running, proxy = cluster
-    load = _stud_load(running.target)
     victim = replicas[1]
-    _strike_mid_load(victim, signal.SIGTERM)
+    load = _load_and_strike(running, victim, signal.SIGTERM)
 
     def out_of_rotation() -> bool:
         states = proxy.server_states(running.stats)
         return all(states.get((b, victim.name)) not in ("UP", None) for b in proxy.BACKEND_PORTS)
 
     poll_until(out_of_rotation, "the proxy to take the draining replica out", 10)
-    seen = sum(_calls(victim).values())
+    left = datetime.datetime.now(datetime.UTC)
     victim.proc.wait(30)  # it drains: at least drain.QUIET seconds without a refusal
-    report = _report(load)
+    _no_call_lost(_report(load))
     assert victim.proc.returncode == 0
-    assert sum(_calls(victim).values()) == seen, "a call reached it after it left rotation"
+    late = [e for e in _game_calls(victim) if _started(e) > left]
+    assert not late, f"{len(late)} calls reached it after it left rotation: {late[:3]}"
     codes = _calls(victim)
     assert codes["OK"] > 0 and set(codes) <= {"OK", "UNAVAILABLE"}, codes
-    assert report["errors"] == {}, report["errors"]
-    assert report["unfinished"] == 0
-    assert report["hands_checked"] == report["hands_conserved"] == report["hands"]
