@@ -226,7 +226,7 @@ class _Body:
     the call's protocol) if that takes longer than the timeout (RECEIVE_TIMEOUT) or if it
     is, or declares itself, larger than the port reads (MESSAGE_TOO_LARGE, RESOURCE_EXHAUSTED
     like a message over the limit: one condition, one answer, whatever the size; the rest
-    of the body is never read)."""
+    of such a body is dropped unread, ``_discard_rest``)."""
 
     def __init__(
         self,
@@ -252,7 +252,8 @@ class _Body:
         if not self._open:  # the body is in: what follows (a disconnect) is not bounded
             message: dict[str, Any] = await self._receive()
             return message
-        if self._size > self._limits.body_bytes:
+        if self._size > self._limits.body_bytes:  # declared too large
+            await self._discard_rest()
             self._refuse(self._too_large())
         try:
             async with asyncio.timeout_at(self._deadline):
@@ -281,10 +282,10 @@ class _Body:
                 self._size = max(self._size, int.from_bytes(self._prefix[1:], "big"))
 
     async def _discard_rest(self) -> None:
-        """Read and drop the rest of a refused body, within the receive deadline (no
-        deadline: none of it), so that the answer comes after the client has sent it all:
-        an HTTP/2 stream the server resets while the client still sends makes gRPC
-        clients see INTERNAL instead of the answer."""
+        """Read and drop (never keep) the rest of a refused body, within the receive
+        deadline (no deadline: none of it), so that the answer comes after the client has
+        sent it all: an HTTP/2 stream the server resets while the client still sends makes
+        gRPC clients see INTERNAL instead of the answer."""
         if self._deadline is None:
             return
         with contextlib.suppress(TimeoutError):
