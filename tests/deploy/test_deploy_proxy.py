@@ -20,6 +20,7 @@ import json
 import os
 import signal
 import subprocess
+import threading
 from collections import Counter
 from collections.abc import Iterator
 from typing import Any
@@ -118,6 +119,33 @@ def test_one_address_takes_grpc_and_connect_spread_across_the_replicas(
     assert protocols == {"grpc": CALLS, "http": CALLS}, protocols
 
 
+class _ConnectCaller(threading.Thread):
+    """Connect (JSON over HTTP/1.1) calls through the proxy, one after another, until
+    stopped, with no retry of its own; counts the HTTP statuses."""
+
+    def __init__(self, port: int) -> None:
+        super().__init__(daemon=True)
+        self.port = port
+        self.statuses: Counter[int] = Counter()
+        self.halt = threading.Event()
+
+    def run(self) -> None:
+        body = json.dumps({"hands": [{"cards": ["As", "Ks", "Qs", "Js", "Ts"]}]})
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)
+        while not self.halt.is_set():
+            conn.request("POST", EVALUATE, body, {"content-type": "application/json"})
+            response = conn.getresponse()
+            response.read()
+            self.statuses[response.status] += 1
+        conn.close()
+
+    def stop(self) -> Counter[int]:
+        self.halt.set()
+        self.join(30)
+        assert not self.is_alive()
+        return self.statuses
+
+
 def _stud_load(target: str) -> subprocess.Popen[str]:
     stud_load = venv_tool("stud-load", "pip install -e . (the clients' load generator)")
     cmd = [stud_load, "--target", target, "--duration", str(LOAD_SECONDS)]
@@ -168,6 +196,8 @@ def test_a_replica_killed_under_load_costs_no_call(cluster: tuple[list[Any], Any
 def test_a_draining_replica_gets_no_new_call(cluster: tuple[list[Any], Any, Any]) -> None:
     replicas, running, proxy = cluster
     victim = replicas[1]
+    connect = _ConnectCaller(running.port)  # a client that retries nothing (curl, PHP)
+    connect.start()
     load = _load_and_strike(running, victim, signal.SIGTERM)
 
     def out_of_rotation() -> bool:
@@ -178,6 +208,10 @@ def test_a_draining_replica_gets_no_new_call(cluster: tuple[list[Any], Any, Any]
     left = datetime.datetime.now(datetime.UTC)
     victim.proc.wait(30)  # it drains: at least drain.QUIET seconds without a refusal
     _no_call_lost(_report(load))
+    statuses = connect.stop()
+    # its calls that met the draining replica were refused 503 unstarted, and the proxy
+    # sent them on (retry-on 503): none failed
+    assert set(statuses) == {200} and statuses[200] > 0, statuses
     assert victim.proc.returncode == 0
     late = [e for e in _game_calls(victim) if _started(e) > left]
     assert not late, f"{len(late)} calls reached it after it left rotation: {late[:3]}"
