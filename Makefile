@@ -5,7 +5,7 @@
 
 .PHONY: all venv gen run fmt lint buf-lint unit unit-pure integration deploy-check test tools clean \
         lock bench-eval bench-engine bench-rpc cluster soak image-check load play \
-        node-gen node-client node-play table table-deps
+        node-gen node-client node-play table table-deps proxy-deps
 
 PYTHON ?= python3
 VENV   := .venv
@@ -66,6 +66,18 @@ $(TABLE_DEPS):
 	mkdir -p .tools && touch $@
 
 table-deps: $(TABLE_DEPS)
+
+# Debian's haproxy: the proxy in front of the replicas (`make cluster`, the deploy tier;
+# deploy/haproxy/haproxy.cfg). apt-get as root; otherwise it says what to install.
+PROXY_DEPS := .tools/.proxy-deps
+$(PROXY_DEPS):
+	@if command -v haproxy >/dev/null || [ -x /usr/sbin/haproxy ]; then :; \
+	elif [ "$$(id -u)" = 0 ]; then apt-get update -q && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends haproxy; \
+	else echo "proxy-deps: run as root, or: sudo apt-get install haproxy"; exit 1; fi
+	mkdir -p .tools && touch $@
+
+proxy-deps: $(PROXY_DEPS)
 
 # generated protobuf / gRPC code (gitignored): proto/generate.py is the one generator
 $(GEN) &: $(STAMP) $(PROTOS) proto/generate.py proto/service_config.json
@@ -269,7 +281,7 @@ integration: $(STAMP) $(GEN) $(COMPILED) $(NODE_CLIENT) $(GO_PLAY) $(JAVA_PLAY) 
 	$(BIN)/pytest -q -n 2 --dist loadfile tests/integration
 
 # manifests, Prometheus rules and live scrapes, the local cluster, the image's Dockerfile
-deploy-check: $(STAMP) $(GEN) $(COMPILED) $(TOOLS_STAMP)
+deploy-check: $(STAMP) $(GEN) $(COMPILED) $(TOOLS_STAMP) $(PROXY_DEPS)
 	$(BIN)/pytest -q -n 2 --dist loadfile tests/deploy
 
 test: lint buf-lint unit integration deploy-check
@@ -300,8 +312,9 @@ bench-rpc: $(BENCH_STAMP) $(GEN)
 	$(BENCH_PY) -m benchmarks.rpc
 
 # ---- operations -------------------------------------------------------------------
-# three stud-server replicas + a real Prometheus + load on loopback; bounded, cleans up
-cluster: $(STAMP) $(GEN) $(TOOLS_STAMP)
+# three stud-server replicas behind HAProxy + a real Prometheus + load through the proxy
+# on loopback; bounded, cleans up
+cluster: $(STAMP) $(GEN) $(TOOLS_STAMP) $(PROXY_DEPS)
 	$(PY) deploy/local/cluster.py
 
 # 10-minute fixed-rate run reporting each worker's RSS at start and end (not in CI)

@@ -1,6 +1,8 @@
 """`make cluster`: three stud-server replicas on loopback sharing a fresh temporary key,
-a real Prometheus scraping them, and load across all three; prints the load report and
-where Prometheus answers, keeps it up for CLUSTER_SECONDS, then stops and cleans up.
+Debian's HAProxy in front of them (deploy/haproxy/haproxy.cfg: one address for gRPC,
+Connect and gRPC-Web), a real Prometheus scraping them, and load through the proxy;
+prints the load report, the calls per replica and where the proxy and Prometheus answer,
+keeps them up for CLUSTER_SECONDS, then stops and cleans up.
 
 The load is `stud-load --target ... --duration ... --json` when installed (clients);
 otherwise deploy/local/driver.py plays the hands (said so in the output).
@@ -23,6 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import driver
 import localcluster as lc
+import proxy
 
 
 def _load(targets: list[str], seconds: float) -> dict[str, object]:
@@ -68,12 +71,18 @@ def main() -> int:
     key = lc.new_key_spec()  # in memory only: never written to disk or the repository
     with tempfile.TemporaryDirectory(prefix="stud-cluster-") as tmp:
         logs = Path(tmp)
-        with lc.replicas(replicas, key, workers=workers, log_dir=logs) as started:
+        http = ["--http-port", "0"]
+        with lc.replicas(replicas, key, workers=workers, extra_args=http, log_dir=logs) as started:
             for r in started:
-                print(f"{r.name}: gRPC {r.target}  metrics http://{r.metrics_target}/metrics")
-            with lc.prometheus([r.metrics_target for r in started]) as prom:
+                print(f"{r.name}: gRPC {r.target}  HTTP 127.0.0.1:{r.http_port}  "
+                      f"metrics http://{r.metrics_target}/metrics")  # fmt: skip
+            with (
+                proxy.haproxy(started) as front,
+                lc.prometheus([r.metrics_target for r in started]) as prom,
+            ):
+                print(f"haproxy: {front.target} (gRPC, Connect, gRPC-Web)")
                 print(f"prometheus: {prom.url}  (graph: {prom.url}/graph)", flush=True)
-                report = _load([r.target for r in started], load_seconds)
+                report = _load([front.target], load_seconds)
                 print(json.dumps(report, indent=2))
                 game = 'grpc_service="stud.v1.StudEngineService"'
                 total = _settled(prom, f"sum(grpc_server_handled_total{{{game}}})", report)
@@ -85,10 +94,10 @@ def main() -> int:
                     print(f"  {row['metric']['instance']}: {float(row['value'][1]):.0f}")
                 print(f"targets up: {prom.targets_up()}/{replicas}")
                 if linger > 0:
-                    print(f"Prometheus stays at {prom.url} for {linger:.0f}s (Ctrl-C stops)")
+                    print(f"the proxy and Prometheus stay up for {linger:.0f}s (Ctrl-C stops)")
                     with contextlib.suppress(KeyboardInterrupt):
                         time.sleep(linger)
-        print("stopped all replicas and Prometheus; temporary files removed")
+        print("stopped all replicas, the proxy and Prometheus; temporary files removed")
     return 0
 
 

@@ -83,6 +83,7 @@ class Replica:
     metrics_port: int
     port: int = 0
     lines: list[str] = field(default_factory=list)
+    http_port: int = 0  # with --http-port: Connect, gRPC-Web and gRPC
 
     @property
     def target(self) -> str:
@@ -179,6 +180,8 @@ def start_replica(
         replica.stop()
         raise TimeoutError(f"{name} did not report its port in {timeout}s") from None
     wait_serving(replica.port, max(1.0, deadline - time.monotonic()))
+    serving = [e for e in replica.events() if e.get("event") in ("serving", "worker serving")]
+    replica.http_port = int(serving[0].get("http_port") or 0) if serving else 0
     return replica
 
 

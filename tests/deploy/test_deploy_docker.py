@@ -32,7 +32,7 @@ def _instructions() -> list[tuple[str, str]]:
     return result
 
 
-@pytest.mark.parametrize("name", ["Dockerfile", "Dockerfile.table"])
+@pytest.mark.parametrize("name", ["Dockerfile", "Dockerfile.table", "Dockerfile.proxy"])
 def test_hadolint_clean(name: str) -> None:
     hadolint = venv_tool("hadolint")
     out = run([hadolint, "--failure-threshold", "style", str(DEPLOY / "docker" / name)])

@@ -107,7 +107,117 @@ PROMETHEUS_RULE_SCHEMA: dict[str, Any] = {
         },
     },
 }
-CUSTOM = {"ServiceMonitor": SERVICE_MONITOR_SCHEMA, "PrometheusRule": PROMETHEUS_RULE_SCHEMA}
+# Gateway API routes (gateway.networking.k8s.io/v1, standard channel): the parts this
+# project uses, strict, as the CRDs' published schemas have them.
+_PARENT_REFS = {
+    "type": "array",
+    "minItems": 1,
+    "items": {
+        "type": "object",
+        "required": ["name"],
+        "additionalProperties": False,
+        "properties": {"name": {"type": "string"}, "sectionName": {"type": "string"}},
+    },
+}
+_BACKEND_REFS = {
+    "type": "array",
+    "minItems": 1,
+    "items": {
+        "type": "object",
+        "required": ["name", "port"],
+        "additionalProperties": False,
+        "properties": {
+            "name": {"type": "string"},
+            "port": {"type": "integer", "minimum": 1, "maximum": 65535},
+        },
+    },
+}
+
+
+def _route_schema(kind: str, match: dict[str, Any], rule_extra: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "required": ["apiVersion", "kind", "metadata", "spec"],
+        "additionalProperties": False,
+        "properties": {
+            "apiVersion": {"const": "gateway.networking.k8s.io/v1"},
+            "kind": {"const": kind},
+            "metadata": _META,
+            "spec": {
+                "type": "object",
+                "required": ["parentRefs", "rules"],
+                "additionalProperties": False,
+                "properties": {
+                    "parentRefs": _PARENT_REFS,
+                    "rules": {
+                        "type": "array",
+                        "minItems": 1,
+                        "items": {
+                            "type": "object",
+                            "additionalProperties": False,
+                            "properties": {
+                                "matches": {"type": "array", "items": match},
+                                "backendRefs": _BACKEND_REFS,
+                                **rule_extra,
+                            },
+                        },
+                    },
+                },
+            },
+        },
+    }
+
+
+_DURATION = {"type": "string", "pattern": "^([0-9]{1,5}(h|m|s|ms)){1,4}$"}
+GRPC_ROUTE_SCHEMA = _route_schema(
+    "GRPCRoute",
+    {
+        "type": "object",
+        "additionalProperties": False,
+        "properties": {
+            "method": {
+                "type": "object",
+                "additionalProperties": False,
+                "properties": {
+                    "type": {"enum": ["Exact", "RegularExpression"]},
+                    "service": {"type": "string"},
+                    "method": {"type": "string"},
+                },
+            }
+        },
+    },
+    {},
+)
+HTTP_ROUTE_SCHEMA = _route_schema(
+    "HTTPRoute",
+    {
+        "type": "object",
+        "additionalProperties": False,
+        "properties": {
+            "path": {
+                "type": "object",
+                "additionalProperties": False,
+                "properties": {
+                    "type": {"enum": ["Exact", "PathPrefix", "RegularExpression"]},
+                    "value": {"type": "string", "pattern": "^/"},
+                },
+            }
+        },
+    },
+    {
+        "timeouts": {
+            "type": "object",
+            "additionalProperties": False,
+            "properties": {"request": _DURATION, "backendRequest": _DURATION},
+        }
+    },
+)
+CUSTOM = {
+    "ServiceMonitor": SERVICE_MONITOR_SCHEMA,
+    "PrometheusRule": PROMETHEUS_RULE_SCHEMA,
+    "GRPCRoute": GRPC_ROUTE_SCHEMA,
+    "HTTPRoute": HTTP_ROUTE_SCHEMA,
+}
 
 
 @pytest.mark.parametrize("overlay", OVERLAYS)
@@ -152,7 +262,31 @@ def test_strict_validation_catches_an_unknown_field(tmp_path: Any) -> None:
 def test_custom_resources_match_their_schema(overlay: str) -> None:
     docs = kustomize(overlay)
     for kind, schema in CUSTOM.items():
-        jsonschema.validate(find(docs, kind), schema)
+        for doc in (d for d in docs if d["kind"] == kind):
+            jsonschema.validate(doc, schema)
+    for kind in ("ServiceMonitor", "PrometheusRule"):
+        find(docs, kind)
+
+
+def test_prod_routes_grpc_and_connect_to_the_service_ports() -> None:
+    """The Gateway API routes (the proxy's Kubernetes equivalent): gRPC to the Service's
+    gRPC port, Connect and gRPC-Web to its HTTP port, on one Gateway."""
+    docs = kustomize("prod")
+    ports = {p["name"]: p["port"] for p in find(docs, "Service", "stud-engine")["spec"]["ports"]}
+    grpc_route, http_route = find(docs, "GRPCRoute"), find(docs, "HTTPRoute")
+    for route, port in ((grpc_route, ports["grpc"]), (http_route, ports["http"])):
+        backends = [b for rule in route["spec"]["rules"] for b in rule["backendRefs"]]
+        assert backends == [{"name": "stud-engine", "port": port}], route
+    gateways = {
+        r["name"] for route in (grpc_route, http_route) for r in route["spec"]["parentRefs"]
+    }
+    assert len(gateways) == 1, gateways
+    services = [m["method"]["service"] for r in grpc_route["spec"]["rules"] for m in r["matches"]]
+    assert "stud.v1.StudEngineService" in services
+    broken = yaml.safe_load(yaml.safe_dump(grpc_route))
+    broken["spec"]["rules"][0]["retry"] = {"attempts": 3}  # not in the standard channel
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(broken, GRPC_ROUTE_SCHEMA)
 
 
 def _container(docs: list[dict[str, Any]]) -> dict[str, Any]:

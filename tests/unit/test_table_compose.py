@@ -41,7 +41,14 @@ def compose() -> dict[str, Any]:
 def test_compose_file_follows_the_compose_specification(compose: dict[str, Any]) -> None:
     schema = compose_schema()
     jsonschema.validators.validator_for(schema)(schema).validate(compose)
-    assert set(compose["services"]) == {"engine", "table", "prometheus", "grafana"}
+    assert set(compose["services"]) == {
+        "engine",
+        "keygen",
+        "proxy",
+        "table",
+        "prometheus",
+        "grafana",
+    }
 
 
 def test_a_broken_compose_file_is_caught() -> None:
@@ -74,10 +81,11 @@ def test_prometheus_scrapes_the_engine_and_grafana_gets_the_dashboard(
     compose: dict[str, Any],
 ) -> None:
     config = yaml.safe_load((HERE / "prometheus.yml").read_text())
-    targets = [
-        t for job in config["scrape_configs"] for s in job["static_configs"] for t in s["targets"]
+    jobs = {job["job_name"]: job for job in config["scrape_configs"]}
+    assert jobs["stud-engine"]["dns_sd_configs"] == [  # every replica
+        {"names": ["engine"], "type": "A", "port": 9464}
     ]
-    assert targets == ["engine:9464", "table:9465"]
+    assert [t for s in jobs["stud-table"]["static_configs"] for t in s["targets"]] == ["table:9465"]
     dashboards = Path(REPO / "deploy/grafana")
     assert (dashboards / "stud-engine.json").is_file()
     mounts = {
@@ -88,6 +96,23 @@ def test_prometheus_scrapes_the_engine_and_grafana_gets_the_dashboard(
     table = compose["services"]["table"]
     assert "--target=engine:50051" in table["command"]
     assert "--metrics-port=9465" in table["command"]  # the stud-table job's target
+
+
+def test_the_proxy_fronts_every_engine_replica(compose: dict[str, Any]) -> None:
+    """The proxy's config (deploy/haproxy/haproxy.cfg, the image's only file) has a server
+    slot per engine replica in each backend, by the engine's service name and ports."""
+    config = (REPO / "deploy" / "haproxy" / "haproxy.cfg").read_text()
+    slots = re.findall(r"^\s*server-template engine (\d+) engine:(\d+)", config, re.MULTILINE)
+    replicas = compose["services"]["engine"]["deploy"]["replicas"]
+    assert sorted(port for _, port in slots) == ["50051", "8080"]
+    assert all(int(count) >= replicas for count, _ in slots), (slots, replicas)
+    ignore = (REPO / "deploy" / "docker" / "Dockerfile.proxy.dockerignore").read_text()
+    assert "!deploy/haproxy/haproxy.cfg" in ignore.splitlines()
+    engine = compose["services"]["engine"]
+    assert "ports" not in engine  # the proxy's address is the engine's
+    # one key for every replica: a state sealed by one opens on another
+    assert engine["command"] == ["--key-file=/var/lib/stud-keys/sealing.key"]
+    assert engine["depends_on"]["keygen"] == {"condition": "service_completed_successfully"}
 
 
 def _table_context_ignores(path: str) -> bool:

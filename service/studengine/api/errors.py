@@ -55,6 +55,7 @@ class Reason(enum.StrEnum):
     RECEIVE_TIMEOUT = "RECEIVE_TIMEOUT"
     CALL_CANCELLED = "CALL_CANCELLED"
     SERVER_DRAINING = "SERVER_DRAINING"
+    MESSAGE_TOO_LARGE = "MESSAGE_TOO_LARGE"
 
 
 _S = grpc.StatusCode
@@ -74,6 +75,7 @@ CODES: dict[Reason, grpc.StatusCode] = {
     Reason.RECEIVE_TIMEOUT: _S.DEADLINE_EXCEEDED,
     Reason.CALL_CANCELLED: _S.CANCELLED,
     Reason.SERVER_DRAINING: _S.UNAVAILABLE,
+    Reason.MESSAGE_TOO_LARGE: _S.RESOURCE_EXHAUSTED,
 }
 
 #: The reasons whose refusals carry RetryInfo, with its delay in seconds: the server is
@@ -97,6 +99,7 @@ METRIC_LABELS = {
     Reason.RECEIVE_TIMEOUT: "receive_timeout",
     Reason.CALL_CANCELLED: "cancelled",
     Reason.SERVER_DRAINING: "draining",
+    Reason.MESSAGE_TOO_LARGE: "too_large",
 }
 
 #: Of several violations' reasons, the one ErrorInfo carries: the first in this order.
@@ -320,13 +323,16 @@ def receive_timeout(method: str, seconds: float) -> ApiError:
     )
 
 
-def too_large(method: str, size: int, limit: int) -> ApiError:
-    """A request message over ``--max-message-bytes``."""
-    error = bad_request(
-        "request", f"{size} bytes, over this server's limit of {limit}", Reason.LIMIT_EXCEEDED
+def too_large(method: str, size: int, limit: int, body_limit: int = 0) -> ApiError:
+    """A request message of ``size`` bytes over ``--max-message-bytes`` (``limit``), or
+    (``body_limit``) an HTTP body of ``size`` bytes or more over what the HTTP port reads
+    to find that message: RESOURCE_EXHAUSTED, the same reason, at every size."""
+    what = f"request body of {size}+ bytes" if body_limit else f"request of {size} bytes"
+    return ApiError(
+        f"{what}, over this server's limit of {body_limit or limit}",
+        Reason.MESSAGE_TOO_LARGE,
+        metadata={"limit": str(limit), "method": method},
     )
-    error.metadata.update(limit=str(limit), method=method)
-    return error
 
 
 def draining(method: str) -> ApiError:

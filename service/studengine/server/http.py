@@ -28,13 +28,14 @@ stop(grace)`` drains it.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import functools
 import re
 import socket
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any, cast
+from typing import Any, NamedTuple, NoReturn, cast
 
 import grpc
 import structlog
@@ -163,6 +164,7 @@ class App:
         self.serving = True
         self.service = service
         self.receive_timeout = receive_timeout
+        self.max_body_bytes = max_body_bytes
         self.connect: ASGIApp = connect.StudEngineServiceASGIApplication(
             cast(connect.StudEngineService, service), read_max_bytes=max_body_bytes
         )
@@ -184,45 +186,125 @@ class App:
         if method is None:  # Connect answers unknown paths itself
             await self.connect(scope, receive, send)
             return
-        bounded = _Body(receive, method, self.receive_timeout)
+        limits = _Limits(self.receive_timeout, self.max_body_bytes, self.service.max_message_bytes)
+        bounded = _Body(receive, method, limits, _content_length(scope), _enveloped(scope))
         try:
             await self.connect(scope, bounded.receive, send)
         finally:
             bounded.done()
 
 
+class _Limits(NamedTuple):
+    """What one call's body may take: ``timeout`` seconds (None: no bound) and
+    ``body_bytes``; ``message_bytes`` is the limit a refusal names."""
+
+    timeout: float | None
+    body_bytes: int
+    message_bytes: int | None
+
+
+def _header(scope: dict[str, Any], wanted: bytes) -> bytes:
+    return next((value for name, value in scope.get("headers", ()) if name == wanted), b"")
+
+
+def _content_length(scope: dict[str, Any]) -> int:
+    """The request's declared Content-Length (0: none, or not a number)."""
+    value = _header(scope, b"content-length")
+    return int(value) if value.isdigit() else 0
+
+
+def _enveloped(scope: dict[str, Any]) -> bool:
+    """Whether the body is length-prefixed messages (gRPC, gRPC-Web, Connect streaming):
+    its first five bytes then declare the first message's size."""
+    kind = _header(scope, b"content-type")
+    return kind.startswith((b"application/grpc", b"application/connect+"))
+
+
 class _Body:
     """One call's request body as Connect reads it: counted as ``receiving`` until it has
-    arrived in full, and refused (RECEIVE_TIMEOUT, raised to Connect as a ConnectError,
-    which answers it in the call's protocol) if that takes longer than ``timeout``."""
+    arrived in full, and refused (raised to Connect as a ConnectError, which answers it in
+    the call's protocol) if that takes longer than the timeout (RECEIVE_TIMEOUT) or if it
+    is, or declares itself, larger than the port reads (MESSAGE_TOO_LARGE, RESOURCE_EXHAUSTED
+    like a message over the limit: one condition, one answer, whatever the size; the rest
+    of such a body is dropped unread, ``_discard_rest``)."""
 
-    def __init__(self, receive: Any, method: MethodStats, timeout: float | None) -> None:
+    def __init__(
+        self,
+        receive: Any,
+        method: MethodStats,
+        limits: _Limits,
+        declared: int = 0,
+        enveloped: bool = False,
+    ) -> None:
         self._receive = receive
         self._method = method
-        self._timeout = timeout
+        self._limits = limits
         self._t0 = time.perf_counter()
+        timeout = limits.timeout
         self._deadline = None if timeout is None else asyncio.get_running_loop().time() + timeout
         self._open = True
+        self._size = declared  # the body's size, at least: declared, or read so far
+        self._read = 0
+        self._prefix = b"" if enveloped else None  # an envelope's first bytes, until 5
         method.receiving.inc()
 
     async def receive(self) -> dict[str, Any]:
         if not self._open:  # the body is in: what follows (a disconnect) is not bounded
             message: dict[str, Any] = await self._receive()
             return message
+        if self._size > self._limits.body_bytes:  # declared too large
+            await self._discard_rest()
+            self._refuse(self._too_large())
         try:
             async with asyncio.timeout_at(self._deadline):
                 message = await self._receive()
         except TimeoutError:
-            self.done()
-            assert self._timeout is not None
-            refusal = receive_timeout(self._method.name, self._timeout)
-            metrics.rejected(refusal.metric_label)
-            self._method.started.inc()  # it never reaches StudEngineConnect._call
-            self._method.finish(self._t0, refusal.code)
-            raise connect_error(refusal) from None
+            assert self._limits.timeout is not None
+            self._refuse(receive_timeout(self._method.name, self._limits.timeout))
+        if message["type"] == "http.request":
+            self._count(message.get("body", b""))
+            if self._size > self._limits.body_bytes:
+                if message.get("more_body", False):
+                    await self._discard_rest()
+                self._refuse(self._too_large())
         if message["type"] != "http.request" or not message.get("more_body", False):
             self.done()
         return message
+
+    def _count(self, chunk: bytes) -> None:
+        """Add a chunk to the size seen, and an envelope's declared message size (before
+        Connect reads it and cuts the call off itself, untyped)."""
+        self._read += len(chunk)
+        self._size = max(self._size, self._read)
+        if self._prefix is not None and len(self._prefix) < 5:
+            self._prefix += chunk[: 5 - len(self._prefix)]
+            if len(self._prefix) == 5:
+                self._size = max(self._size, int.from_bytes(self._prefix[1:], "big"))
+
+    async def _discard_rest(self) -> None:
+        """Read and drop (never keep) the rest of a refused body, within the receive
+        deadline (no deadline: none of it), so that the answer comes after the client has
+        sent it all: an HTTP/2 stream the server resets while the client still sends makes
+        gRPC clients see INTERNAL instead of the answer."""
+        if self._deadline is None:
+            return
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout_at(self._deadline):
+                while (await self._receive()).get("more_body", False):
+                    pass
+
+    def _too_large(self) -> ApiError:
+        limits = self._limits
+        limit = limits.message_bytes or limits.body_bytes
+        return too_large(self._method.name, self._size, limit, limits.body_bytes)
+
+    def _refuse(self, refusal: ApiError) -> NoReturn:
+        """Count the refusal of a call that never reaches ``StudEngineConnect._call``."""
+        self.done()
+        metrics.rejected(refusal.metric_label)
+        self._method.started.inc()
+        self._method.finish(self._t0, refusal.code)
+        raise connect_error(refusal) from None
 
     def done(self) -> None:
         if self._open:
