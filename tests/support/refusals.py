@@ -165,7 +165,7 @@ def ticket_request(**changes: Any) -> pb.CreateDealTicketRequest:
     )
 
 
-def ticketed_start(call: Caller, ticket: pb.DealTicket, **changes: Any) -> pb.StartHandRequest:
+def ticketed_start(ticket: pb.DealTicket, **changes: Any) -> pb.StartHandRequest:
     """``start_request`` with ``ticket`` and the contributions, no test deck."""
     changes = {"contributions": CONTRIBUTIONS, **changes}
     return start_request(test_deck=[], deal_ticket=ticket.sealed, **changes)
@@ -174,7 +174,7 @@ def ticketed_start(call: Caller, ticket: pb.DealTicket, **changes: Any) -> pb.St
 def _ticket_for_others(call: Caller) -> tuple[str, Message]:
     others = [pb.Player(id=f"other-{i}", stack=500) for i in range(3)]
     ticket = call("CreateDealTicket", ticket_request(players=others)).ticket
-    return "StartHand", ticketed_start(call, ticket)
+    return "StartHand", ticketed_start(ticket)
 
 
 def _state_as_ticket(call: Caller) -> tuple[str, Message]:
@@ -184,7 +184,7 @@ def _state_as_ticket(call: Caller) -> tuple[str, Message]:
 
 def _bad_contributions(call: Caller) -> tuple[str, Message]:
     ticket = call("CreateDealTicket", ticket_request()).ticket
-    return "StartHand", ticketed_start(call, ticket, contributions=[bytes(16), bytes(8)])
+    return "StartHand", ticketed_start(ticket, contributions=[bytes(16), bytes(8)])
 
 
 BAD_TABLE = pb.Table(ante=-1, bring_in=30, small_bet=20, big_bet=10, odd_chip=9)
