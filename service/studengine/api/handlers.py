@@ -225,11 +225,15 @@ class Handlers:
         hand = record.hand
         if not hand.over:
             raise hand_not_over(record.seq)
+        deal = record.deal
         meta = HandMeta(
             hand_id=record.hand_id.hex(),
             player_ids=record.player_ids,
             deck_commitment=deck_commitment(record),
             salt=record.salt.hex(),
+            deal_commitment=deal_commitment(record),
+            server_seed="" if deal is None else deal.server_seed.hex(),
+            contributions=() if deal is None else [c.hex() for c in deal.contributions],
         )
         try:
             text = render(hand, meta, audience)
