@@ -10,13 +10,12 @@ SHA-256 of hand id || salt || deck, and the cards dealt. A players' history of a
 dealt without a ticket carries no deck, so nothing to check it by: refused.
 
 One line per file: ``ok`` with what was checked, or ``FAILED`` naming the field that does
-not hold (``_server_seed``, ``_contributions``, ``_deck``, ``actions`` with its line...).
-Exit status 0 when every file passes, 1 otherwise (2 for bad usage).
+not hold (``_server_seed``, ``_contributions``, ``_deck``, ``actions`` with its line...),
+then a total. Exit status 0 when every file passes, 1 otherwise (2 for bad usage).
 """
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import sys
 import tomllib
@@ -26,6 +25,7 @@ from typing import Any
 
 from studengine.cards import DECK_SIZE, format_card, parse_cards
 from studengine.deal import commitment, deal_deck
+from studengine.history.cli import check_files
 from studengine.history.reader import PhhError, dealt_cards, parse
 
 HAND_ID_BYTES = 16
@@ -141,20 +141,10 @@ def check_file(path: Path) -> tuple[bool, str]:
         return False, f"{path}: FAILED not a readable history: {error}"
 
 
-def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(
-        prog="stud-verify",
-        description="Check the proof of each hand's deal in its PHH history (no server, no key).",
-    )
-    parser.add_argument("files", nargs="+", type=Path, metavar="FILE")
-    args = parser.parse_args(argv)
-    passed = True
-    for path in args.files:
-        ok, line = check_file(path)
-        print(line)
-        passed = passed and ok
-    sys.exit(0 if passed else 1)
+def main(argv: Sequence[str] | None = None) -> int:
+    description = "Check the proof of each hand's deal in its PHH history (no server, no key)."
+    return check_files("stud-verify", description, check_file, argv)
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
