@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import struct
 from collections.abc import Sequence
 from typing import Final
 
@@ -48,11 +49,15 @@ class HmacDrbg:
             self._value = self._hmac(self._value)
 
     def generate(self, count: int) -> bytes:
-        """HMAC_DRBG_Generate (10.1.2.5) of ``count`` bytes, no additional input."""
+        """HMAC_DRBG_Generate (10.1.2.5) of ``count`` bytes, no additional input. The key
+        is the same for every block: keyed once, copied per block."""
+        keyed = hmac.new(self._key, digestmod=hashlib.sha256)
         blocks = []
         produced = 0
         while produced < count:
-            self._value = self._hmac(self._value)
+            mac = keyed.copy()
+            mac.update(self._value)
+            self._value = mac.digest()
             blocks.append(self._value)
             produced += len(self._value)
         self._update(b"")
@@ -88,19 +93,22 @@ def deal_deck(server_seed: bytes, hand_id: bytes, contributions: Sequence[bytes]
     hand id and the contributions give. Raises ValueError on inputs out of bounds."""
     check_inputs(server_seed, hand_id, contributions)
     drbg = HmacDrbg(server_seed, hand_id, PERSONALIZATION + framed(contributions))
-    buffer = b""
+    words: tuple[int, ...] = ()
     position = 0
     deck = list(range(DECK_CARDS))
-    for i in range(DECK_CARDS - 1, 0, -1):
-        n = i + 1
-        limit = _WORD - _WORD % n
+    for i, n, limit in _DRAWS:
         while True:
-            if position + 4 > len(buffer):
-                buffer, position = drbg.generate(GENERATE_BYTES), 0
-            word = int.from_bytes(buffer[position : position + 4], "big")
-            position += 4
-            if word < limit:
+            if position == len(words):  # a new Generate call: its words, in order
+                words, position = _WORDS.unpack(drbg.generate(GENERATE_BYTES)), 0
+            word = words[position]
+            position += 1
+            if word < limit:  # else rejected: the next word
                 break
         j = word % n
         deck[i], deck[j] = deck[j], deck[i]
     return deck
+
+
+# each step of the shuffle: i, n = i + 1, and the first word rejected for n
+_DRAWS: Final = tuple((i, i + 1, _WORD - _WORD % (i + 1)) for i in range(DECK_CARDS - 1, 0, -1))
+_WORDS: Final = struct.Struct(f">{GENERATE_BYTES // 4}I")  # a Generate call's 32-bit words

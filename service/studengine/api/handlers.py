@@ -63,6 +63,7 @@ from studengine.state.tickets import (
     new_ticket,
     open_ticket,
     seal_ticket,
+    settings_digest,
 )
 
 DEFAULT_EQUITY_CPU_SECONDS = 2.0  # CPU time one Equity call may use (about 4x the largest)
@@ -143,7 +144,8 @@ class Handlers:
             ticket = open_ticket(self.sealer.keyring, new.deal_ticket)
         except DealTicketInvalid:
             raise deal_ticket_invalid() from None
-        if ticket.settings_digest != new.settings.digest():
+        bound = settings_digest(new.variant, new.table, new.player_ids, new.stacks, new.button)
+        if ticket.settings_digest != bound:
             raise deal_ticket_mismatch()
         if self._clock_ms() >= ticket.expires_at_ms:
             raise deal_ticket_expired(ticket.expires_at_ms)

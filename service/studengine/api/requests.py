@@ -125,11 +125,6 @@ class NewHand:
     deal_ticket: bytes = b""
     contributions: tuple[bytes, ...] = ()
 
-    @property
-    def settings(self) -> Settings:
-        """What a deal ticket binds."""
-        return Settings(self.variant, self.table, self.player_ids, self.stacks, self.button)
-
 
 #: The requests that name a hand's settings: StartHand, and CreateDealTicket for it.
 SettingsRequest = pb.StartHandRequest | pb.CreateDealTicketRequest

@@ -213,6 +213,11 @@ def _serialized_game(variant: Variant, table: Table) -> bytes:
 _GAME_FIELDS: Final = GameFields(_serialized_game)  # a few distinct ones serve many calls
 
 
+def game_bytes(variant: Variant, table: Table) -> bytes:
+    """EngineHand's variant and table fields, serialized (cached per distinct game)."""
+    return _GAME_FIELDS.get(variant, table)
+
+
 def _table_pb(table: Table) -> state_pb2.EngineTable:
     return table_to_message(table, state_pb2.EngineTable(), ODD_CHIP_CODES)
 

@@ -7,11 +7,9 @@ the one ``DealTicketInvalid``, whatever went wrong."""
 from __future__ import annotations
 
 import hashlib
-import json
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
-from enum import Enum
 from typing import Final
 
 from google.protobuf.message import DecodeError
@@ -19,7 +17,7 @@ from google.protobuf.message import DecodeError
 from studengine.deal import HAND_ID_BYTES, SEED_BYTES, commitment
 from studengine.rules.types import Table, Variant
 from studengine.state._gen.stud.internal.v1 import state_pb2
-from studengine.state.messages import TABLE_FIELDS
+from studengine.state.encoding import game_bytes
 from studengine.state.sealing import KeyRing, SealedStateInvalid
 
 TICKET_PURPOSE: Final = b"stud.v1.deal-ticket"
@@ -63,22 +61,21 @@ class Settings:
     button: int
 
     def digest(self) -> bytes:
-        """SHA-256 of the settings' canonical JSON, domain-separated."""
-        table = {f.name: _plain(getattr(self.table, f.name)) for f in TABLE_FIELDS}
-        canonical = {
-            "variant": self.variant.value,
-            "table": table,
-            "players": [
-                [pid, stack] for pid, stack in zip(self.player_ids, self.stacks, strict=True)
-            ],
-            "button": self.button,
-        }
-        text = json.dumps(canonical, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
-        return hashlib.sha256(_SETTINGS_DOMAIN + text.encode("ascii")).digest()
+        return settings_digest(self.variant, self.table, self.player_ids, self.stacks, self.button)
 
 
-def _plain(value: object) -> object:
-    return value.value if isinstance(value, Enum) else value
+def settings_digest(
+    variant: Variant, table: Table, player_ids: Sequence[str], stacks: Sequence[int], button: int
+) -> bytes:
+    """SHA-256, domain-separated, of the game and table as the sealed state writes them,
+    each player's id (UTF-8, uint16 length first) and stack (int64), and the button."""
+    players = b"".join(
+        len(raw).to_bytes(2, "big") + raw + stack.to_bytes(8, "big", signed=True)
+        for raw, stack in zip((pid.encode() for pid in player_ids), stacks, strict=True)
+    )
+    game = game_bytes(variant, table)
+    canonical = b"".join((_SETTINGS_DOMAIN, len(game).to_bytes(2, "big"), game, players))
+    return hashlib.sha256(canonical + button.to_bytes(1, "big")).digest()
 
 
 def new_ticket(settings: Settings, now_ms: int, lifetime_ms: int) -> TicketContent:
