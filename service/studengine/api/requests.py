@@ -13,7 +13,7 @@ import array
 import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Final, Protocol, final
+from typing import Any, Final, Protocol, TypeAlias, final
 
 from stud_api.stud.v1 import stud_engine_pb2 as pb
 
@@ -127,7 +127,7 @@ class NewHand:
 
 
 #: The requests that name a hand's settings: StartHand, and CreateDealTicket for it.
-SettingsRequest = pb.StartHandRequest | pb.CreateDealTicketRequest
+SettingsRequest: TypeAlias = "pb.StartHandRequest | pb.CreateDealTicketRequest"
 
 
 def parse_table(msg: pb.Table, variant: Variant | None, found: Violations) -> Table:
