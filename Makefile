@@ -307,9 +307,11 @@ BENCH_ENGINE_ARGS ?=
 bench-engine: $(BENCH_STAMP) $(GEN)
 	$(BENCH_PY) -m benchmarks.engine $(BENCH_ENGINE_ARGS)
 
-# Act vs a bare echo service on the same gRPC settings: calls/s, latency, server CPU per call
+# Act vs a bare echo service on the same gRPC settings: calls/s, latency, server CPU per call;
+# BENCH_RPC_ARGS=--deal: StartHand with and without a deal ticket, instructions per call
+BENCH_RPC_ARGS ?=
 bench-rpc: $(BENCH_STAMP) $(GEN)
-	$(BENCH_PY) -m benchmarks.rpc
+	$(BENCH_PY) -m benchmarks.rpc $(BENCH_RPC_ARGS)
 
 # ---- operations -------------------------------------------------------------------
 # three stud-server replicas behind HAProxy + a real Prometheus + load through the proxy

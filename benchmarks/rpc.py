@@ -19,7 +19,8 @@ players in both games. ``--handler``: the in-process cost of the Act handler alo
 compiled and pure-Python builds side by side (``benchmarks/rpc_handler.py``);
 ``--interceptor``: the interceptor's instructions per call by part, under callgrind;
 ``--instructions``: Act and the echo in server instructions per call under callgrind
-(``benchmarks/rpc_instructions.py``); both: the handler's instructions per Act.
+(``benchmarks/rpc_instructions.py``); both: the handler's instructions per Act. ``--deal``:
+StartHand with and without a deal ticket under callgrind (``benchmarks/rpc_deal.py``).
 
 ``python -m benchmarks.rpc --serve-echo ...`` is the echo server process itself.
 """
@@ -43,7 +44,7 @@ from google.protobuf.wrappers_pb2 import BytesValue
 from stud_api.stud.v1 import stud_engine_pb2 as pb
 from studengine.server.config import ServerConfig
 
-from benchmarks import rpc_connect, rpc_handler, rpc_instructions, rpc_interceptor
+from benchmarks import rpc_connect, rpc_deal, rpc_handler, rpc_instructions, rpc_interceptor
 from benchmarks.rpc_load import CoreSteal, ServerProcess, Summary, measure
 
 ECHO_METHOD = "/bench.v1.EchoService/Echo"
@@ -395,6 +396,12 @@ def main(argv: Sequence[str] | None = None) -> None:
         help="instead: Act and the echo in server instructions per call under callgrind, "
         "side by side (benchmarks/rpc_instructions.py)",
     )
+    parser.add_argument(
+        "--deal",
+        action="store_true",
+        help="instead: StartHand with and without a deal ticket, and CreateDealTicket, in "
+        "server instructions per call under callgrind (benchmarks/rpc_deal.py)",
+    )
     parser.add_argument("--handler-child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--handler-count", type=int, default=0, help=argparse.SUPPRESS)
     options = parser.parse_args(argv)
@@ -409,6 +416,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         return
     if options.interceptor:
         rpc_interceptor.run(_bench_env())
+        return
+    if options.deal:
+        rpc_deal.run(_bench_env(), options.seed)
         return
     if options.instructions:
         rpc_instructions.run(_bench_env(), options.hands, options.seed)

@@ -154,6 +154,39 @@ def _view_bad_seat(call: Caller) -> tuple[str, Message]:
     return "GetView", pb.GetViewRequest(state=_dealt(call).state, seat=5)
 
 
+CONTRIBUTIONS = [bytes([seat]) * 16 for seat in range(3)]  # one per player of start_request
+
+
+def ticket_request(**changes: Any) -> pb.CreateDealTicketRequest:
+    """A deal ticket's request for ``start_request``'s settings, ``changes`` made."""
+    start = start_request(test_deck=[], **changes)
+    return pb.CreateDealTicketRequest(
+        variant=start.variant, table=start.table, players=start.players, button=start.button
+    )
+
+
+def ticketed_start(ticket: pb.DealTicket, **changes: Any) -> pb.StartHandRequest:
+    """``start_request`` with ``ticket`` and the contributions, no test deck."""
+    changes = {"contributions": CONTRIBUTIONS, **changes}
+    return start_request(test_deck=[], deal_ticket=ticket.sealed, **changes)
+
+
+def _ticket_for_others(call: Caller) -> tuple[str, Message]:
+    others = [pb.Player(id=f"other-{i}", stack=500) for i in range(3)]
+    ticket = call("CreateDealTicket", ticket_request(players=others)).ticket
+    return "StartHand", ticketed_start(ticket)
+
+
+def _state_as_ticket(call: Caller) -> tuple[str, Message]:
+    state = _dealt(call).state
+    return "StartHand", start_request(test_deck=[], deal_ticket=state, contributions=CONTRIBUTIONS)
+
+
+def _bad_contributions(call: Caller) -> tuple[str, Message]:
+    ticket = call("CreateDealTicket", ticket_request()).ticket
+    return "StartHand", ticketed_start(ticket, contributions=[bytes(16), bytes(8)])
+
+
 BAD_TABLE = pb.Table(ante=-1, bring_in=30, small_bet=20, big_bet=10, odd_chip=9)
 FIVE_CARDS = ["Ac", "Kd", "Qh", "Js", "Tc"]
 SEAT = {"seq": "0", "to_act": "1", "legal": LEGAL_AT_START}
@@ -238,6 +271,20 @@ REFUSALS = [
     Refusal("history: a state that does not open", _just("GetHandHistory",
                 pb.GetHandHistoryRequest(state=b"forged")),
             "INVALID_ARGUMENT", "STATE_INVALID", fields=("state",)),
+    Refusal("start: a deal ticket that does not open", _start(
+                test_deck=[], deal_ticket=b"forged", contributions=CONTRIBUTIONS),
+            "INVALID_ARGUMENT", "DEAL_TICKET_INVALID", fields=("deal_ticket",)),
+    Refusal("start: a hand's state as a deal ticket", _state_as_ticket,
+            "INVALID_ARGUMENT", "DEAL_TICKET_INVALID", fields=("deal_ticket",)),
+    Refusal("start: a deal ticket made for other players", _ticket_for_others,
+            "INVALID_ARGUMENT", "DEAL_TICKET_MISMATCH", fields=("deal_ticket",)),
+    Refusal("start: contributions without a deal ticket", _start(contributions=CONTRIBUTIONS),
+            "INVALID_ARGUMENT", "CONTRIBUTIONS_INVALID", fields=("contributions",)),
+    Refusal("start: too few contributions, one too short", _bad_contributions,
+            "INVALID_ARGUMENT", "CONTRIBUTIONS_INVALID",
+            fields=("contributions", "contributions[1]")),
+    Refusal("ticket: bad settings", _just("CreateDealTicket", ticket_request(variant=0)),
+            "INVALID_ARGUMENT", "INVALID_REQUEST", fields=("variant",)),
     Refusal("history: an unknown audience and a state that does not open", _just(
                 "GetHandHistory", pb.GetHandHistoryRequest(state=b"forged", audience=7)),
             "INVALID_ARGUMENT", "STATE_INVALID", fields=("audience", "state")),

@@ -32,6 +32,8 @@ RECORDS: dict[str, type] = {
     "EngineShownHand": ShownFields,
     "EngineUncalled": UncalledFields,
 }
+#: the messages the reader keeps as their bytes (``codec.decode_deal`` reads them)
+RAW_MESSAGES = frozenset({"DealEntropy"})
 
 
 def reference_fields(data: bytes) -> StateFields:
@@ -57,7 +59,9 @@ def as_record(msg: Message) -> Any:
     record = RECORDS[msg.DESCRIPTOR.name]()
     for field in msg.DESCRIPTOR.fields:
         value = getattr(msg, field.name)
-        if field.is_repeated:
+        if field.message_type and field.message_type.name in RAW_MESSAGES:
+            value = value.SerializeToString(deterministic=True) if msg.HasField(field.name) else b""
+        elif field.is_repeated:
             value = [as_record(v) for v in value] if field.message_type else list(value)
         elif field.has_presence and not msg.HasField(field.name):
             value = None
@@ -79,6 +83,12 @@ def as_tree(record: Any, descriptor: Descriptor = state_pb2.HandState.DESCRIPTOR
         value = getattr(record, field.name)
         if field.message_type is None:
             tree[field.name] = value
+        elif field.message_type.name in RAW_MESSAGES:  # its bytes, compared as a message
+            raw = getattr(state_pb2, field.message_type.name).FromString(value)
+            tree[field.name] = {
+                f.name: list(getattr(raw, f.name)) if f.is_repeated else getattr(raw, f.name)
+                for f in field.message_type.fields
+            }
         elif field.is_repeated:
             tree[field.name] = [as_tree(v, field.message_type) for v in value]
         else:

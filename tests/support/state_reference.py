@@ -22,7 +22,7 @@ from studengine.state.wire import put_varint
 
 
 def reference_state(record: HandRecord) -> state_pb2.HandState:
-    return state_pb2.HandState(
+    msg = state_pb2.HandState(
         format_version=FORMAT_VERSION,
         hand_id=record.hand_id,
         seq=record.seq,
@@ -32,6 +32,10 @@ def reference_state(record: HandRecord) -> state_pb2.HandState:
         hand=reference_hand(record.hand),
         deck_commitment=record.deck_commitment,
     )
+    if record.deal is not None:
+        msg.deal.server_seed = record.deal.server_seed
+        msg.deal.contributions.extend(record.deal.contributions)
+    return msg
 
 
 def reference_hand(hand: Hand) -> state_pb2.EngineHand:

@@ -23,7 +23,8 @@ PROTO = REPO / "proto" / "stud" / "v1" / "errors.proto"
 SERVICE = REPO / "service" / "studengine"
 
 #: The refusals made outside the handlers' catalogue: by the interceptor, the HTTP port,
-#: the expensive calls' pool and the Equity handler's clock.
+#: the expensive calls' pool and the Equity handler's clock, and StartHand's clock (a deal
+#: ticket expired: tests/unit/test_api_deal_tickets.py plays it with a clock of its own).
 PORT_REFUSALS: dict[str, Callable[[], ApiError]] = {
     "too many calls": lambda: errors.too_many_calls("Act", 4),
     "too many expensive calls": lambda: errors.overloaded("Equity", 32),
@@ -33,6 +34,7 @@ PORT_REFUSALS: dict[str, Callable[[], ApiError]] = {
     "no request message": lambda: errors.bad_request("request", "no request message"),
     "draining": lambda: errors.draining("StartHand"),
     "work cancelled": lambda: errors.work_cancelled("stopped after 10 of 20 deals", "Equity"),
+    "deal ticket expired": lambda: errors.deal_ticket_expired(1_700_000_300_000),
 }
 
 
@@ -65,6 +67,9 @@ def test_the_ports_refusals_keep_the_contract(name: str) -> None:
     got.check_contract()
     if got.reason in ("SERVER_BUSY", "RECEIVE_TIMEOUT"):
         assert set(got.metadata) == {"limit", "method"}, got
+    if got.reason == "DEAL_TICKET_EXPIRED":
+        assert set(got.metadata) == {"expires_at_ms"}, got
+        return
     assert "method" in got.metadata or got.reason == "INVALID_REQUEST", got
 
 

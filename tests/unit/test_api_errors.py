@@ -39,6 +39,7 @@ METHODS = {
     "Evaluate": "evaluate",
     "Equity": "equity",
     "GetHandHistory": "get_hand_history",
+    "CreateDealTicket": "create_deal_ticket",
 }
 
 

@@ -29,7 +29,8 @@ from support.api_helpers import new_key
 from support.refusals import REFUSALS, outcome_of
 
 METHODS = {"StartHand": "start_hand", "Act": "act", "GetView": "get_view",
-           "Evaluate": "evaluate", "Equity": "equity", "GetHandHistory": "get_hand_history"}
+           "Evaluate": "evaluate", "Equity": "equity", "GetHandHistory": "get_hand_history",
+           "CreateDealTicket": "create_deal_ticket"}
 
 def show(name, error):
     status = rich_status(error)

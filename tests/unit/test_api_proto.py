@@ -55,4 +55,5 @@ def test_the_service_and_its_methods() -> None:
         "Evaluate",
         "Equity",
         "GetHandHistory",
+        "CreateDealTicket",
     ]

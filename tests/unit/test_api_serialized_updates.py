@@ -169,5 +169,6 @@ def test_the_servicer_calls_the_serialized_handlers_straight() -> None:
         "Equity",
         "GetView",
         "GetHandHistory",
+        "CreateDealTicket",
     }
     assert {"Equity"} == DEADLINE_METHODS

@@ -17,7 +17,7 @@ from studengine import compiled
 from studengine.rules.hand import Hand, start_hand
 from studengine.rules.types import ActionType, Move, MoveLog, Variant
 from studengine.rules.variants import VARIANTS
-from studengine.state.codec import HandRecord, decode
+from studengine.state.codec import DealEntropy, HandRecord, decode
 from studengine.state.encoding import encode, pack_moves
 from support.state_reference import reference_state
 from support.stud_helpers import table_for
@@ -71,6 +71,11 @@ def every_step(rng: random.Random, variant: Variant) -> Iterator[Hand]:
 
 
 def record_of(rng: random.Random, hand: Hand) -> HandRecord:
+    """A record of ``hand``: dealt with a deal ticket (issue 32) a third of the time."""
+    deal = None
+    if rng.random() < 0.3:
+        sizes = [rng.randint(16, 64) for _ in range(hand.players)]
+        deal = DealEntropy(rng.randbytes(32), tuple(rng.randbytes(n) for n in sizes))
     return HandRecord(
         hand_id=rng.randbytes(16),
         seq=rng.choice([0, 1, rng.randrange(2**64)]),
@@ -80,6 +85,7 @@ def record_of(rng: random.Random, hand: Hand) -> HandRecord:
             rng.choice([f"player-{i}", f"joueur-{i}-é", "ü" * 64]) for i in range(hand.players)
         ],
         hand=hand,
+        deal=deal,
     )
 
 

@@ -1,6 +1,7 @@
 """The API's calls as both ports run them: ``ApiCalls.run(method, request, time_remaining)``,
 built once per worker over its ``Handlers`` and its pool for the expensive calls. The
-cheap ones (StartHand, Act, GetView, GetHandHistory, small Evaluate batches) run inline on
+cheap ones (StartHand, Act, GetView, GetHandHistory, CreateDealTicket, small Evaluate
+batches) run inline on
 the event loop; Equity and Evaluate of more than ``INLINE_EVALUATE_HANDS`` hands run in the
 worker's bounded pool (``expensive.ExpensiveCalls``: RESOURCE_EXHAUSTED beyond its limit,
 work stopped when the caller leaves), Equity within the call's deadline and the CPU cap
@@ -51,6 +52,7 @@ class ApiCalls:
             "Act": handlers.act,
             "GetView": handlers.get_view,
             "GetHandHistory": handlers.get_hand_history,
+            "CreateDealTicket": handlers.create_deal_ticket,
         }
         if set(self._inline) | {"Evaluate", "Equity"} != set(METHODS):
             raise RuntimeError("ApiCalls does not run every method of the service")

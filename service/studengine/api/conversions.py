@@ -147,11 +147,18 @@ def uncalled_fields(out: BytesWriter, seat: int, amount: int) -> None:
     wire.append_int_field(out, _UNCALLED_AMOUNT, amount)
 
 
-def reveal_bytes(salt: bytes, deck: list[int]) -> bytes:
-    """``pb.Reveal(salt=salt.hex(), deck=cards_text(deck)).SerializeToString()``."""
+def reveal_bytes(
+    salt: bytes, deck: list[int], server_seed: bytes = b"", contributions: Sequence[bytes] = ()
+) -> bytes:
+    """``pb.Reveal(salt=salt.hex(), deck=cards_text(deck), server_seed=server_seed.hex(),
+    contributions=[c.hex() for c in contributions]).SerializeToString()``."""
     out = BytesWriter()
     wire.append_text(out, _REVEAL_SALT, salt.hex())
     _card_texts(out, _REVEAL_DECK, deck)
+    if server_seed:
+        wire.append_text(out, _REVEAL_SERVER_SEED, server_seed.hex())
+    for contribution in contributions:
+        wire.append_text(out, _REVEAL_CONTRIBUTION, contribution.hex())
     return out.getvalue()
 
 
@@ -197,3 +204,5 @@ _SHOWN_LOW_BEST_FIVE: Final = card_fields(field_key(pb.ShownHand, "low_best_five
 _SHOWN_LOW_DESCRIPTION: Final = field_key(pb.ShownHand, "low_description")
 _REVEAL_SALT: Final = field_key(pb.Reveal, "salt")
 _REVEAL_DECK: Final = card_fields(field_key(pb.Reveal, "deck"))
+_REVEAL_SERVER_SEED: Final = field_key(pb.Reveal, "server_seed")
+_REVEAL_CONTRIBUTION: Final = field_key(pb.Reveal, "contributions")

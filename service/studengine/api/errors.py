@@ -56,6 +56,10 @@ class Reason(enum.StrEnum):
     CALL_CANCELLED = "CALL_CANCELLED"
     SERVER_DRAINING = "SERVER_DRAINING"
     MESSAGE_TOO_LARGE = "MESSAGE_TOO_LARGE"
+    DEAL_TICKET_INVALID = "DEAL_TICKET_INVALID"
+    DEAL_TICKET_EXPIRED = "DEAL_TICKET_EXPIRED"
+    DEAL_TICKET_MISMATCH = "DEAL_TICKET_MISMATCH"
+    CONTRIBUTIONS_INVALID = "CONTRIBUTIONS_INVALID"
 
 
 _S = grpc.StatusCode
@@ -76,6 +80,10 @@ CODES: dict[Reason, grpc.StatusCode] = {
     Reason.CALL_CANCELLED: _S.CANCELLED,
     Reason.SERVER_DRAINING: _S.UNAVAILABLE,
     Reason.MESSAGE_TOO_LARGE: _S.RESOURCE_EXHAUSTED,
+    Reason.DEAL_TICKET_INVALID: _S.INVALID_ARGUMENT,
+    Reason.DEAL_TICKET_EXPIRED: _S.FAILED_PRECONDITION,
+    Reason.DEAL_TICKET_MISMATCH: _S.INVALID_ARGUMENT,
+    Reason.CONTRIBUTIONS_INVALID: _S.INVALID_ARGUMENT,
 }
 
 #: The reasons whose refusals carry RetryInfo, with its delay in seconds: the server is
@@ -100,12 +108,19 @@ METRIC_LABELS = {
     Reason.CALL_CANCELLED: "cancelled",
     Reason.SERVER_DRAINING: "draining",
     Reason.MESSAGE_TOO_LARGE: "too_large",
+    Reason.DEAL_TICKET_INVALID: "deal_ticket_invalid",
+    Reason.DEAL_TICKET_EXPIRED: "deal_ticket_expired",
+    Reason.DEAL_TICKET_MISMATCH: "deal_ticket_mismatch",
+    Reason.CONTRIBUTIONS_INVALID: "contributions_invalid",
 }
 
 #: Of several violations' reasons, the one ErrorInfo carries: the first in this order.
 _PRECEDENCE = (
     Reason.STATE_INVALID,
+    Reason.DEAL_TICKET_INVALID,
     Reason.TEST_DECK_REFUSED,
+    Reason.DEAL_TICKET_MISMATCH,
+    Reason.CONTRIBUTIONS_INVALID,
     Reason.LIMIT_EXCEEDED,
     Reason.INVALID_REQUEST,
 )
@@ -294,6 +309,26 @@ def hand_not_over(seq: int) -> ApiError:
         f"the hand is not over (seq {seq}): its history is written once it ends",
         Reason.HAND_NOT_OVER,
         metadata={"seq": str(seq)},
+    )
+
+
+def deal_ticket_invalid() -> ApiError:
+    """INVALID_ARGUMENT: StartHand's deal ticket does not open (one message whatever the cause)."""
+    return bad_request("deal_ticket", "deal ticket is invalid", Reason.DEAL_TICKET_INVALID)
+
+
+def deal_ticket_mismatch() -> ApiError:
+    """INVALID_ARGUMENT: the ticket was made for other settings or players."""
+    message = "the deal ticket names other settings or players (variant, table, players, button)"
+    return bad_request("deal_ticket", message, Reason.DEAL_TICKET_MISMATCH)
+
+
+def deal_ticket_expired(expires_at_ms: int) -> ApiError:
+    """FAILED_PRECONDITION: the ticket has expired; ask for a new one."""
+    return ApiError(
+        f"the deal ticket expired at {expires_at_ms} (Unix ms): ask for a new one",
+        Reason.DEAL_TICKET_EXPIRED,
+        metadata={"expires_at_ms": str(expires_at_ms)},
     )
 
 

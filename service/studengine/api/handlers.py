@@ -12,6 +12,7 @@ or logged.
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable, Sequence
 
 import structlog
@@ -25,6 +26,9 @@ from studengine.api.errors import (
     ApiError,
     bad_request,
     bad_state,
+    deal_ticket_expired,
+    deal_ticket_invalid,
+    deal_ticket_mismatch,
     hand_not_over,
     illegal_action,
     no_time_left,
@@ -34,7 +38,9 @@ from studengine.api.errors import (
 from studengine.api.observer import Observer, Unobserved
 from studengine.api.requests import (
     EquityQuestion,
+    NewHand,
     parse_act,
+    parse_deal_ticket_request,
     parse_equity,
     parse_evaluate,
     parse_get_view,
@@ -42,14 +48,23 @@ from studengine.api.requests import (
     parse_start_hand,
     refused_hand,
 )
-from studengine.api.updates import deck_commitment
+from studengine.api.updates import deal_commitment, deck_commitment
 from studengine.api.views import build_view
+from studengine.deal import deal_deck
 from studengine.history.phh import HandMeta, HistoryError, render
 from studengine.rules.hand import start_hand
 from studengine.rules.types import Event, IllegalAction, InvalidHand
 from studengine.state import wire
-from studengine.state.codec import HAND_ID_BYTES, SALT_BYTES, HandRecord
+from studengine.state.codec import HAND_ID_BYTES, SALT_BYTES, DealEntropy, HandRecord
 from studengine.state.sealing import KeyRing, Sealer
+from studengine.state.tickets import (
+    DEFAULT_TICKET_SECONDS,
+    DealTicketInvalid,
+    new_ticket,
+    open_ticket,
+    seal_ticket,
+    settings_digest,
+)
 
 DEFAULT_EQUITY_CPU_SECONDS = 2.0  # CPU time one Equity call may use (about 4x the largest)
 MAX_EQUITY_SECONDS = 10.0  # the most one Equity call may work, whatever its deadline
@@ -58,6 +73,11 @@ _log = structlog.get_logger("studengine.api")
 # the key of StartHandResponse.hand and of ActResponse.hand, the one field of each
 _START_HAND_KEY = wire.length_key(pb.StartHandResponse.DESCRIPTOR.fields_by_name["hand"])
 _ACT_KEY = wire.length_key(pb.ActResponse.DESCRIPTOR.fields_by_name["hand"])
+
+
+def unix_ms() -> int:
+    """The wall clock in Unix milliseconds (deal tickets' expiry)."""
+    return time.time_ns() // 1_000_000
 
 
 class Handlers:
@@ -70,8 +90,12 @@ class Handlers:
         shuffle: Callable[[], list[int]] = cardlib.shuffled_deck,
         observer: Observer | None = None,
         equity_cpu_seconds: float = DEFAULT_EQUITY_CPU_SECONDS,
+        deal_ticket_seconds: float = DEFAULT_TICKET_SECONDS,
+        clock_ms: Callable[[], int] = unix_ms,
     ) -> None:
         self.sealer = Sealer(keyring, allow_test_decks)
+        self.ticket_lifetime_ms = round(deal_ticket_seconds * 1000)
+        self._clock_ms = clock_ms
         self.equity_cpu_seconds = equity_cpu_seconds
         self.observer: Observer = observer or Unobserved()
         self.allow_test_decks = allow_test_decks
@@ -90,22 +114,61 @@ class Handlers:
     def start_hand_serialized(self, request: pb.StartHandRequest) -> bytes:
         """The StartHandResponse, serialized (what the gRPC port sends as it is)."""
         new = parse_start_hand(request, self.allow_test_decks)
-        deck = self._shuffle() if new.test_deck is None else new.test_deck
+        deal: DealEntropy | None = None
+        if new.deal_ticket:
+            hand_id, deck, deal = self._ticket_deal(new)
+        else:
+            hand_id = os.urandom(HAND_ID_BYTES)
+            deck = self._shuffle() if new.test_deck is None else new.test_deck
         try:
             hand, events = start_hand(new.variant, new.table, new.stacks, new.button, deck)
         except InvalidHand as error:  # the checks found none: the engine has its say
             raise refused_hand(error) from None
         record = HandRecord(
-            hand_id=os.urandom(HAND_ID_BYTES),
+            hand_id=hand_id,
             seq=0,
             test_deck=new.test_deck is not None,
             salt=os.urandom(SALT_BYTES),
             player_ids=new.player_ids,
             hand=hand,
+            deal=deal,
         )
         logfields.bind(hand_id=record.hand_id.hex(), seq=0)
         self.observer.hand_started(new.variant.value)
         return wire.record(_START_HAND_KEY, self._update(record, events))
+
+    def _ticket_deal(self, new: NewHand) -> tuple[bytes, list[int], DealEntropy]:
+        """A verifiable deal's hand id, deck and entropy, from its ticket (opened, not
+        expired, made for these settings) and the players' contributions."""
+        try:
+            ticket = open_ticket(self.sealer.keyring, new.deal_ticket)
+        except DealTicketInvalid:
+            raise deal_ticket_invalid() from None
+        bound = settings_digest(new.variant, new.table, new.player_ids, new.stacks, new.button)
+        if ticket.settings_digest != bound:
+            raise deal_ticket_mismatch()
+        if self._clock_ms() >= ticket.expires_at_ms:
+            raise deal_ticket_expired(ticket.expires_at_ms)
+        deck = deal_deck(ticket.server_seed, ticket.hand_id, new.contributions)
+        return ticket.hand_id, deck, DealEntropy(ticket.server_seed, new.contributions)
+
+    def create_deal_ticket(
+        self, request: pb.CreateDealTicketRequest
+    ) -> pb.CreateDealTicketResponse:
+        """A deal ticket for one hand of the request's settings: a fresh seed's commitment
+        in the clear, the seed sealed (``state.tickets``)."""
+        settings = parse_deal_ticket_request(request)
+        ticket = new_ticket(settings, self._clock_ms(), self.ticket_lifetime_ms)
+        logfields.bind(hand_id=ticket.hand_id.hex())
+        sealed = seal_ticket(self.sealer.keyring, ticket)
+        return pb.CreateDealTicketResponse(
+            ticket=pb.DealTicket(
+                sealed=sealed,
+                hand_id=ticket.hand_id.hex(),
+                commitment=ticket.commitment.hex(),
+                expires_at_ms=ticket.expires_at_ms,
+            )
+        )
 
     def act(self, request: pb.ActRequest) -> pb.ActResponse:
         return pb.ActResponse.FromString(self.act_serialized(request))
@@ -150,6 +213,7 @@ class Handlers:
             legal_actions=legal_to_pb(hand.legal_actions()),
             deck_commitment=deck_commitment(record),
             over=hand.over,
+            deal_commitment=deal_commitment(record),
         )
         if hand.to_act is not None:
             response.to_act = hand.to_act
@@ -163,11 +227,15 @@ class Handlers:
         hand = record.hand
         if not hand.over:
             raise hand_not_over(record.seq)
+        deal = record.deal
         meta = HandMeta(
             hand_id=record.hand_id.hex(),
             player_ids=record.player_ids,
             deck_commitment=deck_commitment(record),
             salt=record.salt.hex(),
+            deal_commitment=deal_commitment(record),
+            server_seed="" if deal is None else deal.server_seed.hex(),
+            contributions=() if deal is None else [c.hex() for c in deal.contributions],
         )
         try:
             text = render(hand, meta, audience)

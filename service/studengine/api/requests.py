@@ -13,7 +13,7 @@ import array
 import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Final, Protocol, final
+from typing import Any, Final, Protocol, TypeAlias, final
 
 from stud_api.stud.v1 import stud_engine_pb2 as pb
 
@@ -27,6 +27,7 @@ from studengine.api.conversions import (
     VARIANT_FROM_PB,
 )
 from studengine.api.errors import ApiError, Reason, Violation, Violations, invalid, limit
+from studengine.deal import MAX_CONTRIBUTION_BYTES, MIN_CONTRIBUTION_BYTES
 from studengine.history.phh import Audience
 from studengine.rules.hand import Hand
 from studengine.rules.types import ActionType, InvalidHand, OddChip, Record, Table, Variant
@@ -40,6 +41,7 @@ from studengine.rules.variants import HIGH, VARIANTS, Ranking
 from studengine.state.codec import MAX_PLAYER_ID, HandRecord
 from studengine.state.messages import table_values
 from studengine.state.sealing import SealedStateInvalid
+from studengine.state.tickets import Settings
 
 MAX_CHIPS = 10**15  # any single amount (stack, stake); keeps every total inside int64
 MAX_BETS_LIMIT = 1000
@@ -111,7 +113,8 @@ def _seat(seat: int, hand: Hand, found: Violations) -> None:
 @dataclass(frozen=True)
 class NewHand:
     """A StartHand request, checked: the game, its table, the players and the deck
-    (``test_deck`` the caller's order, None to shuffle)."""
+    (``test_deck`` the caller's order, None to shuffle; ``deal_ticket`` and
+    ``contributions`` a verifiable deal's, the ticket not yet opened)."""
 
     variant: Variant
     table: Table
@@ -119,6 +122,12 @@ class NewHand:
     stacks: list[int]
     button: int
     test_deck: list[int] | None
+    deal_ticket: bytes = b""
+    contributions: tuple[bytes, ...] = ()
+
+
+#: The requests that name a hand's settings: StartHand, and CreateDealTicket for it.
+SettingsRequest: TypeAlias = "pb.StartHandRequest | pb.CreateDealTicketRequest"
 
 
 def parse_table(msg: pb.Table, variant: Variant | None, found: Violations) -> Table:
@@ -143,7 +152,7 @@ def parse_table(msg: pb.Table, variant: Variant | None, found: Violations) -> Ta
     return table
 
 
-def _player_ids(request: pb.StartHandRequest, found: Violations) -> list[str]:
+def _player_ids(request: SettingsRequest, found: Violations) -> list[str]:
     ids: list[str] = []
     for seat, player in enumerate(request.players):
         if not 0 < len(player.id) <= MAX_PLAYER_ID:
@@ -160,7 +169,7 @@ def _player_ids(request: pb.StartHandRequest, found: Violations) -> list[str]:
     return ids
 
 
-def _players(request: pb.StartHandRequest, variant: Variant | None, found: Violations) -> list[str]:
+def _players(request: SettingsRequest, variant: Variant | None, found: Violations) -> list[str]:
     """The player ids; every problem with the players or the button goes to ``found``."""
     if len(request.players) > MAX_PLAYERS_ANY:
         found.add("players", f"at most {MAX_PLAYERS_ANY} players")
@@ -193,16 +202,66 @@ def _test_deck(request: pb.StartHandRequest, allowed: bool, found: Violations) -
     return deck
 
 
-def parse_start_hand(request: pb.StartHandRequest, allow_test_decks: bool) -> NewHand:
-    found = Violations()
+def _contributions(request: pb.StartHandRequest, found: Violations) -> tuple[bytes, ...]:
+    """A verifiable deal's contributions: one per player, each of the scheme's size, and
+    only with a ticket (CONTRIBUTIONS_INVALID naming the field otherwise)."""
+    given = tuple(request.contributions)
+    reason = Reason.CONTRIBUTIONS_INVALID
+    if not request.deal_ticket:
+        if given:
+            found.add("contributions", "contributions need a deal_ticket", reason)
+        return ()
+    if request.test_deck:
+        found.add("test_deck", "a test deck cannot be dealt with a deal_ticket")
+    if len(given) != len(request.players):
+        found.add(
+            "contributions",
+            f"one per player: {len(request.players)} expected, got {len(given)}",
+            reason,
+        )
+    low, high = MIN_CONTRIBUTION_BYTES, MAX_CONTRIBUTION_BYTES
+    for seat, contribution in enumerate(given):
+        if not low <= len(contribution) <= high:
+            found.add(
+                f"contributions[{seat}]",
+                f"must be {low} to {high} bytes, got {len(contribution)}",
+                reason,
+            )
+    return given
+
+
+def parse_settings(
+    request: SettingsRequest, found: Violations
+) -> tuple[Variant | None, Table, list[str]]:
+    """The game, its table and the player ids of a request that names them; every
+    problem with them goes to ``found``."""
     variant = _variant(request.variant, found)
     table = parse_table(request.table, variant, found)
-    ids = _players(request, variant, found)
+    return variant, table, _players(request, variant, found)
+
+
+def parse_start_hand(request: pb.StartHandRequest, allow_test_decks: bool) -> NewHand:
+    found = Violations()
+    variant, table, ids = parse_settings(request, found)
     deck = _test_deck(request, allow_test_decks, found) if request.test_deck else None
+    contributions = _contributions(request, found)
     if variant is None or found:  # a variant of None is one of the violations
         found.refuse()
     stacks = [p.stack for p in request.players]
-    return NewHand(variant, table, ids, stacks, request.button, deck)
+    return NewHand(
+        variant, table, ids, stacks, request.button, deck, request.deal_ticket, contributions
+    )
+
+
+def parse_deal_ticket_request(request: pb.CreateDealTicketRequest) -> Settings:
+    """What a deal ticket is asked for: the settings StartHand would take, checked as
+    StartHand checks them."""
+    found = Violations()
+    variant, table, ids = parse_settings(request, found)
+    if variant is None or found:
+        found.refuse()
+    stacks = [p.stack for p in request.players]
+    return Settings(variant, table, ids, stacks, request.button)
 
 
 def refused_hand(error: InvalidHand) -> ApiError:

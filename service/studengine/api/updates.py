@@ -15,6 +15,7 @@ from stud_api.stud.v1 import stud_engine_pb2 as pb
 
 from studengine.api.conversions import ACTION_TO_PB, result_bytes, reveal_bytes
 from studengine.api.views import write_views
+from studengine.deal import commitment
 from studengine.rules.types import ACTION_TYPES, Event, LegalAction, action_index
 from studengine.state import wire
 from studengine.state.codec import HandRecord
@@ -31,6 +32,7 @@ _DECK_COMMITMENT: Final = wire.length_key(_FIELDS["deck_commitment"])
 _OVER: Final = wire.varint_key(_FIELDS["over"]) + wire.varint(1)  # written only when true
 _RESULT: Final = wire.length_key(_FIELDS["result"])
 _REVEAL: Final = wire.length_key(_FIELDS["reveal"])
+_DEAL_COMMITMENT: Final = wire.length_key(_FIELDS["deal_commitment"])
 _LEGAL_FIELDS = pb.LegalAction.DESCRIPTOR.fields_by_name
 _LEGAL_TO: Final = wire.varint_key(_LEGAL_FIELDS["to"])
 # each action's LegalAction.type field, in ACTION_TYPES' order (no action has the code
@@ -46,6 +48,12 @@ def deck_commitment(record: HandRecord) -> str:
     hand_id || salt || deck bytes, made once per hand (``codec.commit_deck``) and kept
     in its state."""
     return record.deck_commitment.hex()
+
+
+def deal_commitment(record: HandRecord) -> str:
+    """The deal ticket's commitment in hex (SHA-256 of its server seed) when the hand was
+    dealt with one; "" otherwise."""
+    return "" if record.deal is None else commitment(record.deal.server_seed).hex()
 
 
 def update_bytes(record: HandRecord, sealed: bytes, events: Sequence[Event]) -> bytes:
@@ -80,9 +88,10 @@ def legal_actions(actions: Sequence[LegalAction]) -> bytes:
 
 
 def tail(record: HandRecord) -> bytes:
-    """HandUpdate's fields 6 to 11: the seat to act (when someone acts), the legal actions,
-    the deck commitment, ``over`` (when true), and once the hand is over its result and
-    the reveal of the salt and deck."""
+    """HandUpdate's fields 6 to 12: the seat to act (when someone acts), the legal actions,
+    the deck commitment, ``over`` (when true), once the hand is over its result and the
+    reveal of the salt and deck (and a ticket's seed and contributions), and the deal
+    commitment of a hand dealt with a ticket."""
     hand = record.hand
     parts = []
     if hand.to_act is not None:
@@ -93,5 +102,14 @@ def tail(record: HandRecord) -> bytes:
         parts.append(_OVER)
     if hand.result is not None:
         parts.append(wire.record(_RESULT, result_bytes(hand.result)))
-        parts.append(wire.record(_REVEAL, reveal_bytes(record.salt, hand.deck)))
+        parts.append(wire.record(_REVEAL, _reveal(record)))
+    if record.deal is not None:
+        parts.append(wire.record(_DEAL_COMMITMENT, deal_commitment(record).encode("ascii")))
     return b"".join(parts)
+
+
+def _reveal(record: HandRecord) -> bytes:
+    deal = record.deal
+    if deal is None:
+        return reveal_bytes(record.salt, record.hand.deck)
+    return reveal_bytes(record.salt, record.hand.deck, deal.server_seed, deal.contributions)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from studengine.history.reader import PhhError, parse, replay
@@ -47,21 +47,30 @@ def check_file(path: Path) -> tuple[bool, str]:
     return True, f"{path}: ok ({summary}, finishing stacks agree)"
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="stud-replay",
-        description="Play PHH hand histories through the Stud Engine rules and check them.",
-    )
+def check_files(
+    prog: str,
+    description: str,
+    check: Callable[[Path], tuple[bool, str]],
+    argv: Sequence[str] | None,
+) -> int:
+    """A command over history files: ``check`` each, print its line and a total; the exit
+    status, 0 when every file passed (``stud-replay``, ``stud-verify``)."""
+    parser = argparse.ArgumentParser(prog=prog, description=description)
     parser.add_argument("files", nargs="+", type=Path, metavar="FILE.phh")
     args = parser.parse_args(argv)
     failed = 0
     for path in args.files:
-        ok, line = check_file(path)
+        ok, line = check(path)
         failed += not ok
         print(line)
     total = len(args.files)
     print(f"{total - failed} of {total} hands ok" + (f", {failed} not" if failed else ""))
     return 1 if failed else 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    description = "Play PHH hand histories through the Stud Engine rules and check them."
+    return check_files("stud-replay", description, check_file, argv)
 
 
 if __name__ == "__main__":

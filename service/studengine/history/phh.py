@@ -5,7 +5,9 @@ Two renderings (``Audience``): ``AUDIT`` has every card dealt, the salt and the 
 ``PLAYERS`` is what every player may see once the hand is over: a down card appears only
 when the same rule as the API's views lets a spectator see it (``rules.visibility``,
 R-MUCK: the hands the showdown revealed; R-ALL-IN-FACE-UP: the hands tabled), else as
-``??``; no salt, no deck.
+``??``; no salt, no deck. A hand dealt with a deal ticket (issue 32) carries its proof in
+both: ``_deal_commitment``, ``_server_seed``, ``_contributions`` (seat order), ``_salt``
+and ``_deck`` (the seed and contributions give the deck anyway), for ``stud-verify``.
 
 PHH players ``p1``, ``p2``, ... are the seats in dealing order (``p1`` on the dealer's
 left, the dealer last); ``seats`` gives each one's seat number (1-based) and ``_button``
@@ -70,12 +72,17 @@ class Audience(enum.Enum):
 @dataclass(frozen=True)
 class HandMeta:
     """What the service keeps beside the engine's hand: its id, the players' ids (by
-    seat), the deck commitment, and the salt of its reveal (all hex but the ids)."""
+    seat), the deck commitment, and the salt of its reveal (all hex but the ids); for a
+    hand dealt with a deal ticket, its commitment, server seed and the contributions (in
+    seat order)."""
 
     hand_id: str
     player_ids: Sequence[str]
     deck_commitment: str
     salt: str
+    deal_commitment: str = ""
+    server_seed: str = ""
+    contributions: Sequence[str] = ()
 
 
 class HistoryError(RuntimeError):
@@ -140,7 +147,11 @@ def phh_fields(hand: Hand, meta: HandMeta, audience: Audience) -> dict[str, Any]
     fields["_rake"] = getattr(hand.result, "rake", 0)  # chips the table took (R-RAKE)
     fields.update(table_options(hand))
     fields["_deck_commitment"] = meta.deck_commitment
-    if audience is Audience.AUDIT:  # the reveal: it shows every hand, mucked ones too
+    if meta.server_seed:  # the deal's proof: the deck follows from it, for every audience
+        fields["_deal_commitment"] = meta.deal_commitment
+        fields["_server_seed"] = meta.server_seed
+        fields["_contributions"] = list(meta.contributions)
+    if audience is Audience.AUDIT or meta.server_seed:  # the reveal: every hand, mucked too
         fields["_salt"] = meta.salt
         fields["_deck"] = "".join(map(format_card, hand.deck))
     return fields

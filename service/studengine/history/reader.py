@@ -461,3 +461,10 @@ def replay(history: History) -> Replayed:
 def _positions(hand: Hand, deck: Sequence[int], seat: int) -> list[int]:
     where = {card: i for i, card in enumerate(deck)}
     return [where[card] for card in hand.cards[seat]]
+
+
+def dealt_cards(history: History) -> list[tuple[int, int | None]]:
+    """Each card the history deals, in the order the engine deals it (R-DEAL-ORDER): its
+    line number and the card (None: hidden, ``??``, and not shown at the showdown), so
+    that the n-th is the deck's n-th card. PhhError names a line that cannot be read."""
+    return [(line.number, card) for line, _, card in _dealing_order(_read_deal(history))]

@@ -40,6 +40,7 @@ class ServerConfig:
     threads: int = 2  # threads for the expensive calls (Equity, large Evaluate) per worker
     max_expensive_calls: int = 32  # expensive calls held (running or waiting) per worker
     equity_cpu_seconds: float = 2.0  # CPU time one Equity call may use
+    deal_ticket_seconds: float = 300.0  # how long a deal ticket is good for (issue 32)
     key_file: str | None = None
     sealing_keys: str | None = None  # comma-separated specs (env STUD_SEALING_KEYS)
     dev: bool = False
@@ -156,6 +157,12 @@ def build_parser() -> argparse.ArgumentParser:
         _positive_float,
         "CPU time one Equity call may use, whatever its deadline: Monte Carlo returns what "
         "it has (complete false)",
+    )
+    setting(
+        "--deal-ticket-seconds",
+        _positive_float,
+        "how long a deal ticket (CreateDealTicket) is good for; StartHand refuses it after "
+        "that (DEAL_TICKET_EXPIRED)",
     )
     add(
         "--key-file",
@@ -274,6 +281,7 @@ def parse_config(
         threads=ns.threads,
         max_expensive_calls=ns.max_expensive_calls,
         equity_cpu_seconds=ns.equity_cpu_seconds,
+        deal_ticket_seconds=ns.deal_ticket_seconds,
         key_file=ns.key_file,
         sealing_keys=env.get(KEYS_ENV) or None,
         dev=ns.dev,

@@ -113,6 +113,7 @@ async def start_serving(
         config.allow_test_decks,
         observer=metrics,
         equity_cpu_seconds=config.equity_cpu_seconds,
+        deal_ticket_seconds=config.deal_ticket_seconds,
     )
     calls = ApiCalls(handlers, expensive)
     servicer = StudEngineServicer(calls)

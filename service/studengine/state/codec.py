@@ -16,8 +16,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
+from google.protobuf.message import DecodeError
+
 from studengine import compiled
 from studengine.cards import DECK_SIZE
+from studengine.deal import check_inputs
 from studengine.rules.betting import BettingRound
 from studengine.rules.hand import Hand
 from studengine.rules.types import (
@@ -35,6 +38,7 @@ from studengine.rules.types import (
 )
 from studengine.rules.validation import validate_table
 from studengine.rules.variants import VARIANTS
+from studengine.state._gen.stud.internal.v1 import state_pb2
 from studengine.state.checks import (
     StateInvalid as StateInvalid,  # re-exported: where callers have always found it
 )
@@ -92,11 +96,20 @@ def commit_deck(hand_id: bytes, salt: bytes, deck: list[int]) -> bytes:
     return hashlib.sha256(hand_id + salt + byte_string(deck)).digest()
 
 
+@dataclass(frozen=True)
+class DealEntropy:
+    """What a verifiable deal's deck follows from, beside the hand id (``studengine.deal``):
+    the deal ticket's server seed and the players' contributions in seat order."""
+
+    server_seed: bytes
+    contributions: tuple[bytes, ...]
+
+
 @dataclass
 class HandRecord:
     """A hand's full state: the engine's Hand plus what the service keeps beside it, the
     deck commitment among it (``commit_deck``: made once, when not given; the deck never
-    changes within a hand, R-DECK)."""
+    changes within a hand, R-DECK); ``deal`` when the hand was dealt with a ticket."""
 
     hand_id: bytes
     seq: int
@@ -105,6 +118,7 @@ class HandRecord:
     player_ids: list[str]
     hand: Hand
     deck_commitment: bytes
+    deal: DealEntropy | None
 
     # Written out, not generated: the compiled build runs a class's own __init__ natively,
     # a dataclass-generated one in the interpreter (every decode makes a record).
@@ -117,6 +131,7 @@ class HandRecord:
         player_ids: list[str],
         hand: Hand,
         deck_commitment: bytes | None = None,
+        deal: DealEntropy | None = None,
     ) -> None:
         self.hand_id = hand_id
         self.seq = seq
@@ -127,6 +142,7 @@ class HandRecord:
         if deck_commitment is None:
             deck_commitment = commit_deck(hand_id, salt, hand.deck)
         self.deck_commitment = deck_commitment
+        self.deal = deal
 
 
 def _packed_move(raw: bytes, at: i64, players: i64, index: i64) -> tuple[i64, int, i64]:
@@ -402,6 +418,7 @@ def decode_state(msg: StateFields) -> HandRecord:
         player_ids=player_ids,
         hand=hand,
         deck_commitment=_deck_commitment(msg.deck_commitment),
+        deal=decode_deal(msg.deal, hand.players) if msg.deal else None,
     )
 
 
@@ -416,3 +433,25 @@ def _deck_commitment(kept: bytes) -> bytes | None:
     if len(kept) != COMMITMENT_BYTES:
         raise StateInvalid(f"deck commitment of {len(kept)} bytes")
     return kept
+
+
+def decode_deal(raw: bytes, players: int) -> DealEntropy:
+    """A state's ``DealEntropy`` (its bytes), checked against the scheme's bounds."""
+    try:
+        msg = state_pb2.DealEntropy.FromString(raw)
+    except DecodeError:
+        raise StateInvalid("deal: malformed") from None
+    entropy = DealEntropy(msg.server_seed, tuple(msg.contributions))
+    if len(entropy.contributions) != players:
+        raise StateInvalid(f"deal: {len(entropy.contributions)} contributions, {players} seats")
+    try:
+        check_inputs(entropy.server_seed, bytes(HAND_ID_BYTES), entropy.contributions)
+    except ValueError as error:
+        raise StateInvalid(f"deal: {error}") from None
+    return entropy
+
+
+def deal_bytes(deal: DealEntropy) -> bytes:
+    """``DealEntropy``'s bytes, as ``SerializeToString(deterministic=True)`` writes them."""
+    msg = state_pb2.DealEntropy(server_seed=deal.server_seed, contributions=deal.contributions)
+    return msg.SerializeToString(deterministic=True)

@@ -20,6 +20,7 @@ from studengine.state.codec import (
     ODD_CHIP_CODES,
     VARIANT_CODES,
     HandRecord,
+    deal_bytes,
 )
 from studengine.state.messages import table_to_message
 from studengine.state.wire import (
@@ -56,6 +57,8 @@ def encode(state: HandRecord) -> bytes:
     append_record(out, _HAND, _hand_fields(state.hand))
     if state.deck_commitment:
         append_record(out, _DECK_COMMITMENT, state.deck_commitment)
+    if state.deal is not None:
+        append_record(out, _DEAL, deal_bytes(state.deal))
     return out.getvalue()
 
 
@@ -210,6 +213,11 @@ def _serialized_game(variant: Variant, table: Table) -> bytes:
 _GAME_FIELDS: Final = GameFields(_serialized_game)  # a few distinct ones serve many calls
 
 
+def game_bytes(variant: Variant, table: Table) -> bytes:
+    """EngineHand's variant and table fields, serialized (cached per distinct game)."""
+    return _GAME_FIELDS.get(variant, table)
+
+
 def _table_pb(table: Table) -> state_pb2.EngineTable:
     return table_to_message(table, state_pb2.EngineTable(), ODD_CHIP_CODES)
 
@@ -224,6 +232,7 @@ _SALT: Final = tag(_STATE["salt"], LENGTH_DELIMITED)
 _PLAYER_ID: Final = tag(_STATE["player_ids"], LENGTH_DELIMITED)
 _HAND: Final = tag(_STATE["hand"], LENGTH_DELIMITED)
 _DECK_COMMITMENT: Final = tag(_STATE["deck_commitment"], LENGTH_DELIMITED)
+_DEAL: Final = tag(_STATE["deal"], LENGTH_DELIMITED)
 
 _FIELD = state_pb2.EngineHand.DESCRIPTOR.fields_by_name
 _BUTTON: Final = tag(_FIELD["button"], VARINT)

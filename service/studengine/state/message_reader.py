@@ -35,6 +35,7 @@ def parse_state(data: bytes) -> StateFields:
     state.player_ids = msg.player_ids[:]
     state.hand = _hand_of(msg.hand) if msg.HasField("hand") else None
     state.deck_commitment = msg.deck_commitment
+    state.deal = msg.deal.SerializeToString(deterministic=True) if msg.HasField("deal") else b""
     return state
 
 

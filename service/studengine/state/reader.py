@@ -2,21 +2,20 @@
 reads them, into a plain record of each message's fields under the names of
 ``state.proto``; ``codec.decode`` checks them and makes the Hand. No message is built.
 
-What protobuf's parser accepts is accepted, the same way: fields in any order; a known
-field of another wire type skipped as unknown; repeated numbers packed or one by one; a
-later value of a singular field over an earlier one; a message field given twice merged;
-unknown fields of every wire type skipped, groups nested up to ``MAX_DEPTH`` (with the
-messages around them); varints of up to ten bytes, cut to 64 bits (an int64 as two's
-complement, a uint32 to its low 32 bits); strings valid UTF-8. What it refuses is
-malformed here: ``StateInvalid(MALFORMED)``. ``state.message_reader`` makes the same records
-by protobuf's parser (the pure build's way). The tests hold both to protobuf's parser
-(``tests/support/state_decode_reference.py``)."""
+What protobuf's parser accepts is accepted, the same way: fields in any order; a known field
+of another wire type skipped as unknown; repeated numbers packed or one by one; a later
+value of a singular field over an earlier one; a message field given twice merged; unknown
+fields of every wire type skipped, groups nested up to ``MAX_DEPTH`` (with the messages
+around them); varints of up to ten bytes, cut to 64 bits (an int64 as two's complement, a
+uint32 to its low 32 bits); strings valid UTF-8. What it refuses is malformed here:
+``StateInvalid(MALFORMED)``. ``state.message_reader`` makes the same records by protobuf's
+parser (the pure build's way); the tests hold both to it (``state_decode_reference``)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
-from studengine.state.checks import StateInvalid
+from studengine.state.checks import StateInvalid, well_formed_message
 
 if TYPE_CHECKING:  # a native (unboxed) integer in the compiled build, an int when run pure
     from mypy_extensions import i64
@@ -229,8 +228,7 @@ class Cursor:
         self.depth -= 1
 
 
-# ---- the messages' fields: each as protobuf holds it when not given -----------------
-# (``None``: an optional field, or a message field, not given)
+# ---- the messages' fields: as protobuf holds them when not given (``None``: not given) --
 
 
 class StateFields:
@@ -245,6 +243,7 @@ class StateFields:
         self.player_ids: list[str] = []
         self.hand: HandFields | None = None
         self.deck_commitment = b""
+        self.deal = b""  # DealEntropy's bytes (codec.decode_deal reads them)
 
 
 class HandFields:
@@ -375,6 +374,8 @@ def read_state(data: bytes) -> StateFields:
             read_hand(c.message(), state.hand)
         elif number == 8 and wire == LEN:
             state.deck_commitment = c.chunk()
+        elif number == 9 and wire == LEN:
+            state.deal += well_formed_message(c)  # given twice: merged, as protobuf does
         else:
             c.skip(number, wire)
     return state

@@ -2,7 +2,8 @@
 
 Envelope: ``format (1 byte) || kid length (1 byte) || kid (ASCII) || nonce (12) ||
 ciphertext+tag``. The associated data binds the format byte, the key id and the purpose
-(``stud.v1.state``), so a sealed blob cannot be moved between formats, keys or uses.
+(``stud.v1.state``; a deal ticket's is ``state.tickets.TICKET_PURPOSE``), so a sealed blob
+cannot be moved between formats, keys or uses.
 Opening authenticates first, then decrypts, then parses protobuf (nothing else); every
 failure is the one ``SealedStateInvalid`` with the one message, whatever went wrong.
 """
@@ -51,6 +52,10 @@ class _Key:
         self.header: Final = envelope_header(kid)
         self.associated_data: Final = self.header + PURPOSE
 
+    def associated(self, purpose: bytes) -> bytes:
+        """The associated data for ``purpose``: the header, then the purpose."""
+        return self.associated_data if purpose is PURPOSE else self.header + purpose
+
 
 @final
 class KeyRing:
@@ -76,14 +81,17 @@ class KeyRing:
     def key_ids(self) -> list[str]:
         return [k.decode("ascii") for k in self._keys]
 
-    def seal_bytes(self, plaintext: bytes) -> bytes:
+    def seal_bytes(self, plaintext: bytes, purpose: bytes = PURPOSE) -> bytes:
+        """``plaintext`` sealed under the first key for ``purpose`` (a hand state's by
+        default): only ``open_bytes`` with the same purpose opens it."""
         key = self._sealing
         nonce = os.urandom(NONCE_BYTES)
-        sealed = key.aead.encrypt(nonce, plaintext, key.associated_data)
+        sealed = key.aead.encrypt(nonce, plaintext, key.associated(purpose))
         return b"".join((key.header, nonce, sealed))
 
-    def open_bytes(self, blob: bytes) -> bytes:
-        """The plaintext of a sealed blob; SealedStateInvalid on any failure."""
+    def open_bytes(self, blob: bytes, purpose: bytes = PURPOSE) -> bytes:
+        """The plaintext of a blob sealed for ``purpose``; SealedStateInvalid on any
+        failure."""
         if len(blob) < 2 + NONCE_BYTES + TAG_BYTES or len(blob) > MAX_SEALED_BYTES:
             raise SealedStateInvalid()
         if blob[0] != ENVELOPE_FORMAT:
@@ -94,7 +102,8 @@ class KeyRing:
         if key is None or len(blob) < body_at + TAG_BYTES:  # no such key, or cut short
             raise SealedStateInvalid()
         try:
-            return key.aead.decrypt(blob[nonce_at:body_at], blob[body_at:], key.associated_data)
+            associated_data = key.associated(purpose)
+            return key.aead.decrypt(blob[nonce_at:body_at], blob[body_at:], associated_data)
         except InvalidTag:
             raise SealedStateInvalid() from None
 
