@@ -181,8 +181,10 @@ async function main(): Promise<number> {
           start_stacks: start.map(chips),
           stacks: stacks.map(chips),
           conserved,
-          deal_commitment: hand.dealCommitment,
-          deal_verified: dealVerified ?? null,
+          // with --verifiable only, as the Go and Java samples
+          ...(dealVerified !== undefined
+            ? { deal_commitment: hand.dealCommitment, deal_verified: dealVerified }
+            : {}),
         }),
       );
     } else {
