@@ -13,7 +13,8 @@ import pytest
 import sqlalchemy as sa
 from stud_api.stud.v1 import stud_engine_pb2 as pb
 from studclients.table.away import AwayPolicy
-from studclients.table.game import ApiError, Tables, TableSettings, Timing
+from studclients.table.errors import ApiError
+from studclients.table.game import Tables, TableSettings, Timing
 from studclients.table.store import Step, Store, history
 from studclients.table.store import tables as store_tables
 

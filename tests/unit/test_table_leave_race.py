@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 from stud_api.stud.v1 import stud_engine_pb2 as pb
 from studclients.client import VARIANTS
-from studclients.table.game import ApiError, Tables, TableSettings
+from studclients.table.errors import ApiError
+from studclients.table.game import Tables, TableSettings
 from studclients.table.store import Store
 from test_table_sitandgo import SCHEDULE, BustingEngine, tables_on, take
 

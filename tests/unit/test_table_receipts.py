@@ -16,7 +16,8 @@ import sqlalchemy as sa
 from stud_api.stud.v1 import stud_engine_pb2 as pb
 from studclients.client import VARIANTS
 from studclients.table import histories, receipts
-from studclients.table.game import ApiError, Tables, TableSettings
+from studclients.table.errors import ApiError
+from studclients.table.game import Tables, TableSettings
 from studclients.table.store import history_tokens
 from test_table_sitandgo import BustingEngine, tables_on, take
 

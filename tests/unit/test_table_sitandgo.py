@@ -15,7 +15,8 @@ import pytest
 from stud_api.stud.v1 import stud_engine_pb2 as pb
 from studclients.client import VARIANTS
 from studclients.table import lobby
-from studclients.table.game import ApiError, Tables, TableSettings, Timing
+from studclients.table.errors import ApiError
+from studclients.table.game import Tables, TableSettings, Timing
 from studclients.table.mixed import HORSE_STUD
 from studclients.table.store import Store
 

@@ -10,12 +10,12 @@ from typing import Any
 
 import pytest
 from studclients.client import VARIANTS
-from studclients.table.mixed import HORSE_STUD, Rotation, RotationError
+from studclients.table.errors import SettingsError
+from studclients.table.mixed import HORSE_STUD, Rotation
 from studclients.table.schedule import game_part, plan_hand, tournament_part
 from studclients.table.tournament import (
     Schedule,
     Standings,
-    TournamentError,
     awards,
     eliminate,
     ordered,
@@ -70,14 +70,14 @@ def test_levels_by_minutes_follow_the_elapsed_time_passed_in() -> None:
 def test_a_schedule_that_cannot_be_played_is_refused_naming_the_field(
     change: dict[str, Any], field: str
 ) -> None:
-    with pytest.raises(TournamentError) as raised:
+    with pytest.raises(SettingsError) as raised:
         schedule(entrants=4, **change)
     assert raised.value.field == field
 
 
 def test_parse_levels_reads_ante_bring_in_and_bet() -> None:
     assert parse_levels("1/2/4") == [{"ante": 1, "bring_in": 2, "small_bet": 4}]
-    with pytest.raises(TournamentError, match="levels"):
+    with pytest.raises(SettingsError, match="levels"):
         parse_levels("1/2")
 
 
@@ -168,7 +168,7 @@ def test_a_rotation_seats_only_as_many_as_its_smallest_game() -> None:
     [([], 2, "games"), ([99], 2, "games"), (list(HORSE_STUD), 0, "rotate_every")],
 )
 def test_a_bad_rotation_is_refused(games: list[int], every: int, field: str) -> None:
-    with pytest.raises(RotationError) as raised:
+    with pytest.raises(SettingsError) as raised:
         Rotation.make(games, every)
     assert raised.value.field == field
 

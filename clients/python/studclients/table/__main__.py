@@ -45,7 +45,8 @@ try:
 
     from studclients.table import histories, metrics, ratelimit, tournament
     from studclients.table.away import AwayPolicy
-    from studclients.table.game import ApiError, Tables, TableSettings, Timing
+    from studclients.table.errors import ApiError
+    from studclients.table.game import Tables, TableSettings, Timing
     from studclients.table.store import Store
     from studclients.table.tokens import OPERATOR_ENV, operator_token
     from studclients.table.web import Hub, build_app

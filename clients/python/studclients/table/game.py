@@ -8,7 +8,6 @@ from __future__ import annotations
 import dataclasses
 import logging
 import random
-import re
 import secrets
 import time
 from collections.abc import Callable, Sequence
@@ -21,9 +20,11 @@ from stud_api.stud.v1 import stud_engine_pb2 as pb
 from studclients.bots import BOT_KINDS, make_bot, think
 from studclients.client import MAX_PLAYERS as CLIENT_MAX_PLAYERS
 from studclients.engine import Engine, EngineError, act_request
-from studclients.table import metrics, receipts, recovery, schedule, tokens, views
+from studclients.table import metrics, receipts, recovery, schedule, tokens, validation, views
 from studclients.table.away import Away, AwayPolicy
+from studclients.table.errors import ApiError
 from studclients.table.mixed import Rotation
+from studclients.table.page import seat_page
 from studclients.table.store import Step, Store
 from studclients.table.tournament import Level, Schedule
 
@@ -31,23 +32,6 @@ log = logging.getLogger("stud-table")
 
 #: The most players each game seats (rulebook R-SEATS): the clients' one table of them.
 MAX_PLAYERS: dict[int, int] = CLIENT_MAX_PLAYERS
-NAME = re.compile(r"^[\w][\w .'-]{0,31}$")
-#: The range of a move's ``to`` (the engine's ``int64``, never negative): JSON numbers past
-#: it are refused here, never passed on (``seq`` is only compared, never sent).
-INT_FIELD_MAX = 2**63 - 1
-
-
-class ApiError(Exception):
-    """A refused request: HTTP ``status``, a machine-readable ``reason`` and a message."""
-
-    def __init__(self, status: int, reason: str, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-        self.reason = reason
-        self.message = message
-
-    def body(self) -> dict[str, Any]:
-        return {"error": {"reason": self.reason, "message": self.message}}
 
 
 @dataclass(frozen=True)
@@ -90,12 +74,6 @@ def _stored(update: pb.HandUpdate) -> bytes:
     copy.ClearField("state")
     copy.ClearField("reveal")
     return copy.SerializeToString()
-
-
-def parse_update(data: bytes) -> pb.HandUpdate:
-    update = pb.HandUpdate()
-    update.ParseFromString(data)
-    return update
 
 
 class Tables:
@@ -189,19 +167,15 @@ class Tables:
     async def join(self, table_id: str, name: Any) -> dict[str, Any]:
         """Sits a new player; the answer holds the seat token, given out only here, and
         the sitting's history token (receipts.py), which outlasts the seat."""
-        if not isinstance(name, str) or not NAME.match(name.strip()):
-            raise ApiError(400, "bad_name", "name: 1 to 32 letters, digits, spaces or .'-")
+        name = validation.player_name(name)
         table = await self._table(table_id)
         await self._registering(table_id)
-        if any(
-            s.name.casefold() == name.strip().casefold()
-            for s in await self.store.seats_of(table_id)
-        ):
+        if any(s.name.casefold() == name.casefold() for s in await self.store.seats_of(table_id)):
             raise ApiError(409, "name_taken", "someone at this table has that name already")
         token, resume, player = tokens.new_token(), tokens.new_token(), secrets.token_hex(16)
         seat = await self.store.take_seat(
             table_id,
-            name.strip(),
+            name,
             tokens.token_hash(token),
             None,
             table.start_stack,
@@ -285,46 +259,28 @@ class Tables:
     # ---- a player's move ----------------------------------------------------------------
     async def act(self, table_id: str, token: str | None, body: Any) -> dict[str, Any]:
         """Applies the move of the token's seat; refused moves change nothing."""
-        if not isinstance(body, dict):
-            raise ApiError(400, "bad_request", "the body must be a JSON object")
-        action = views.ACTIONS.get(body.get("action"))  # type: ignore[arg-type]
-        if action is None:
-            names = ", ".join(views.ACTIONS)
-            raise ApiError(400, "bad_action", f"action must be one of {names}")
-        seq, to, claimed = body.get("seq"), body.get("to"), body.get("seat")
-        for field, value, required in (
-            ("seq", seq, True),
-            ("to", to, False),
-            ("seat", claimed, False),
-        ):
-            if (value is None and required) or (value is not None and type(value) is not int):
-                raise ApiError(400, "bad_field", f"{field} must be an integer")
-            if field == "to" and value is not None and not 0 <= value <= INT_FIELD_MAX:
-                raise ApiError(400, "bad_field", f"{field} must be 0 to {INT_FIELD_MAX}")
-        hand_id = body.get("hand")
-        if not isinstance(hand_id, str):
-            raise ApiError(400, "bad_field", "hand must be the id of the hand (a string)")
+        move = validation.move(body)
         seat = await self.authenticate(table_id, token)
-        if claimed is not None and claimed != seat:
-            raise ApiError(403, "wrong_seat", f"this token holds seat {seat}, not seat {claimed}")
+        if move.seat is not None and move.seat != seat:
+            raise ApiError(403, "wrong_seat", f"this token holds seat {seat}, not seat {move.seat}")
         hand = await self._open_hand(await self._table(table_id))
         if hand is None:
             raise ApiError(409, "no_hand", "no hand is in progress")
         # a seq alone could match the next hand's (the clock acted, a new hand was dealt)
-        if hand.hand_id != hand_id:
+        if hand.hand_id != move.hand_id:
             raise ApiError(409, "stale", "that hand is over, another is in progress: reload")
         if seat not in hand.seat_map:
             raise ApiError(409, "not_in_hand", "this seat is not dealt in this hand")
-        if hand.seq != seq:
-            raise ApiError(409, "stale", f"the hand is at move {hand.seq}, not {seq}: reload")
+        if hand.seq != move.seq:
+            raise ApiError(409, "stale", f"the hand is at move {hand.seq}, not {move.seq}: reload")
         engine_seat = hand.seat_map.index(seat)
         if hand.to_act != engine_seat:
             raise ApiError(409, "not_your_turn", "it is not this seat's turn")
-        applied = await self._apply(hand, "player", action, to)
+        applied = await self._apply(hand, "player", move.action, move.to)
         if not applied:
             raise ApiError(409, "stale", "the hand moved on before this move (clock or retry)")
         await self.away.moved(hand, seat)
-        return {"ok": True, "seq": seq + 1}
+        return {"ok": True, "seq": move.seq + 1}
 
     async def _apply(self, hand: sa.Row[Any], source: str, action: int, to: int | None) -> bool:
         """Act for the seat to act, from the stored state, and compare-and-set the result.
@@ -355,7 +311,7 @@ class Tables:
         can open calls the hand off; a down engine is told in plain words (its own text,
         which may name internal addresses, goes to the log only)."""
         if error.reason == recovery.STATE_INVALID:
-            await recovery.void(self, hand)
+            await self.void(hand)
             return ApiError(409, "hand_void", recovery.VOID_MESSAGE)
         if error.code == "FAILED_PRECONDITION":
             return ApiError(409, "illegal_action", error.message)
@@ -395,11 +351,47 @@ class Tables:
             reveal=update.reveal.SerializeToString() if over else None,
         )
 
+    # ---- when the engine fails it (recovery.py) ------------------------------------------
+    async def void(self, hand: sa.Row[Any]) -> bool:
+        """Calls off ``hand`` (compare-and-set like any step): stacks back to its start, which
+        are the stacks the last settled hand left; False if another writer won."""
+        won = await self.store.advance(
+            hand, recovery.void_step(hand), list(hand.start_stacks), self.timing.pause
+        )
+        if won:
+            log.warning(
+                "hand %s at table %s called off: no engine could open its state",
+                hand.hand_id,
+                hand.table_id,
+            )
+            metrics.HANDS_VOIDED.inc()
+            self.on_change(hand.table_id)
+        return won
+
+    async def _check_open_hands(self) -> None:
+        """Opens each hand in progress once (GetView) after start and after the engine was
+        down (it may have come back with other keys); one that does not open is called off
+        at once rather than when its clock runs out."""
+        if self.health.down:
+            self.checked.clear()
+            return
+        for hand in await self.store.open_hands():
+            if hand.hand_id in self.checked:
+                continue
+            request = pb.GetViewRequest(state=hand.state)
+            try:
+                await self.health.call(lambda: self.engine.get_view(request))  # noqa: B023
+            except EngineError as error:
+                if error.reason == recovery.STATE_INVALID:
+                    await self.void(hand)
+                continue
+            self.checked.add(hand.hand_id)
+
     # ---- the driver: deals, clocks, bots ------------------------------------------------
     async def tick(self) -> None:
         """One round of the background work; any replica may run it at any time."""
         await self.health.probe(self.engine)
-        await recovery.check_open_hands(self)
+        await self._check_open_hands()
         now = time.time()
         await self.away.hurry(await self.store.open_hands(), now)
         for seat in await self.away.idle_too_long(now):
@@ -427,7 +419,7 @@ class Tables:
             if await self._apply(hand, "clock", pb.ACTION_TYPE_TIMEOUT, None):
                 await self.away.timed_out(hand, seat_no)
             return
-        update = parse_update(hand.update)
+        update = views.parse_update(hand.update)
         bot = make_bot(kind, self.rng)
         view = update.seats[hand.to_act]
         decision = await think(bot, view, hand.to_act, update.legal_actions, self.engine)
@@ -493,99 +485,4 @@ class Tables:
     async def page(self, table_id: str, seat: int | None) -> dict[str, Any]:
         """The whole page state for one seat (or a spectator): only that seat's view."""
         table = await self._table(table_id)
-        seated = {s.seat_no: s for s in await self.store.seats_of(table_id)}
-        hand = await self.store.hand(table.current_hand) if table.current_hand else None
-        hand_part: dict[str, Any] | None = None
-        per_seat: dict[int, dict[str, Any]] = {}
-        legal: list[dict[str, Any]] = []
-        narration: list[str] = []
-        if hand is not None:
-            engine_seat = hand.seat_map.index(seat) if seat in hand.seat_map else None
-            viewer = seated.get(seat) if seat is not None else None
-            # the seat's new occupant sees the last hand of the one before as a spectator
-            if (
-                engine_seat is not None
-                and viewer is not None
-                and viewer.player is not None
-                and not await self.store.played(viewer.player, hand.hand_id)
-            ):
-                engine_seat = None
-            update = parse_update(hand.update)
-            hand_part, per_seat = views.hand_view(update, hand, engine_seat, hand.names)
-            hand_part["voided"] = False
-            hand_part["on_time_bank"] = hand.bank_from is not None and not hand.over
-            if engine_seat is not None:
-                legal = views.legal_moves(update, engine_seat)
-            for step in await self.store.history_of(hand.hand_id):
-                if step.source == "void":
-                    hand_part["voided"] = True
-                    narration.append(recovery.VOID_MESSAGE)
-                    continue
-                past = parse_update(step.update)
-                seen = past.seats[engine_seat] if engine_seat is not None else past.spectator
-                narration += views.narrate(seen.events, hand.names, engine_seat)
-        seats = []
-        for number in range(table.max_seats):
-            row = seated.get(number)
-            name = row.name if row else None
-            if row is None and hand is not None and number in hand.seat_map:
-                name = hand.names[hand.seat_map.index(number)]  # left, still in this hand
-            entry: dict[str, Any] = {
-                "seat": number,
-                "name": name,
-                "empty": row is None and number not in per_seat,
-                "bot": row.bot if row else None,
-                "stack": row.stack if row else 0,
-                "leaving": bool(row.leaving) if row else False,
-                "away": row is not None and row.away_since is not None,
-                "time_bank": round(row.time_bank) if row and row.bot is None else None,
-                "you": number == seat,
-                "in_hand": False,
-            }
-            if hand is not None and number in per_seat:
-                entry.update(per_seat[number])
-                if hand.over and row is not None:
-                    entry["stack"] = row.stack
-            seats.append(entry)
-        you = seated.get(seat) if seat is not None else None
-        event = await self.store.tournament(table_id)
-        return {
-            "type": "table",
-            "now": int(time.time() * 1000),
-            "table": {
-                "id": table.id,
-                "name": table.name,
-                "game": views.game_name(table.variant),
-                "stakes": {
-                    "ante": table.ante,
-                    "bring_in": table.bring_in,
-                    "small_bet": table.small_bet,
-                    "big_bet": table.big_bet,
-                },
-                "clock_seconds": table.clock_seconds,
-                "version": table.version,
-                "rotation": schedule.game_part(table, hand.number if hand else None),
-            },
-            "tournament": None
-            if event is None
-            else schedule.tournament_part(table, event, seated, time.time()),
-            "you": None
-            if you is None
-            else {
-                "seat": you.seat_no,
-                "name": you.name,
-                "away": you.away_since is not None,
-                "time_bank": round(you.time_bank),
-            },
-            "engine": {
-                "up": not self.health.down,
-                "message": recovery.DOWN_MESSAGE if self.health.down else None,
-            },
-            "seats": seats,
-            "hand": hand_part,
-            "legal": legal,
-            "narration": narration,
-            "next_hand_at": int(table.next_hand_at * 1000)
-            if hand_part and hand_part["over"]
-            else None,
-        }
+        return await seat_page(self.store, table, seat, engine_down=self.health.down)

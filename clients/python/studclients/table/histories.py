@@ -15,7 +15,8 @@ from stud_api.stud.v1 import stud_engine_pb2 as pb
 
 from studclients.engine import EngineError
 from studclients.table import receipts
-from studclients.table.game import ApiError, Tables
+from studclients.table.errors import ApiError
+from studclients.table.game import Tables
 
 #: The newest hands a download holds at most (the older ones stay in the database).
 MAX_HANDS = 1000

@@ -12,7 +12,8 @@ from typing import Any
 from studclients.bots import BOT_KINDS
 from studclients.client import VARIANTS
 from studclients.table import schedule
-from studclients.table.game import ApiError, Tables, TableSettings
+from studclients.table.errors import ApiError
+from studclients.table.game import Tables, TableSettings
 
 TABLE_ID = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
 TABLE_NAME = re.compile(r"^[^\x00-\x1f\x7f]{1,100}$")

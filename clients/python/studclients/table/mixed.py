@@ -9,17 +9,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from studclients.client import MAX_PLAYERS, VARIANTS
+from studclients.table.errors import SettingsError
 
 #: The card-room order of H.O.R.S.E.'s stud games: R, S, E.
 HORSE_STUD: tuple[int, ...] = (VARIANTS["razz"], VARIANTS["seven"], VARIANTS["hilo"])
-
-
-class RotationError(ValueError):
-    """A rotation that cannot be played; ``field`` names what is wrong."""
-
-    def __init__(self, field: str, message: str) -> None:
-        super().__init__(f"{field}: {message}")
-        self.field = field
 
 
 @dataclass(frozen=True)
@@ -32,12 +25,12 @@ class Rotation:
     @classmethod
     def make(cls, games: Sequence[int], every: int) -> Rotation:
         if not games:
-            raise RotationError("games", "name at least one game")
+            raise SettingsError("games", "name at least one game")
         unknown = [g for g in games if g not in MAX_PLAYERS]
         if unknown:
-            raise RotationError("games", f"unknown game {unknown[0]}")
+            raise SettingsError("games", f"unknown game {unknown[0]}")
         if type(every) is not int or not 1 <= every <= 10_000:
-            raise RotationError("rotate_every", "must be an integer from 1 to 10,000")
+            raise SettingsError("rotate_every", "must be an integer from 1 to 10,000")
         return cls(tuple(games), every)
 
     @property

@@ -11,7 +11,7 @@ import time
 from dataclasses import dataclass, field
 
 from studclients.table import metrics
-from studclients.table.game import ApiError
+from studclients.table.errors import ApiError
 
 #: The default limits: route -> (requests, per seconds). A bucket holds ``requests`` and
 #: refills at requests / seconds a second.

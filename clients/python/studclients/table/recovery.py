@@ -1,15 +1,16 @@
 """What stud-table does when the engine fails it. A hand whose sealed state no engine can
 open (``STATE_INVALID``: the engines' keys changed, as with every ``stud-server --dev``
-restart) is called off: stacks go back to where the last settled hand left them, the
-players are told, and the next hand is dealt. An engine that cannot be reached is shown
-to players in plain words (never its gRPC text or address) until a call gets through."""
+restart) is called off (``Tables.void``, from ``void_step`` here): stacks go back to where
+the last settled hand left them, the players are told, and the next hand is dealt. An
+engine that cannot be reached is shown to players in plain words (never its gRPC text or
+address) until a call gets through."""
 
 from __future__ import annotations
 
 import logging
 import time
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 import sqlalchemy as sa
 from stud_api.stud.v1 import stud_engine_pb2 as pb
@@ -17,9 +18,6 @@ from stud_api.stud.v1 import stud_engine_pb2 as pb
 from studclients.engine import Engine, EngineError
 from studclients.table import metrics
 from studclients.table.store import Step
-
-if TYPE_CHECKING:
-    from studclients.table.game import Tables
 
 log = logging.getLogger("stud-table")
 T = TypeVar("T")
@@ -112,40 +110,3 @@ class EngineHealth:
             await self.call(lambda: engine.evaluate(pb.EvaluateRequest()))
         except EngineError:
             return
-
-
-async def void(tables: Tables, hand: sa.Row[Any]) -> bool:
-    """Calls off ``hand`` (compare-and-set like any step): stacks back to its start, which
-    are the stacks the last settled hand left; False if another writer won."""
-    won = await tables.store.advance(
-        hand, void_step(hand), list(hand.start_stacks), tables.timing.pause
-    )
-    if won:
-        log.warning(
-            "hand %s at table %s called off: no engine could open its state",
-            hand.hand_id,
-            hand.table_id,
-        )
-        metrics.HANDS_VOIDED.inc()
-        tables.on_change(hand.table_id)
-    return won
-
-
-async def check_open_hands(tables: Tables) -> None:
-    """Opens each hand in progress once (GetView) after start and after the engine was
-    down (it may have come back with other keys); one that does not open is called off
-    at once rather than when its clock runs out."""
-    if tables.health.down:
-        tables.checked.clear()
-        return
-    for hand in await tables.store.open_hands():
-        if hand.hand_id in tables.checked:
-            continue
-        request = pb.GetViewRequest(state=hand.state)
-        try:
-            await tables.health.call(lambda: tables.engine.get_view(request))  # noqa: B023
-        except EngineError as error:
-            if error.reason == STATE_INVALID:
-                await void(tables, hand)
-            continue
-        tables.checked.add(hand.hand_id)

@@ -103,41 +103,42 @@ class Store:
         await self.engine.dispose()
 
     # ---- reading ------------------------------------------------------------------------
-    async def table(self, table_id: str) -> sa.Row[Any] | None:
+    async def _rows(self, query: sa.Executable) -> Sequence[sa.Row[Any]]:
+        """Every row ``query`` selects, on a connection of its own."""
         async with self.engine.connect() as conn:
-            return (await conn.execute(sa.select(tables).where(tables.c.id == table_id))).first()
-
-    async def all_tables(self) -> Sequence[sa.Row[Any]]:
-        async with self.engine.connect() as conn:
-            return (await conn.execute(sa.select(tables).order_by(tables.c.id))).all()
-
-    async def versions(self, table_ids: Sequence[str]) -> dict[str, int]:
-        async with self.engine.connect() as conn:
-            query = sa.select(tables.c.id, tables.c.version).where(tables.c.id.in_(table_ids))
-            return {row.id: int(row.version) for row in await conn.execute(query)}
-
-    async def seats_of(self, table_id: str) -> Sequence[sa.Row[Any]]:
-        async with self.engine.connect() as conn:
-            query = sa.select(seats).where(seats.c.table_id == table_id).order_by(seats.c.seat_no)
             return (await conn.execute(query)).all()
 
-    async def hand(self, hand_id: str) -> sa.Row[Any] | None:
+    async def _row(self, query: sa.Executable) -> sa.Row[Any] | None:
+        """The first row ``query`` selects (None when there is none)."""
         async with self.engine.connect() as conn:
-            return (await conn.execute(sa.select(hands).where(hands.c.hand_id == hand_id))).first()
-
-    async def history_of(self, hand_id: str) -> Sequence[sa.Row[Any]]:
-        async with self.engine.connect() as conn:
-            query = sa.select(history).where(history.c.hand_id == hand_id).order_by(history.c.seq)
-            return (await conn.execute(query)).all()
-
-    async def tournament(self, table_id: str) -> sa.Row[Any] | None:
-        async with self.engine.connect() as conn:
-            query = sa.select(tournaments).where(tournaments.c.table_id == table_id)
             return (await conn.execute(query)).first()
 
+    async def table(self, table_id: str) -> sa.Row[Any] | None:
+        return await self._row(sa.select(tables).where(tables.c.id == table_id))
+
+    async def all_tables(self) -> Sequence[sa.Row[Any]]:
+        return await self._rows(sa.select(tables).order_by(tables.c.id))
+
+    async def versions(self, table_ids: Sequence[str]) -> dict[str, int]:
+        query = sa.select(tables.c.id, tables.c.version).where(tables.c.id.in_(table_ids))
+        return {row.id: int(row.version) for row in await self._rows(query)}
+
+    async def seats_of(self, table_id: str) -> Sequence[sa.Row[Any]]:
+        query = sa.select(seats).where(seats.c.table_id == table_id).order_by(seats.c.seat_no)
+        return await self._rows(query)
+
+    async def hand(self, hand_id: str) -> sa.Row[Any] | None:
+        return await self._row(sa.select(hands).where(hands.c.hand_id == hand_id))
+
+    async def history_of(self, hand_id: str) -> Sequence[sa.Row[Any]]:
+        query = sa.select(history).where(history.c.hand_id == hand_id).order_by(history.c.seq)
+        return await self._rows(query)
+
+    async def tournament(self, table_id: str) -> sa.Row[Any] | None:
+        return await self._row(sa.select(tournaments).where(tournaments.c.table_id == table_id))
+
     async def all_tournaments(self) -> dict[str, sa.Row[Any]]:
-        async with self.engine.connect() as conn:
-            return {row.table_id: row for row in await conn.execute(sa.select(tournaments))}
+        return {row.table_id: row for row in await self._rows(sa.select(tournaments))}
 
     async def tournament_chips(self, table_id: str) -> tuple[int, int] | None:
         """A sit-and-go that has begun: the chips its seats hold and the chips it issued
@@ -157,50 +158,44 @@ class Store:
 
     async def hands_played(self, player: str) -> Sequence[sa.Row[Any]]:
         """The finished hands the sitting ``player`` was dealt into, oldest first."""
-        async with self.engine.connect() as conn:
-            query = (
-                sa.select(hands)
-                .join(plays, plays.c.hand_id == hands.c.hand_id)
-                .where(plays.c.player == player, hands.c.over)
-                .order_by(hands.c.number)
-            )
-            return (await conn.execute(query)).all()
+        query = (
+            sa.select(hands)
+            .join(plays, plays.c.hand_id == hands.c.hand_id)
+            .where(plays.c.player == player, hands.c.over)
+            .order_by(hands.c.number)
+        )
+        return await self._rows(query)
 
     async def played(self, player: str, hand_id: str) -> bool:
         """Whether the sitting ``player`` was dealt into the hand."""
-        async with self.engine.connect() as conn:
-            query = sa.select(plays.c.seat_no).where(
-                plays.c.player == player, plays.c.hand_id == hand_id
-            )
-            return (await conn.execute(query)).first() is not None
+        query = sa.select(plays.c.seat_no).where(
+            plays.c.player == player, plays.c.hand_id == hand_id
+        )
+        return await self._row(query) is not None
 
     async def finished_hands(self, table_id: str) -> Sequence[sa.Row[Any]]:
-        async with self.engine.connect() as conn:
-            query = (
-                sa.select(hands)
-                .where(hands.c.table_id == table_id, hands.c.over)
-                .order_by(hands.c.number)
-            )
-            return (await conn.execute(query)).all()
+        query = (
+            sa.select(hands)
+            .where(hands.c.table_id == table_id, hands.c.over)
+            .order_by(hands.c.number)
+        )
+        return await self._rows(query)
 
     async def open_hands(self) -> Sequence[sa.Row[Any]]:
-        async with self.engine.connect() as conn:
-            return (await conn.execute(sa.select(hands).where(~hands.c.over))).all()
+        return await self._rows(sa.select(hands).where(~hands.c.over))
 
     async def due_hands(self, now: float) -> Sequence[sa.Row[Any]]:
         """Hands in progress whose clock (or bot's thinking time) has run out."""
-        async with self.engine.connect() as conn:
-            query = sa.select(hands).where(~hands.c.over, hands.c.deadline <= now)
-            return (await conn.execute(query)).all()
+        return await self._rows(sa.select(hands).where(~hands.c.over, hands.c.deadline <= now))
 
     async def tables_ready(self, now: float) -> Sequence[sa.Row[Any]]:
         """Tables with no hand in progress whose pause after the last hand is over."""
-        async with self.engine.connect() as conn:
-            open_hand = sa.select(hands.c.hand_id).where(
-                hands.c.hand_id == tables.c.current_hand, ~hands.c.over
-            )
-            query = sa.select(tables).where(tables.c.next_hand_at <= now, ~open_hand.exists())
-            return (await conn.execute(query)).all()
+        open_hand = sa.select(hands.c.hand_id).where(
+            hands.c.hand_id == tables.c.current_hand, ~hands.c.over
+        )
+        return await self._rows(
+            sa.select(tables).where(tables.c.next_hand_at <= now, ~open_hand.exists())
+        )
 
     # ---- writing ------------------------------------------------------------------------
     async def create_table(self, tournament: dict[str, Any] | None = None, **values: Any) -> bool:

@@ -14,17 +14,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from studclients.table.errors import SettingsError
+
 UNITS = ("hands", "minutes")
 #: Payouts are stated in basis points of the prize pool (10,000 = all of it).
 WHOLE = 10_000
-
-
-class TournamentError(ValueError):
-    """A schedule that cannot be played; ``field`` names what is wrong."""
-
-    def __init__(self, field: str, message: str) -> None:
-        super().__init__(f"{field}: {message}")
-        self.field = field
 
 
 @dataclass(frozen=True)
@@ -52,28 +46,28 @@ SCHEDULE_FIELDS = frozenset({"levels", "every", "unit", "payouts", "buy_in"})
 def _known(raw: Mapping[str, Any], fields: frozenset[str], field: str) -> None:
     unknown = sorted(str(key) for key in raw if key not in fields)
     if unknown:
-        raise TournamentError(f"{field}.{unknown[0]}", "is not a field of it")
+        raise SettingsError(f"{field}.{unknown[0]}", "is not a field of it")
 
 
 def _int(value: Any, field: str, low: int = 0) -> int:
     if type(value) is not int or value < low or value > 10**15:
-        raise TournamentError(field, f"must be an integer from {low} to 10^15")
+        raise SettingsError(field, f"must be an integer from {low} to 10^15")
     return value
 
 
 def make_level(raw: Any, field: str) -> Level:
     """A level from ``{"ante", "bring_in", "small_bet"[, "big_bet"]}``."""
     if not isinstance(raw, Mapping):
-        raise TournamentError(field, "must be an object with ante, bring_in and small_bet")
+        raise SettingsError(field, "must be an object with ante, bring_in and small_bet")
     _known(raw, LEVEL_FIELDS, field)
     ante = _int(raw.get("ante", 0), f"{field}.ante")
     bring_in = _int(raw.get("bring_in"), f"{field}.bring_in", 1)
     small = _int(raw.get("small_bet"), f"{field}.small_bet", 1)
     big = _int(raw.get("big_bet", 2 * small), f"{field}.big_bet", 1)
     if bring_in > small:
-        raise TournamentError(f"{field}.bring_in", "must be at most the small bet")
+        raise SettingsError(f"{field}.bring_in", "must be at most the small bet")
     if big < small:
-        raise TournamentError(f"{field}.big_bet", "must be at least the small bet")
+        raise SettingsError(f"{field}.big_bet", "must be at least the small bet")
     return Level(ante, bring_in, small, big)
 
 
@@ -83,7 +77,7 @@ def parse_levels(text: str) -> list[dict[str, int]]:
     for number, part in enumerate(p for p in text.split(",") if p.strip()):
         pieces = part.strip().split("/")
         if len(pieces) != 3 or not all(p.strip().isdigit() for p in pieces):
-            raise TournamentError(f"levels[{number}]", f"{part.strip()!r} is not ANTE/BRING/BET")
+            raise SettingsError(f"levels[{number}]", f"{part.strip()!r} is not ANTE/BRING/BET")
         ante, bring_in, small = (int(p) for p in pieces)
         levels.append({"ante": ante, "bring_in": bring_in, "small_bet": small})
     return levels
@@ -104,19 +98,19 @@ class Schedule:
     @classmethod
     def from_dict(cls, raw: Any, entrants: int) -> Schedule:
         if not isinstance(raw, Mapping):
-            raise TournamentError("tournament", "must be an object")
+            raise SettingsError("tournament", "must be an object")
         _known(raw, SCHEDULE_FIELDS, "tournament")
         levels = raw.get("levels")
         if not isinstance(levels, Sequence) or isinstance(levels, str) or not levels:
-            raise TournamentError("tournament.levels", "must be a non-empty list of levels")
+            raise SettingsError("tournament.levels", "must be a non-empty list of levels")
         if len(levels) > 100:
-            raise TournamentError("tournament.levels", "at most 100 levels")
+            raise SettingsError("tournament.levels", "at most 100 levels")
         unit = raw.get("unit", "hands")
         if unit not in UNITS:
-            raise TournamentError("tournament.unit", f"must be one of {', '.join(UNITS)}")
+            raise SettingsError("tournament.unit", f"must be one of {', '.join(UNITS)}")
         payouts = raw.get("payouts", [WHOLE])
         if not isinstance(payouts, Sequence) or isinstance(payouts, str) or not payouts:
-            raise TournamentError("tournament.payouts", "must be a non-empty list")
+            raise SettingsError("tournament.payouts", "must be a non-empty list")
         schedule = cls(
             levels=tuple(make_level(lv, f"tournament.levels[{i}]") for i, lv in enumerate(levels)),
             every=_int(raw.get("every", 10), "tournament.every", 1),
@@ -125,11 +119,11 @@ class Schedule:
             buy_in=_int(raw.get("buy_in", 0), "tournament.buy_in"),
         )
         if sum(schedule.payouts) != WHOLE:
-            raise TournamentError("tournament.payouts", f"must add up to {WHOLE} basis points")
+            raise SettingsError("tournament.payouts", f"must add up to {WHOLE} basis points")
         if list(schedule.payouts) != sorted(schedule.payouts, reverse=True):
-            raise TournamentError("tournament.payouts", "a place may not pay more than one above")
+            raise SettingsError("tournament.payouts", "a place may not pay more than one above")
         if len(schedule.payouts) >= entrants:
-            raise TournamentError(
+            raise SettingsError(
                 "tournament.payouts",
                 f"{entrants} entrants: pay at most {entrants - 1} place"
                 + ("s" if entrants != 2 else ""),

@@ -12,7 +12,16 @@ from stud_api.stud.v1 import stud_engine_pb2 as pb
 from studclients.client import VARIANT_NAMES
 from studclients.narration import narrate
 
-__all__ = ["ACTIONS", "GAMES", "action_label", "game_name", "hand_view", "legal_moves", "narrate"]
+__all__ = [
+    "ACTIONS",
+    "GAMES",
+    "action_label",
+    "game_name",
+    "hand_view",
+    "legal_moves",
+    "narrate",
+    "parse_update",
+]
 
 GAMES: dict[int, str] = VARIANT_NAMES  # the four games, Razz and Hi-Lo included
 #: Action names on the wire (JSON) and their engine values.
@@ -26,6 +35,13 @@ ACTIONS: dict[str, int] = {
     "raise": pb.ACTION_TYPE_RAISE,
 }
 ACTION_NAMES: dict[int, str] = {value: key for key, value in ACTIONS.items()}
+
+
+def parse_update(data: bytes) -> pb.HandUpdate:
+    """A stored update (the database's ``update`` column) read back."""
+    update = pb.HandUpdate()
+    update.ParseFromString(data)
+    return update
 
 
 def game_name(variant: int) -> str:

@@ -18,7 +18,8 @@ from typing import Any
 from aiohttp import WSMsgType, web
 
 from studclients.table import histories, lobby, metrics, resume, tokens
-from studclients.table.game import ApiError, Tables
+from studclients.table.errors import ApiError
+from studclients.table.game import Tables
 from studclients.table.pushes import Subscriber
 from studclients.table.ratelimit import RateLimited, RateLimits
 

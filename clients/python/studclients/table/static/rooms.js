@@ -4,7 +4,7 @@
 // standings (the final standings once it is won), and the download of a player's hand
 // histories, at the table and, once the seat is gone, from the lobby.
 
-const $ = (id) => document.getElementById(id);
+import { $ } from "./dom.js";
 
 function stakesText(s) {
   return `ante ${s.ante}, bring-in ${s.bring_in}, bets ${s.small_bet}/${s.big_bet}`;

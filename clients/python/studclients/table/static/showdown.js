@@ -1,7 +1,7 @@
 // The showdown panel: each shown hand with its best five (and in Hi-Lo its low), and each
 // pot as it was split: a Hi-Lo pot half by half, the low half's winners and their low.
 
-const $ = (id) => document.getElementById(id);
+import { $ } from "./dom.js";
 
 function winText(names, amount, label, what) {
   const verb = names.length === 1 ? "wins" : "win";

@@ -7,10 +7,10 @@ import {
   downloadHistory, keepHistory, ordinal, placesOf, renderGame, renderKeptHistories, renderLobbyTables,
   renderTournament, setupOperator,
 } from "./rooms.js";
+import { $ } from "./dom.js";
 import { renderShowdown } from "./showdown.js";
 import { buttonForKey, renderMoves } from "./turn.js";
 
-const $ = (id) => document.getElementById(id);
 const RANKS = { T: "10", J: "Jack", Q: "Queen", K: "King", A: "Ace" };
 const SUITS = { c: ["♣", "clubs"], d: ["♦", "diamonds"], h: ["♥", "hearts"], s: ["♠", "spades"] };
 

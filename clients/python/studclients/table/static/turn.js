@@ -1,7 +1,8 @@
 // The player's turn: the move buttons, their keys, keyboard focus kept across pushes, the
 // turn announced to screen readers and brought on screen (a phone scrolls to it).
 
-const $ = (id) => document.getElementById(id);
+import { $ } from "./dom.js";
+
 // one key per kind of move; a second size of the same kind (the open pair's big bet, a
 // raise to the larger total) gets the capital key, as stud-play does
 const KEYS = { fold: "f", check: "k", call: "c", bring_in: "b", complete: "m", bet: "b", raise: "r" };

@@ -1,0 +1,3 @@
+// The page's one DOM helper, shared by its scripts: the element with this id.
+
+export const $ = (id) => document.getElementById(id);
