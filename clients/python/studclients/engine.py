@@ -55,14 +55,9 @@ DRAINING_REST_SECONDS = 5.0
 DRAINING = "SERVER_DRAINING"
 #: What moves a call on to another target (after the channel's own retries).
 FAILOVER_CODES = frozenset({grpc.StatusCode.UNAVAILABLE})
-METHODS = (
-    "StartHand",
-    "Act",
-    "GetView",
-    "Evaluate",
-    "Equity",
-    "GetHandHistory",
-    "CreateDealTicket",
+#: The service's methods, in the proto's order (stud.v1.StudEngineService).
+METHODS: tuple[str, ...] = tuple(
+    method.name for method in pb.DESCRIPTOR.services_by_name["StudEngineService"].methods
 )
 #: A player's contribution to a verifiable deal: 16 to 64 bytes; this client draws 32.
 CONTRIBUTION_BYTES = 32
