@@ -174,6 +174,7 @@ $(GO_GEN): $(PROTOC_GEN_GO) $(wildcard proto/stud/v1/*.proto) proto/service_conf
 
 $(GO_PLAY): $(GO_GEN) $(shell find clients/go -name '*.go' -not -path '*/gen/*' 2>/dev/null)
 	cd $(GO_PATH)/src/$(GO_MODULE) && $(GO_ENV) go vet ./clients/go/stud ./clients/go/cmd/go-play
+	cd $(GO_PATH)/src/$(GO_MODULE) && $(GO_ENV) go test ./clients/go/stud
 	$(GO_ENV) GOBIN=$(GO_PATH)/bin go install $(GO_MODULE)/clients/go/cmd/go-play
 
 go-client: $(GO_PLAY)

@@ -54,3 +54,30 @@ def test_java_client_plays_the_shared_hands_as_the_others_do(
 
 def test_make_java_play_plays_one_hand(java_play: Path, live_server: Launch) -> None:
     check_make_play("java-play", REPO, live_server().target)
+
+
+def test_java_deck_function_passes_its_known_answers(java_play: Path) -> None:
+    """Issue 32: the Java deck function gives NIST CAVP's HMAC_DRBG SHA-256 count 0 and
+    the documented test vector (docs/security.md)."""
+    proc = subprocess.run([str(java_play), "--self-test"], capture_output=True, text=True,
+                          timeout=120)  # fmt: skip
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.stdout.startswith("self-test ok")
+
+
+def test_java_client_deals_verifiably_and_checks_the_deck(
+    java_play: Path, live_server: Launch
+) -> None:
+    """Issue 32: --verifiable asks for a deal ticket, contributes each player's entropy
+    (SecureRandom), and at the end finds the revealed seed's SHA-256 to be the commitment
+    and the revealed deck the one seed, hand id and contributions make."""
+    server = live_server()
+    for variant, players, seed in (("hilo", 5, 4), ("five", 2, 6)):
+        args = ["--variant", variant, "--players", str(players), "--seed", str(seed)]
+        proc = subprocess.run([str(java_play), "--target", server.target, *args, "--verifiable",
+                               "--json"], capture_output=True, text=True, timeout=120)  # fmt: skip
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        result = json.loads(proc.stdout)
+        assert result["deal_verified"] == "ok"
+        assert len(result["deal_commitment"]) == 64
+        assert result["conserved"] is True

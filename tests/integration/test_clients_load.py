@@ -8,6 +8,7 @@ import json
 import re
 import subprocess
 import sys
+import tomllib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -182,3 +183,71 @@ def test_without_targets_it_starts_and_stops_a_two_worker_server() -> None:
     assert report["server_cpu_s"] > 0 and report["server_cpu_ms_per_call"] > 0
     with socket.socket() as sock:  # the server is gone: nothing listens on its port
         assert sock.connect_ex(("127.0.0.1", int(found.group(1)))) != 0
+
+
+STUD_VERIFY = str(Path(sys.executable).parent / "stud-verify")
+
+
+def verify(*paths: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [STUD_VERIFY, *map(str, paths)], capture_output=True, text=True, timeout=120
+    )
+
+
+def tampered(path: Path, out: Path, old: str, new: str) -> Path:
+    """A copy of the history at ``path`` with ``old`` (which it holds once) made ``new``."""
+    text = path.read_text(encoding="utf-8")
+    assert text.count(old) == 1, old
+    out.write_text(text.replace(old, new), encoding="utf-8")
+    return out
+
+
+def test_verifiable_load_writes_histories_stud_verify_accepts_and_tampering_it_refuses(
+    live_server: Callable[..., LiveServer], tmp_path: Path
+) -> None:
+    """Issue 32's must-show: every hand of ``stud-load --verifiable`` is dealt with a deal
+    ticket and per-player contributions, its players' history passes ``stud-verify``, and
+    a copy with one contribution changed, the seed changed, or two cards swapped fails,
+    naming the field."""
+    server = live_server()
+    histories = tmp_path / "histories"
+    code, report, stderr = run_load(
+        "--target", server.target, "--duration", "5", "--tables", "4", "--verifiable",
+        "--history-dir", str(histories), "--quiet",
+    )  # fmt: skip
+    assert code == 0, (report, stderr)
+    assert report["verifiable"] is True
+    assert report["errors"] == {}
+    assert report["hands"] > 0
+    assert report["histories_written"] == report["hands"]
+    assert (
+        report["latency_ms"]["CreateDealTicket"]["count"]
+        == report["latency_ms"]["StartHand"]["count"]
+    )
+    files = sorted(histories.glob("*.phh"))
+    assert len(files) == report["hands"]
+    proc = verify(*files)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert f"{len(files)} of {len(files)} hands ok" in proc.stdout
+
+    original = files[0]
+    data = tomllib.loads(original.read_text(encoding="utf-8"))
+    assert data["_audience"] == "players"  # the players' own proof
+    contribution = data["_contributions"][1]
+    changed = ("0" if contribution[0] != "0" else "1") + contribution[1:]
+    seed = data["_server_seed"]
+    deck = data["_deck"]
+    swapped = deck[2:4] + deck[0:2] + deck[4:]  # the first two cards dealt, swapped
+    copies = {
+        "_contributions": tampered(original, tmp_path / "contribution.phh", contribution, changed),
+        "_server_seed": tampered(original, tmp_path / "seed.phh", seed, seed[::-1]),
+        "_deck": tampered(original, tmp_path / "swapped.phh", deck, swapped),
+    }
+    for field_name, copy in copies.items():
+        proc = verify(copy)
+        assert proc.returncode != 0, (field_name, proc.stdout)
+        assert "FAILED" in proc.stdout and field_name in proc.stdout, (field_name, proc.stdout)
+    # one bad file among good ones fails the run and names that file
+    proc = verify(*files[:3], copies["_deck"])
+    assert proc.returncode != 0
+    assert str(copies["_deck"]) in proc.stdout

@@ -111,3 +111,27 @@ def test_node_client_unit_tests() -> None:
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "# fail 0" in proc.stdout
+
+
+def test_node_client_deals_verifiably_and_checks_the_deck(
+    live_server: Callable[..., LiveServer],
+) -> None:
+    """Issue 32: --verifiable asks for a deal ticket, contributes each player's entropy,
+    shows the ticket's commitment from the first update, and checks at the end that the
+    revealed deck follows from the committed seed, the hand id and the contributions."""
+    node = node_client()
+    server = live_server()
+    for variant, players, seed in (("seven", 4, 7), ("five", 3, 8)):
+        proc = play(node, "--target", server.target, "--variant", variant, "--players",
+                    str(players), "--seed", str(seed), "--verifiable", "--json")  # fmt: skip
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        result = json.loads(proc.stdout.strip().splitlines()[-1])
+        assert result["deal_verified"] == "ok"
+        assert len(result["deal_commitment"]) == 64
+        assert result["conserved"] is True
+    proc = play(node, "--target", server.target, "--verifiable")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "deal verified" in proc.stdout
+    proc = play(node, "--target", server.target, "--verifiable", "--test-deck", "Ac,Kd")
+    assert proc.returncode == 2
+    assert "exclude each other" in proc.stderr

@@ -63,6 +63,18 @@ func (c *Client) StartHand(req *studv1.StartHandRequest) (*studv1.HandUpdate, er
 	return resp.GetHand(), nil
 }
 
+// CreateDealTicket asks for a deal ticket: the server's committed seed for one hand of
+// these settings and players (a verifiable deal; docs/security.md).
+func (c *Client) CreateDealTicket(req *studv1.CreateDealTicketRequest) (*studv1.DealTicket, error) {
+	ctx, cancel := c.ctx()
+	defer cancel()
+	resp, err := c.Engine.CreateDealTicket(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	return resp.GetTicket(), nil
+}
+
 // Act sends one move. Safe to retry (the service config does on UNAVAILABLE): the state
 // carries its own seq, so a repeated Act computes the same next state again.
 func (c *Client) Act(req *studv1.ActRequest) (*studv1.HandUpdate, error) {

@@ -77,6 +77,9 @@ type Options struct {
 	RakeBp   uint32
 	RakeCap  int64
 	TestDeck []string
+	// Verifiable deals with a deal ticket and each player's entropy, and checks the
+	// revealed deck at the end.
+	Verifiable bool
 }
 
 // Move is one move played.
@@ -93,13 +96,16 @@ type Played struct {
 	Moves     []Move
 	Refusal   *Refusal // the refusal of the out-of-turn probe sent before the first move
 	Conserved bool
+	// DealVerified: with a ticket, nil when the revealed deck follows from the committed
+	// seed and the contributions sent; the failing field's error otherwise.
+	DealVerified error
 }
 
 // PlayHand starts a hand and plays it to the end, each next state kept in store by
 // compare-and-set on seq. Before the first move it sends one move out of turn and reads
 // the refusal's ErrorInfo (OUT_OF_TURN, with the seat to act and the legal moves), as
 // a back-end reads a refused player's move.
-func PlayHand(client *Client, store *Store, opts Options) (*Played, error) {
+func PlayHand(client *Client, store *Store, opts Options) (played *Played, err error) {
 	variant, ok := Variants[opts.Variant]
 	if !ok {
 		return nil, fmt.Errorf("unknown variant %q", opts.Variant)
@@ -112,21 +118,32 @@ func PlayHand(client *Client, store *Store, opts Options) (*Played, error) {
 		players[i] = &studv1.Player{Id: fmt.Sprintf("go-%d", i), Stack: opts.Stack}
 	}
 	button := int32(math.Floor(rng.Next() * float64(opts.Players)))
-	hand, err := client.StartHand(&studv1.StartHandRequest{
+	request := &studv1.StartHandRequest{
 		Variant: variant,
 		Table: &studv1.Table{Ante: 5, BringIn: 10, SmallBet: 20, BigBet: 40,
 			RakePercentBp: opts.RakeBp, RakeCap: opts.RakeCap},
 		Players:  players,
 		Button:   button,
 		TestDeck: opts.TestDeck,
-	})
+	}
+	var ticket *studv1.DealTicket
+	if opts.Verifiable {
+		if ticket, err = withTicket(client, request); err != nil {
+			return nil, err
+		}
+	}
+	hand, err := client.StartHand(request)
 	if err != nil {
 		return nil, err
+	}
+	if ticket != nil && hand.GetDealCommitment() != ticket.GetCommitment() {
+		return nil, fmt.Errorf("hand %s shows commitment %q, not the ticket's %s",
+			hand.GetHandId(), hand.GetDealCommitment(), ticket.GetCommitment())
 	}
 	if !store.Create(hand) {
 		return nil, fmt.Errorf("hand %s is already stored", hand.GetHandId())
 	}
-	played := &Played{Start: start}
+	played = &Played{Start: start}
 	if played.Refusal, err = probeRefusal(client, hand, int32(opts.Players)); err != nil {
 		return nil, err
 	}
@@ -167,7 +184,34 @@ func PlayHand(client *Client, store *Store, opts Options) (*Played, error) {
 	}
 	played.Conserved = len(hand.GetResult().GetStacks()) == opts.Players &&
 		after+hand.GetResult().GetRake() == total
+	if ticket != nil {
+		reveal := hand.GetReveal()
+		played.DealVerified = VerifyDeal(DealProof{HandID: hand.GetHandId(),
+			Commitment: ticket.GetCommitment(), ServerSeed: reveal.GetServerSeed(),
+			Contributions: reveal.GetContributions(), Deck: reveal.GetDeck()},
+			request.GetContributions())
+	}
 	return played, nil
+}
+
+// withTicket asks for a deal ticket binding request's settings and players, and adds it
+// to request with one contribution per player from the CSPRNG.
+func withTicket(client *Client, request *studv1.StartHandRequest) (*studv1.DealTicket, error) {
+	ticket, err := client.CreateDealTicket(&studv1.CreateDealTicketRequest{
+		Variant: request.GetVariant(), Table: request.GetTable(),
+		Players: request.GetPlayers(), Button: request.GetButton()})
+	if err != nil {
+		return nil, err
+	}
+	request.DealTicket = ticket.GetSealed()
+	for range request.GetPlayers() {
+		contribution, err := NewContribution()
+		if err != nil {
+			return nil, err
+		}
+		request.Contributions = append(request.Contributions, contribution)
+	}
+	return ticket, nil
 }
 
 // probeRefusal sends the first legal move for a seat that is not to act: the server must

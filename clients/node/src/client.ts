@@ -13,6 +13,8 @@ import {
 import {
   type ActRequestSchema,
   type ActResponse,
+  type CreateDealTicketRequestSchema,
+  type CreateDealTicketResponse,
   type EquityRequestSchema,
   type EquityResponse,
   type EvaluateRequestSchema,
@@ -54,7 +56,8 @@ type ActInit = MessageInitShape<typeof ActRequestSchema>;
 type GetViewInit = MessageInitShape<typeof GetViewRequestSchema>;
 type EvaluateInit = MessageInitShape<typeof EvaluateRequestSchema>;
 type EquityInit = MessageInitShape<typeof EquityRequestSchema>;
-export type { ActInit, EquityInit, EvaluateInit, GetViewInit, StartHandInit };
+type CreateDealTicketInit = MessageInitShape<typeof CreateDealTicketRequestSchema>;
+export type { ActInit, CreateDealTicketInit, EquityInit, EvaluateInit, GetViewInit, StartHandInit };
 
 /** The transport the options ask for, and its HTTP/2 session (closed by close()). */
 function makeTransport(options: StudClientOptions): {
@@ -78,12 +81,13 @@ function makeTransport(options: StudClientOptions): {
 }
 
 /**
- * The service's five methods, each retried on UNAVAILABLE (bounded, with backoff, as
+ * The service's methods, each retried on UNAVAILABLE (bounded, with backoff, as
  * proto/service_config.json says; never on CANCELLED). Every one is safe to repeat:
  * the server keeps nothing, and Act's state carries its own seq, so a repeated Act
  * returns the same next state (seq + 1) whether or not the first attempt was applied.
  * expected_seq is a self-check (the state brought is the one the caller meant), not an
- * idempotency key; a back-end storing states does compare-and-set on seq itself. Call
+ * idempotency key; a back-end storing states does compare-and-set on seq itself. A
+ * repeated CreateDealTicket only draws a fresh ticket (the unused one expires). Call
  * close() when done.
  */
 export class StudClient {
@@ -137,6 +141,14 @@ export class StudClient {
 
   equity(request: EquityInit, options?: CallOptions): Promise<EquityResponse> {
     return this.call("Equity", true, (o) => this.rpc.equity(request, o), options);
+  }
+
+  /** A deal ticket for StartHand's verifiable deal (docs/security.md). */
+  createDealTicket(
+    request: CreateDealTicketInit,
+    options?: CallOptions,
+  ): Promise<CreateDealTicketResponse> {
+    return this.call("CreateDealTicket", true, (o) => this.rpc.createDealTicket(request, o), options);
   }
 
   /** Closes the HTTP/2 connection, if any (HTTP/1.1 sockets close when idle). */

@@ -3,6 +3,7 @@
 // starting ones.
 
 import type { StudClient } from "./client.js";
+import { newContribution, verifyDeal } from "./deal.js";
 import {
   ActionType,
   type HandUpdate,
@@ -66,6 +67,11 @@ export interface PlayOptions {
   rakeCap?: number;
   /** A chosen deck (cards like "Ac"), for servers started with --allow-test-decks. */
   testDeck?: string[];
+  /**
+   * A verifiable deal: ask for a deal ticket, contribute each player's entropy
+   * (crypto.getRandomValues), deal with both, and check the revealed deck at the end.
+   */
+  verifiable?: boolean;
   log?: (line: string) => void;
 }
 
@@ -82,6 +88,8 @@ export interface PlayedHand {
   actions: number;
   moves: Move[];
   conserved: boolean;
+  /** A verifiable deal's check: "ok", or the field that failed; undefined without a ticket. */
+  dealVerified?: string;
 }
 
 /** Starts a hand and plays it to the end, every Act carrying expected_seq. */
@@ -91,7 +99,7 @@ export async function playHand(client: StudClient, options: PlayOptions = {}): P
   const { rakeBp = 0, rakeCap = 0 } = options;
   const random = rng(seed);
   const start = Array.from({ length: players }, () => BigInt(stack));
-  const started = await client.startHand({
+  const settings = {
     variant: VARIANTS[variant],
     table: {
       ante: 5n,
@@ -103,10 +111,28 @@ export async function playHand(client: StudClient, options: PlayOptions = {}): P
     },
     players: start.map((s, i) => ({ id: `node-${i}`, stack: s })),
     button: Math.floor(random() * players),
+  };
+  let deal: { sealed: Uint8Array; commitment: string; contributions: Uint8Array[] } | undefined;
+  if (options.verifiable) {
+    const ticket = (await client.createDealTicket(settings)).ticket;
+    if (ticket === undefined) throw new Error("the server's response has no ticket");
+    log(`deal ticket for hand ${ticket.handId}, commitment ${ticket.commitment}`);
+    deal = {
+      sealed: ticket.sealed,
+      commitment: ticket.commitment,
+      contributions: start.map(() => newContribution()),
+    };
+  }
+  const started = await client.startHand({
+    ...settings,
     testDeck,
+    ...(deal ? { dealTicket: deal.sealed, contributions: deal.contributions } : {}),
   });
   let hand = required(started.hand);
-  log(`hand ${hand.handId} started, commitment ${hand.deckCommitment.slice(0, 16)}...`);
+  if (deal && hand.dealCommitment !== deal.commitment) {
+    throw new Error(`hand ${hand.handId} shows commitment ${hand.dealCommitment}, not the ticket's`);
+  }
+  log(`hand ${hand.handId} started, commitment ${(hand.dealCommitment || hand.deckCommitment).slice(0, 16)}...`);
   let actions = 0;
   const moves: Move[] = [];
   while (!hand.over) {
@@ -134,7 +160,20 @@ export async function playHand(client: StudClient, options: PlayOptions = {}): P
   const stacks = hand.result?.stacks ?? [];
   const rake = hand.result?.rake ?? 0n;
   const conserved = stacks.length === players && total(stacks) + rake === total(start);
-  return { hand, start, actions, moves, conserved };
+  if (deal === undefined) return { hand, start, actions, moves, conserved };
+  const reveal = hand.reveal;
+  const failed = verifyDeal(
+    {
+      handId: hand.handId,
+      dealCommitment: deal.commitment,
+      serverSeed: reveal?.serverSeed ?? "",
+      contributions: reveal?.contributions ?? [],
+      deck: reveal?.deck ?? [],
+    },
+    deal.contributions.map((c) => Buffer.from(c).toString("hex")),
+  );
+  log(failed === undefined ? "deal verified: the deck follows from the committed seed and our entropy" : `DEAL NOT VERIFIED: ${failed}`);
+  return { hand, start, actions, moves, conserved, dealVerified: failed ?? "ok" };
 }
 
 function required(hand: HandUpdate | undefined): HandUpdate {

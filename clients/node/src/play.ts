@@ -6,6 +6,10 @@
 //   node dist/play.js --target 127.0.0.1:50051 [--variant five|seven|razz|hilo]
 //        [--players N] [--rake-bp N] [--rake-cap N] [--seed N] [--json]
 //        [--transport grpc|connect|grpc-web] [--base-url URL] [--test-deck Ac,Kd,...]
+//        [--verifiable]
+//
+// --verifiable deals with a deal ticket and each player's entropy and checks the deck
+// at the end from the reveal (exit 1 when it does not follow; docs/security.md).
 
 import { parseArgs } from "node:util";
 import { Code, ConnectError } from "@connectrpc/connect";
@@ -16,7 +20,7 @@ import { attemptsOf } from "./retry.js";
 const USAGE = `usage: node dist/play.js [--target HOST:PORT | --base-url URL]
        [--transport grpc|connect|grpc-web] [--http-version 1.1|2] [--binary]
        [--variant five|seven|razz|hilo] [--players N] [--stack N] [--seed N] [--json]
-       [--rake-bp N] [--rake-cap N] [--test-deck CARD,CARD,...]
+       [--rake-bp N] [--rake-cap N] [--test-deck CARD,CARD,...] [--verifiable]
        [--attempts N] [--max-backoff-ms N] [--timeout-ms N]`;
 
 interface Args {
@@ -31,6 +35,7 @@ interface Args {
   rakeBp: number;
   rakeCap: number;
   testDeck: string[];
+  verifiable: boolean;
   json: boolean;
   attempts: number;
   maxBackoffMs: number;
@@ -60,6 +65,7 @@ function parse(argv: string[]): Args | "help" {
       "rake-bp": { type: "string", default: "0" },
       "rake-cap": { type: "string", default: "0" },
       "test-deck": { type: "string", default: "" },
+      verifiable: { type: "boolean", default: false },
       json: { type: "boolean", default: false },
       attempts: { type: "string", default: "4" },
       "max-backoff-ms": { type: "string", default: "2000" },
@@ -72,6 +78,7 @@ function parse(argv: string[]): Args | "help" {
   if (!TRANSPORTS.includes(transport)) throw new Error(`--transport must be one of ${TRANSPORTS.join(", ")}`);
   const variant = values.variant as VariantName;
   if (!(variant in VARIANTS)) throw new Error(`--variant must be one of ${Object.keys(VARIANTS).join(", ")}`);
+  if (values.verifiable && values["test-deck"] !== "") throw new Error("--verifiable and --test-deck exclude each other");
   const httpVersion = values["http-version"];
   if (httpVersion !== "1.1" && httpVersion !== "2") throw new Error("--http-version must be 1.1 or 2");
   return {
@@ -86,6 +93,7 @@ function parse(argv: string[]): Args | "help" {
     rakeBp: integer("rake-bp", values["rake-bp"], 0),
     rakeCap: integer("rake-cap", values["rake-cap"], 0),
     testDeck: values["test-deck"].split(",").filter((c) => c !== ""),
+    verifiable: values.verifiable,
     json: values.json,
     attempts: integer("attempts", values.attempts, 1),
     maxBackoffMs: integer("max-backoff-ms", values["max-backoff-ms"], 0),
@@ -142,7 +150,7 @@ async function main(): Promise<number> {
   });
   try {
     const log = args.json ? () => {} : (line: string) => console.log(line);
-    const { hand, start, actions, moves, conserved } = await playHand(client, { ...args, log });
+    const { hand, start, actions, moves, conserved, dealVerified } = await playHand(client, { ...args, log });
     const pots = hand.result?.pots ?? [];
     const shown = hand.result?.shown ?? [];
     const stacks = hand.result?.stacks ?? [];
@@ -173,6 +181,10 @@ async function main(): Promise<number> {
           start_stacks: start.map(chips),
           stacks: stacks.map(chips),
           conserved,
+          // with --verifiable only, as the Go and Java samples
+          ...(dealVerified !== undefined
+            ? { deal_commitment: hand.dealCommitment, deal_verified: dealVerified }
+            : {}),
         }),
       );
     } else {
@@ -191,7 +203,7 @@ async function main(): Promise<number> {
       console.log(`final stacks: ${stacks.join(" ")} (started ${start.join(" ")})`);
       console.log(conserved ? "chips conserved" : "CHIPS NOT CONSERVED");
     }
-    return conserved ? 0 : 1;
+    return conserved && (dealVerified === undefined || dealVerified === "ok") ? 0 : 1;
   } catch (error) {
     console.error(`play: ${describe(error)}`);
     return 2;

@@ -70,20 +70,37 @@ class Histories:
     audience: str
 
     @staticmethod
-    def add_options(parser: argparse.ArgumentParser, default_audience: str) -> None:
+    def add_options(
+        parser: argparse.ArgumentParser, default_audience: str, verifiable_audience: str = ""
+    ) -> None:
+        """``--history-dir`` and ``--history-audience``; with ``verifiable_audience``, the
+        audience's default is that one under ``--verifiable`` (``resolve_audience``)."""
         parser.add_argument(
             "--history-dir",
             type=Path,
             default=None,
             help="write each finished hand's history there as HAND_ID.phh (PHH)",
         )
+        default_help = f"default {default_audience}"
+        if verifiable_audience:
+            default_help += f", {verifiable_audience} with --verifiable"
         parser.add_argument(
             "--history-audience",
             choices=sorted(HISTORY_AUDIENCES),
-            default=default_audience,
+            default=None if verifiable_audience else default_audience,
             help="the players' history (mucked down cards hidden) or the audit one (every "
-            "card); default %(default)s",
+            f"card); {default_help}",
         )
+        parser.set_defaults(
+            history_default=default_audience, history_verifiable=verifiable_audience
+        )
+
+    @staticmethod
+    def resolve_audience(args: argparse.Namespace) -> None:
+        """Fill in ``--history-audience`` when it was left to depend on ``--verifiable``."""
+        if args.history_audience is None:
+            verifiable = getattr(args, "verifiable", False) and args.history_verifiable
+            args.history_audience = verifiable or args.history_default
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> Histories | None:

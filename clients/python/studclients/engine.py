@@ -16,6 +16,10 @@ stud-table, stud-conformance's remote driver and ``deploy/local``'s driver).
 - ``Engine`` (grpc.aio) and ``SyncEngine`` (blocking) are that client over the same policy;
   a call that fails for good raises ``EngineError``. A method a server answers
   UNIMPLEMENTED is not asked again.
+- **Verifiable deals** (issue 32, docs/security.md): ``start_verifiable_hand`` asks for a
+  deal ticket (CreateDealTicket), gives every player a contribution (a player's own, or
+  ``new_contribution``: ``secrets.token_bytes``) and deals with both; the hand's first
+  update must show the ticket's commitment.
 - ``add_dial_options`` / ``dial_from_args``: ``--target`` (the old ``--targets`` and
   ``--engine`` as aliases) and the ``--tls*`` flags every CLI takes."""
 
@@ -23,6 +27,7 @@ from __future__ import annotations
 
 import abc
 import argparse
+import secrets
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -50,7 +55,12 @@ DRAINING_REST_SECONDS = 5.0
 DRAINING = "SERVER_DRAINING"
 #: What moves a call on to another target (after the channel's own retries).
 FAILOVER_CODES = frozenset({grpc.StatusCode.UNAVAILABLE})
-METHODS = ("StartHand", "Act", "GetView", "Evaluate", "Equity", "GetHandHistory")
+#: The service's methods, in the proto's order (stud.v1.StudEngineService).
+METHODS: tuple[str, ...] = tuple(
+    method.name for method in pb.DESCRIPTOR.services_by_name["StudEngineService"].methods
+)
+#: A player's contribution to a verifiable deal: 16 to 64 bytes; this client draws 32.
+CONTRIBUTION_BYTES = 32
 
 
 class EngineError(Exception):
@@ -386,6 +396,20 @@ class Engine(_Client):
         response: pb.GetHandHistoryResponse = await self.call("GetHandHistory", request)
         return response
 
+    async def create_deal_ticket(self, request: pb.CreateDealTicketRequest) -> pb.DealTicket:
+        response: pb.CreateDealTicketResponse = await self.call("CreateDealTicket", request)
+        return response.ticket
+
+    async def start_verifiable_hand(
+        self, request: pb.StartHandRequest, contributions: Sequence[bytes | None] = ()
+    ) -> pb.HandUpdate:
+        """Deals ``request``'s hand with a deal ticket and one contribution per player
+        (``contributions`` by seat, a missing or None one drawn here)."""
+        ticket = await self.create_deal_ticket(ticket_request(request))
+        return checked_commitment(
+            ticket, await self.start_hand(with_ticket(request, ticket, contributions))
+        )
+
     async def close(self) -> None:
         for channel in self.channels:
             await channel.close(None)
@@ -431,6 +455,19 @@ class SyncEngine(_Client):
         response: pb.GetHandHistoryResponse = self.call("GetHandHistory", request)
         return response
 
+    def create_deal_ticket(self, request: pb.CreateDealTicketRequest) -> pb.DealTicket:
+        response: pb.CreateDealTicketResponse = self.call("CreateDealTicket", request)
+        return response.ticket
+
+    def start_verifiable_hand(
+        self, request: pb.StartHandRequest, contributions: Sequence[bytes | None] = ()
+    ) -> pb.HandUpdate:
+        """As ``Engine.start_verifiable_hand``."""
+        ticket = self.create_deal_ticket(ticket_request(request))
+        return checked_commitment(
+            ticket, self.start_hand(with_ticket(request, ticket, contributions))
+        )
+
     def close(self) -> None:
         for channel in self.channels:
             channel.close()
@@ -453,13 +490,55 @@ def act_request(
     return request
 
 
+def new_contribution(size: int = CONTRIBUTION_BYTES) -> bytes:
+    """A player's entropy for a verifiable deal, from the OS CSPRNG."""
+    return secrets.token_bytes(size)
+
+
+def ticket_request(start: pb.StartHandRequest) -> pb.CreateDealTicketRequest:
+    """The CreateDealTicket request binding ``start``'s settings and players."""
+    return pb.CreateDealTicketRequest(
+        variant=start.variant, table=start.table, players=start.players, button=start.button
+    )
+
+
+def with_ticket(
+    start: pb.StartHandRequest, ticket: pb.DealTicket, contributions: Sequence[bytes | None] = ()
+) -> pb.StartHandRequest:
+    """``start`` dealt with ``ticket``: one contribution per player, in seat order, each
+    the one given or, when missing (None or past the end), a fresh ``new_contribution``."""
+    given = list(contributions)[: len(start.players)]
+    given += [None] * (len(start.players) - len(given))
+    request = pb.StartHandRequest()
+    request.CopyFrom(start)
+    request.deal_ticket = ticket.sealed
+    request.contributions[:] = [c if c is not None else new_contribution() for c in given]
+    return request
+
+
+class CommitmentMismatch(RuntimeError):
+    """A hand dealt with a ticket that does not show the ticket's commitment."""
+
+
+def checked_commitment(ticket: pb.DealTicket, hand: pb.HandUpdate) -> pb.HandUpdate:
+    """``hand``, after checking it shows the ticket's commitment and hand id."""
+    if hand.deal_commitment != ticket.commitment or hand.hand_id != ticket.hand_id:
+        raise CommitmentMismatch(
+            f"hand {hand.hand_id} shows commitment {hand.deal_commitment!r}, "
+            f"not ticket {ticket.hand_id}'s {ticket.commitment!r}"
+        )
+    return hand
+
+
 __all__ = [
     "CALL_TIMEOUT",
+    "CONTRIBUTION_BYTES",
     "COOLDOWN_SECONDS",
     "DRAINING_REST_SECONDS",
     "METHODS",
     "SERVICE_CONFIG",
     "CallObserver",
+    "CommitmentMismatch",
     "Dial",
     "Engine",
     "EngineError",
@@ -469,7 +548,11 @@ __all__ = [
     "act_request",
     "add_dial_options",
     "channel_options",
+    "checked_commitment",
     "dial_from_args",
     "error_reason",
+    "new_contribution",
     "parse_targets",
+    "ticket_request",
+    "with_ticket",
 ]

@@ -16,6 +16,11 @@ errors) and the table re-reads the state it holds with GetView and goes on from 
 server says. A retried StartHand deals a second hand and the first is simply never used
 (nothing is kept anywhere). CANCELLED is never retried.
 
+``--verifiable`` deals every hand with a deal ticket (CreateDealTicket) and a
+contribution of 32 random bytes per player (issue 32); with ``--history-dir`` it then
+writes the players' histories, which ``stud-verify`` checks (the deck follows from the
+committed seed and the contributions), unless ``--history-audience`` says otherwise.
+
 Without ``--target`` it starts ``stud-server --dev --workers 2`` on a free loopback port
 and stops it at the end. It always stops by itself: after ``--duration`` seconds (default
 10), after ``--hands`` hands, and in any case after a hard cap (``MAX_SECONDS``)."""
@@ -125,6 +130,7 @@ class Config:
     deadline: float
     hands: int  # 0: no limit but the deadline
     histories: Histories | None = None  # where to write each finished hand's PHH history
+    verifiable: bool = False  # deal every hand with a deal ticket and players' entropy
 
 
 async def play_hand(rng: random.Random, cfg: Config, engine: Engine, stats: Stats) -> None:
@@ -146,7 +152,10 @@ async def play_hand(rng: random.Random, cfg: Config, engine: Engine, stats: Stat
         button=rng.randrange(players),
     )
     stats.started += 1
-    update = await engine.start_hand(request)
+    if cfg.verifiable:  # each bot's client contributes its own entropy
+        update = await engine.start_verifiable_hand(request)
+    else:
+        update = await engine.start_hand(request)
     position = None if update.over else Position.of(update)
     while position is not None:
         seat = position.to_act
@@ -222,6 +231,7 @@ async def run_load(args: argparse.Namespace, dial: Dial) -> dict[str, Any]:
         deadline=began + duration,
         hands=args.hands,
         histories=Histories.from_args(args),
+        verifiable=args.verifiable,
     )
     engine = Engine(dial, connections=args.connections, observer=stats)
     ticker = asyncio.create_task(progress(stats, began, args.quiet))
@@ -275,6 +285,7 @@ def report(
         "tables": args.tables,
         "variant": args.variant,
         "players": args.players,
+        "verifiable": args.verifiable,
         "hands": stats.hands,
         "calls": stats.calls,
         "duration_s": round(elapsed, 3),
@@ -374,7 +385,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--server-workers", type=int, default=2, help="workers of a server it starts")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", action="store_true", help="print the report as JSON")
-    Histories.add_options(p, default_audience="audit")
+    p.add_argument(
+        "--verifiable",
+        action="store_true",
+        help="deal every hand with a deal ticket and each player's entropy (issue 32)",
+    )
+    Histories.add_options(p, default_audience="audit", verifiable_audience="players")
     p.add_argument("--quiet", action="store_true", help="no progress line")
     return p
 
@@ -391,6 +407,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     for kind in args.bots.split(","):
         if kind.strip() not in BOT_KINDS:
             parser.error(f"--bots: unknown bot {kind!r} (choose from {', '.join(BOT_KINDS)})")
+    Histories.resolve_audience(args)
     dial = dial_from_args(parser, args, many=True)
     server: ServerProcess | None = None
     try:

@@ -4,7 +4,11 @@
 //
 //	go-play --target HOST:PORT [--variant five|seven|razz|hilo] [--players N]
 //	        [--stack N] [--seed N] [--rake-bp N] [--rake-cap N] [--test-deck Ac,Kd,...]
-//	        [--timeout-ms N] [--json]
+//	        [--timeout-ms N] [--json] [--verifiable]
+//
+// --verifiable deals with a deal ticket and each player's entropy (crypto/rand) and
+// checks at the end that the revealed seed matches the commitment and the deck follows
+// from it (exit 1 when not; docs/security.md).
 package main
 
 import (
@@ -44,6 +48,7 @@ func run() int {
 	testDeck := flag.String("test-deck", "", "a chosen deck, comma-separated (servers with --allow-test-decks)")
 	timeoutMs := flag.Int("timeout-ms", 10000, "deadline of each call, retries included")
 	asJSON := flag.Bool("json", false, "print one JSON line")
+	verifiable := flag.Bool("verifiable", false, "deal with a deal ticket and the players' entropy, and check the deck")
 	flag.Parse()
 
 	client, err := stud.Dial(*target, time.Duration(*timeoutMs)*time.Millisecond)
@@ -58,7 +63,7 @@ func run() int {
 	}
 	played, err := stud.PlayHand(client, stud.NewStore(), stud.Options{Variant: *variant,
 		Players: *players, Stack: *stack, Seed: uint32(*seed), RakeBp: uint32(*rakeBp),
-		RakeCap: *rakeCap, TestDeck: deck})
+		RakeCap: *rakeCap, TestDeck: deck, Verifiable: *verifiable})
 	if err != nil {
 		if refusal := stud.RefusalOf(err); refusal != nil {
 			err = refusal
@@ -76,7 +81,7 @@ func run() int {
 	} else {
 		printHand(played)
 	}
-	if !played.Conserved {
+	if !played.Conserved || played.DealVerified != nil {
 		return 1
 	}
 	return 0

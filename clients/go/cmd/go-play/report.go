@@ -48,6 +48,9 @@ type result struct {
 	Stacks      []int64     `json:"stacks"`
 	Conserved   bool        `json:"conserved"`
 	Refusal     *refusal    `json:"refusal"`
+	// with --verifiable: the ticket's commitment and "ok" or the failing field
+	DealCommitment string `json:"deal_commitment,omitempty"`
+	DealVerified   string `json:"deal_verified,omitempty"`
 }
 
 func orEmpty[T any](xs []T) []T {
@@ -91,6 +94,10 @@ func report(played *stud.Played) result {
 	if r := played.Refusal; r != nil {
 		out.Refusal = &refusal{codeName(r.Code), r.Reason, r.Metadata, r.RetryAfter}
 	}
+	out.DealCommitment = hand.GetDealCommitment()
+	if out.DealCommitment != "" {
+		out.DealVerified = dealVerdict(played.DealVerified)
+	}
 	return out
 }
 
@@ -114,10 +121,21 @@ func printHand(played *stud.Played) {
 		}
 		fmt.Printf("%s %d: winners %v shares %v\n", name, p.GetAmount(), p.GetWinners(), p.GetShares())
 	}
+	if hand.GetDealCommitment() != "" {
+		fmt.Printf("deal commitment %s: %s\n", hand.GetDealCommitment(), dealVerdict(played.DealVerified))
+	}
 	fmt.Printf("final stacks: %v (started %v)\n", hand.GetResult().GetStacks(), played.Start)
 	if played.Conserved {
 		fmt.Println("chips conserved")
 	} else {
 		fmt.Println("CHIPS NOT CONSERVED")
 	}
+}
+
+// dealVerdict is "ok", or the verification's error (naming the field that failed).
+func dealVerdict(err error) string {
+	if err == nil {
+		return "ok"
+	}
+	return err.Error()
 }

@@ -2,6 +2,8 @@ package io.github.studengine.sample;
 
 import com.google.gson.Gson;
 import io.github.studengine.stud.v1.ActRequest;
+import io.github.studengine.stud.v1.CreateDealTicketRequest;
+import io.github.studengine.stud.v1.DealTicket;
 import io.github.studengine.stud.v1.HandUpdate;
 import io.github.studengine.stud.v1.StartHandRequest;
 import io.github.studengine.stud.v1.StudEngineServiceGrpc;
@@ -54,6 +56,11 @@ final class Engine implements AutoCloseable {
 
   private StudEngineServiceGrpc.StudEngineServiceBlockingStub call() {
     return stub.withDeadlineAfter(timeoutMs, TimeUnit.MILLISECONDS);
+  }
+
+  /** A deal ticket for a verifiable deal (docs/security.md). */
+  DealTicket createDealTicket(CreateDealTicketRequest request) {
+    return call().createDealTicket(request).getTicket();
   }
 
   HandUpdate startHand(StartHandRequest request) {

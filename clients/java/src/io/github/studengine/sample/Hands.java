@@ -2,6 +2,8 @@ package io.github.studengine.sample;
 
 import io.github.studengine.stud.v1.ActRequest;
 import io.github.studengine.stud.v1.ActionType;
+import io.github.studengine.stud.v1.CreateDealTicketRequest;
+import io.github.studengine.stud.v1.DealTicket;
 import io.github.studengine.stud.v1.HandUpdate;
 import io.github.studengine.stud.v1.LegalAction;
 import io.github.studengine.stud.v1.Player;
@@ -31,6 +33,8 @@ final class Hands {
     int rakeBp;
     long rakeCap;
     List<String> testDeck;
+    /** Deal with a deal ticket and each player's entropy; check the deck at the end. */
+    boolean verifiable;
   }
 
   /** One move played (the JSON shape of the other clients). */
@@ -52,6 +56,8 @@ final class Hands {
     List<Move> moves = new ArrayList<>();
     Refusal refusal;
     boolean conserved;
+    /** With a ticket: null when the revealed deck checks out, else what failed. */
+    String dealFailure;
   }
 
   /** mulberry32, as clients/node/src/hand.ts: the same seed makes the same choices. */
@@ -121,7 +127,23 @@ final class Hands {
       start.addPlayers(Player.newBuilder().setId("java-" + i).setStack(o.stack));
     }
     start.setButton((int) Math.floor(rng.next() * o.players));
+    DealTicket ticket = null;
+    List<byte[]> sent = new ArrayList<>();
+    if (o.verifiable) {
+      ticket = engine.createDealTicket(CreateDealTicketRequest.newBuilder()
+          .setVariant(start.getVariant()).setTable(start.getTable())
+          .addAllPlayers(start.getPlayersList()).setButton(start.getButton()).build());
+      start.setDealTicket(ticket.getSealed());
+      for (int i = 0; i < o.players; i++) {
+        sent.add(Deals.newContribution());
+        start.addContributions(com.google.protobuf.ByteString.copyFrom(sent.get(i)));
+      }
+    }
     HandUpdate hand = engine.startHand(start.build());
+    if (ticket != null && !hand.getDealCommitment().equals(ticket.getCommitment())) {
+      throw new IllegalStateException("hand " + hand.getHandId() + " shows commitment '"
+          + hand.getDealCommitment() + "', not the ticket's " + ticket.getCommitment());
+    }
     if (!store.create(hand)) {
       throw new IllegalStateException("hand " + hand.getHandId() + " is already stored");
     }
@@ -156,6 +178,11 @@ final class Hands {
       after += s;
     }
     played.conserved = hand.getResult().getStacksCount() == o.players && after == before;
+    if (ticket != null) {
+      var reveal = hand.getReveal();
+      played.dealFailure = Deals.verify(hand.getHandId(), ticket.getCommitment(),
+          reveal.getServerSeed(), reveal.getContributionsList(), reveal.getDeckList(), sent);
+    }
     return played;
   }
 

@@ -18,7 +18,14 @@ import java.util.Map;
  * <pre>
  * java-play --target HOST:PORT [--variant five|seven|razz|hilo] [--players N] [--stack N]
  *           [--seed N] [--rake-bp N] [--rake-cap N] [--test-deck Ac,Kd,...] [--json]
+ *           [--verifiable]
+ * java-play --self-test
  * </pre>
+ *
+ * <p>--verifiable deals with a deal ticket and each player's entropy (SecureRandom) and
+ * checks at the end that the revealed seed matches the commitment and the deck follows
+ * from it (exit 1 when not). --self-test checks the deck function against NIST CAVP's
+ * HMAC_DRBG answer and the documented test vector (docs/security.md).
  */
 public final class Play {
   private Play() {}
@@ -39,9 +46,18 @@ public final class Play {
     flags.put("test-deck", "");
     flags.put("timeout-ms", "10000");
     boolean json = false;
+    boolean verifiable = false;
     for (int i = 0; i < args.length; i++) {
       String name = args[i].replaceFirst("^--?", "");
-      if (name.equals("json")) {
+      if (name.equals("self-test")) {
+        String failed = Deals.selfTest();
+        System.out.println(failed == null
+            ? "self-test ok: NIST CAVP HMAC_DRBG count 0 and the deal test vector"
+            : "self-test FAILED: " + failed);
+        return failed == null ? 0 : 1;
+      } else if (name.equals("verifiable")) {
+        verifiable = true;
+      } else if (name.equals("json")) {
         json = true;
       } else if (flags.containsKey(name) && i + 1 < args.length) {
         flags.put(name, args[++i]);
@@ -60,6 +76,7 @@ public final class Play {
       options.rakeCap = Long.parseLong(flags.get("rake-cap"));
       String deck = flags.get("test-deck");
       options.testDeck = deck.isEmpty() ? List.of() : Arrays.asList(deck.split(","));
+      options.verifiable = verifiable;
     } catch (NumberFormatException e) {
       System.err.println("java-play: " + e.getMessage());
       return 2;
@@ -71,7 +88,7 @@ public final class Play {
       } else {
         print(played);
       }
-      return played.conserved ? 0 : 1;
+      return played.conserved && played.dealFailure == null ? 0 : 1;
     } catch (StatusRuntimeException e) {
       Refusal refusal = Refusal.of(e);
       System.err.println("java-play: " + (refusal != null ? refusal : e.getStatus()));
@@ -119,6 +136,10 @@ public final class Play {
     out.put("start_stacks", played.start);
     out.put("stacks", hand.getResult().getStacksList());
     out.put("conserved", played.conserved);
+    if (!hand.getDealCommitment().isEmpty()) {
+      out.put("deal_commitment", hand.getDealCommitment());
+      out.put("deal_verified", played.dealFailure == null ? "ok" : played.dealFailure);
+    }
     Refusal r = played.refusal;
     if (r != null) {
       Map<String, Object> refusal = new LinkedHashMap<>();
@@ -145,6 +166,10 @@ public final class Play {
     for (int i = 0; i < pots.size(); i++) {
       System.out.printf("%s %d: winners %s shares %s%n", i == 0 ? "main pot" : "side pot " + i,
           pots.get(i).getAmount(), pots.get(i).getWinnersList(), pots.get(i).getSharesList());
+    }
+    if (!hand.getDealCommitment().isEmpty()) {
+      System.out.printf("deal commitment %s: %s%n", hand.getDealCommitment(),
+          played.dealFailure == null ? "ok" : played.dealFailure);
     }
     System.out.printf("final stacks: %s (started %s)%n", hand.getResult().getStacksList(),
         Arrays.toString(played.start));
