@@ -222,9 +222,11 @@ class ObservingInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg
 
         async def observed(requests: Any, context: Any) -> Any:
             t0 = method.start()
+            tracer = method.tracer
+            span = None if tracer is None else tracer.begin(context.invocation_metadata())
             refusal = admission.refusal(method.name) if counted else None
             if refusal is not None:
-                method.finish(t0, refusal.code)
+                method.finish(t0, refusal.code, span, refusal.reason.value)
                 await _refuse(context, refusal)
             if counted:
                 admission.active += 1
@@ -244,7 +246,7 @@ class ObservingInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg
                 stage.end()
                 if counted:
                     admission.active -= 1
-                method.finish(t0, code)
+                method.finish(t0, code, span)
 
         return observed
 
