@@ -153,7 +153,8 @@ def test_a_refused_call_is_marked_with_its_errorinfo_reason(
     receiver: OtlpReceiver, live_server: Callable[..., Any]
 ) -> None:
     """A refusal's span carries its status and ErrorInfo reason (error.type), on both
-    ports: a bad state sent to Act over gRPC and over Connect."""
+    ports: a bad state sent to Act over gRPC and over Connect, each with the caller's
+    traceparent (gRPC metadata, a Connect header), which is the span's parent."""
     from stud_api.stud.v1 import stud_engine_pb2 as pb
     from stud_api.stud.v1 import stud_engine_pb2_grpc as pb_grpc
     from support.server_harness import free_port
@@ -162,12 +163,13 @@ def test_a_refused_call_is_marked_with_its_errorinfo_reason(
     engine = live_server(args=["--http-port", str(http_port)])
     request = pb.ActRequest(state=b"not a sealed state", seat=0)
     with engine.channel() as channel, pytest.raises(grpc.RpcError) as refused:
-        pb_grpc.StudEngineServiceStub(channel).Act(request, timeout=10)
+        metadata = (("traceparent", _traceparent("grpc")),)
+        pb_grpc.StudEngineServiceStub(channel).Act(request, timeout=10, metadata=metadata)
     assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT  # type: ignore[attr-defined]
     connect = urllib.request.Request(
         f"http://127.0.0.1:{http_port}/stud.v1.StudEngineService/Act",
         data=request.SerializeToString(),
-        headers={"Content-Type": "application/proto"},
+        headers={"Content-Type": "application/proto", "traceparent": _traceparent("connect_rpc")},
     )
     with pytest.raises(urllib.error.HTTPError):
         urllib.request.urlopen(connect, timeout=10)
@@ -183,3 +185,12 @@ def test_a_refused_call_is_marked_with_its_errorinfo_reason(
         assert span.attributes["rpc.response.status_code"] == "INVALID_ARGUMENT"
         assert span.attributes["error.type"] == "STATE_INVALID"
         assert span.status == 2  # STATUS_CODE_ERROR
+        assert (span.trace_id, span.parent_id) == CALLERS[system]
+
+
+CALLERS = {"grpc": ("11" * 16, "22" * 8), "connect_rpc": ("33" * 16, "44" * 8)}
+
+
+def _traceparent(system: str) -> str:
+    trace_id, span_id = CALLERS[system]
+    return f"00-{trace_id}-{span_id}-01"
