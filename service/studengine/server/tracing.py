@@ -45,11 +45,8 @@ def enabled(environ: Mapping[str, str] | None = None) -> bool:
     env = os.environ if environ is None else environ
     if env.get("OTEL_SDK_DISABLED", "").strip().lower() == "true":
         return False
-    exporter = env.get("OTEL_TRACES_EXPORTER", "").strip().lower()
-    if exporter == "none":
+    if env.get("OTEL_TRACES_EXPORTER", "").strip().lower() == "none":
         return False
-    if exporter not in ("", "otlp"):
-        raise ConfigError(f"OTEL_TRACES_EXPORTER={exporter!r}: only otlp (or none) is supported")
     return any(env.get(name, "").strip() for name in SWITCHES)
 
 
@@ -60,6 +57,9 @@ def setup() -> trace.Tracer | None:
     global _tracer, _provider
     if _tracer is not None or not enabled():
         return _tracer
+    exporter = os.environ.get("OTEL_TRACES_EXPORTER", "otlp").strip().lower() or "otlp"
+    if exporter != "otlp":
+        raise ConfigError(f"OTEL_TRACES_EXPORTER={exporter!r}: only otlp (or none) is supported")
     protocol = os.environ.get("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc").strip().lower()
     if protocol != "grpc":
         raise ConfigError(f"OTEL_EXPORTER_OTLP_PROTOCOL={protocol!r}: only grpc is supported")
