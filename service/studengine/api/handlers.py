@@ -3,9 +3,9 @@ codes): each request parsed into a typed input (``requests``), the rules engine'
 the views built, the next state sealed. Tests call them directly; ``calls.ApiCalls`` runs
 them for both ports.
 
-Given a tracer (``server.tracing``: tracing is on), each costly step of a call is a child
-span of the call's: ``open state``, ``rules``, ``seal``, ``views``; without one, no step
-pays for it.
+Given a tracer (``server.tracing``: tracing is on), each costly step of a call whose span
+is recording (sampled) is a child span of it: ``open state``, ``rules``, ``seal``,
+``views``; without a tracer, no step pays for it.
 
 Refusals raise ``ApiError`` (see ``errors.py``): a malformed request is refused once, with
 every bad field found. Log context (``hand_id``, ``seq``, ``seat``, ``action``) is bound
@@ -19,7 +19,7 @@ import os
 from collections.abc import Callable, Sequence
 
 import structlog
-from opentelemetry.trace import Tracer
+from opentelemetry.trace import Tracer, get_current_span
 from stud_api.stud.v1 import stud_engine_pb2 as pb
 
 from studengine import cards as cardlib
@@ -89,7 +89,7 @@ class Handlers:
     def _open(self, state: bytes, context: dict[str, object]) -> HandRecord:
         """The opened state (SealedStateInvalid if it does not open); binds its hand id
         and seq (and ``context``) for the log line."""
-        if self._tracer is None:
+        if self._tracer is None or not get_current_span().is_recording():
             record = self.sealer.open(state)
         else:
             with self._tracer.start_as_current_span("open state"):
@@ -140,7 +140,7 @@ class Handlers:
 
     def _deal(self, new: NewHand, deck: list[int]) -> tuple[Hand, Sequence[Event]]:
         """The rules engine's new hand and its first events (the step ``rules``)."""
-        if self._tracer is not None:
+        if self._tracer is not None and get_current_span().is_recording():
             with self._tracer.start_as_current_span("rules"):
                 return self._start(new, deck)
         return self._start(new, deck)
@@ -153,7 +153,7 @@ class Handlers:
 
     def _play(self, move: Move) -> tuple[Sequence[Event], str]:
         """The rules engine's move (the step ``rules``): its events and the action's label."""
-        if self._tracer is not None:
+        if self._tracer is not None and get_current_span().is_recording():
             with self._tracer.start_as_current_span("rules"):
                 return self._move(move)
         return self._move(move)
@@ -224,14 +224,14 @@ class Handlers:
 
     def _seal(self, record: HandRecord) -> bytes:
         """The next state, sealed (the step ``seal``)."""
-        if self._tracer is not None:
+        if self._tracer is not None and get_current_span().is_recording():
             with self._tracer.start_as_current_span("seal"):
                 return self.sealer.seal(record)
         return self.sealer.seal(record)
 
     def _views(self, record: HandRecord, sealed: bytes, events: Sequence[Event]) -> bytes:
         """The HandUpdate's bytes around ``sealed``: every view (the step ``views``)."""
-        if self._tracer is not None:
+        if self._tracer is not None and get_current_span().is_recording():
             with self._tracer.start_as_current_span("views"):
                 return updates.update_bytes(record, sealed, events)
         return updates.update_bytes(record, sealed, events)
