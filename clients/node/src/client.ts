@@ -26,6 +26,7 @@ import {
   StudEngineService,
 } from "./gen/stud/v1/stud_engine_pb.js";
 import { DEFAULT_RETRY_POLICY, type RetryEvent, type RetryPolicy, withRetries } from "./retry.js";
+import { traceContext } from "./tracing.js";
 
 /** The wire protocols: gRPC (the gRPC port), Connect and gRPC-Web (the HTTP port). */
 export const TRANSPORTS = ["grpc", "connect", "grpc-web"] as const;
@@ -67,17 +68,26 @@ function makeTransport(options: StudClientOptions): {
   const { baseUrl } = options;
   const kind = options.transport ?? "grpc";
   const useBinaryFormat = options.binary ?? kind !== "connect";
+  const interceptors = [traceContext]; // W3C traceparent, when the application traces
   if (kind === "grpc") {
     const sessionManager = new Http2SessionManager(baseUrl);
-    return { transport: createGrpcTransport({ baseUrl, sessionManager }), sessions: sessionManager };
+    const transport = createGrpcTransport({ baseUrl, sessionManager, interceptors });
+    return { transport, sessions: sessionManager };
   }
   const create = kind === "connect" ? createConnectTransport : createGrpcWebTransport;
   if (options.httpVersion === "2") {
     const sessionManager = new Http2SessionManager(baseUrl);
-    const transport = create({ baseUrl, httpVersion: "2", sessionManager, useBinaryFormat });
+    const transport = create({
+      baseUrl,
+      httpVersion: "2",
+      sessionManager,
+      useBinaryFormat,
+      interceptors,
+    });
     return { transport, sessions: sessionManager };
   }
-  return { transport: create({ baseUrl, httpVersion: "1.1", useBinaryFormat }), sessions: undefined };
+  const transport = create({ baseUrl, httpVersion: "1.1", useBinaryFormat, interceptors });
+  return { transport, sessions: undefined };
 }
 
 /**

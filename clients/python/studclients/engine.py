@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import abc
 import argparse
+import contextlib
 import secrets
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -38,6 +39,8 @@ from typing import Any, Protocol
 import grpc
 import grpc.aio
 from google.rpc import error_details_pb2, status_pb2
+from opentelemetry import trace
+from opentelemetry.propagate import inject
 from stud_api.stud.v1 import stud_engine_pb2 as pb
 from stud_api.stud.v1 import stud_engine_pb2_grpc as pb_grpc
 
@@ -353,6 +356,28 @@ class _Attempt:
         return True
 
 
+_tracer = trace.get_tracer("studclients.engine")
+
+
+def _client_span(method: str) -> contextlib.AbstractContextManager[Any]:
+    """The call's client span, current over its attempts, when this process has set an
+    OpenTelemetry SDK up (stud-table with ``OTEL_EXPORTER_OTLP_ENDPOINT``); else nothing.
+    Named and attributed by the RPC semantic conventions."""
+    if isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider):
+        return contextlib.nullcontext()
+    name = f"{pb.DESCRIPTOR.package}.StudEngineService/{method}"
+    attributes = {"rpc.system.name": "grpc", "rpc.method": name}
+    return _tracer.start_as_current_span(name, kind=trace.SpanKind.CLIENT, attributes=attributes)
+
+
+def trace_metadata() -> tuple[tuple[str, str], ...] | None:
+    """The W3C trace context (``traceparent``) of the current span as call metadata; None
+    when no span is recording."""
+    carrier: dict[str, str] = {}
+    inject(carrier)
+    return tuple(carrier.items()) or None
+
+
 class Engine(_Client):
     """The engine over ``grpc.aio``."""
 
@@ -363,11 +388,13 @@ class Engine(_Client):
         return grpc.aio.secure_channel(target, tls.credentials(), options=options)
 
     async def call(self, method: str, request: Any) -> Any:
-        for attempt in self._attempts(method):
-            with attempt:
-                return await getattr(self.stubs[attempt.index], method)(
-                    request, timeout=self.timeout
-                )
+        with _client_span(method):
+            metadata = trace_metadata()
+            for attempt in self._attempts(method):
+                with attempt:
+                    return await getattr(self.stubs[attempt.index], method)(
+                        request, timeout=self.timeout, metadata=metadata
+                    )
         raise AssertionError("unreachable: the attempts end in an answer or an EngineError")
 
     async def start_hand(self, request: pb.StartHandRequest) -> pb.HandUpdate:
@@ -426,9 +453,12 @@ class SyncEngine(_Client):
         return grpc.secure_channel(target, tls.credentials(), options=options)
 
     def call(self, method: str, request: Any) -> Any:
-        for attempt in self._attempts(method):
-            with attempt:
-                return getattr(self.stubs[attempt.index], method)(request, timeout=self.timeout)
+        with _client_span(method):
+            metadata = trace_metadata()
+            for attempt in self._attempts(method):
+                with attempt:
+                    stub = getattr(self.stubs[attempt.index], method)
+                    return stub(request, timeout=self.timeout, metadata=metadata)
         raise AssertionError("unreachable: the attempts end in an answer or an EngineError")
 
     def start_hand(self, request: pb.StartHandRequest) -> pb.HandUpdate:

@@ -30,6 +30,7 @@ from google.protobuf import any_pb2, duration_pb2
 from google.protobuf.message import Message
 from google.rpc import error_details_pb2, status_pb2
 from grpc_status import rpc_status
+from opentelemetry import trace
 
 from studengine.rules.types import IllegalAction, InvalidHand, LegalAction, Refusal
 from studengine.state.sealing import INVALID_MESSAGE
@@ -158,6 +159,12 @@ class ApiError(Exception):
     def metric_label(self) -> str:
         """The reason's label, or the finer one the refusal was given (``overloaded``)."""
         return self._label or METRIC_LABELS[self.reason]
+
+
+def mark_refused(error: ApiError) -> None:
+    """Mark the current call's trace span (if tracing is on) refused with the ErrorInfo
+    reason: its ``error.type``, by the RPC semantic conventions."""
+    trace.get_current_span().set_attribute("error.type", error.reason.value)
 
 
 class Violations:

@@ -3,6 +3,10 @@ codes): each request parsed into a typed input (``requests``), the rules engine'
 the views built, the next state sealed. Tests call them directly; ``calls.ApiCalls`` runs
 them for both ports.
 
+Given a tracer (``server.tracing``: tracing is on), each costly step of a call whose span
+is recording (sampled) is a child span of it: ``open state``, ``rules``, ``seal``,
+``views``; without a tracer, no step pays for it.
+
 Refusals raise ``ApiError`` (see ``errors.py``): a malformed request is refused once, with
 every bad field found. Log context (``hand_id``, ``seq``, ``seat``, ``action``) is bound
 for the call's log line (``logfields``); no hidden card, deck, salt or key is ever bound
@@ -16,6 +20,7 @@ import time
 from collections.abc import Callable, Sequence
 
 import structlog
+from opentelemetry.trace import Tracer, get_current_span
 from stud_api.stud.v1 import stud_engine_pb2 as pb
 
 from studengine import cards as cardlib
@@ -38,6 +43,7 @@ from studengine.api.errors import (
 from studengine.api.observer import Observer, Unobserved
 from studengine.api.requests import (
     EquityQuestion,
+    Move,
     NewHand,
     parse_act,
     parse_deal_ticket_request,
@@ -52,7 +58,7 @@ from studengine.api.updates import deal_commitment, deck_commitment
 from studengine.api.views import build_view
 from studengine.deal import deal_deck
 from studengine.history.phh import HandMeta, HistoryError, render
-from studengine.rules.hand import start_hand
+from studengine.rules.hand import Hand, start_hand
 from studengine.rules.types import Event, IllegalAction, InvalidHand
 from studengine.state import wire
 from studengine.state.codec import HAND_ID_BYTES, SALT_BYTES, DealEntropy, HandRecord
@@ -92,6 +98,7 @@ class Handlers:
         equity_cpu_seconds: float = DEFAULT_EQUITY_CPU_SECONDS,
         deal_ticket_seconds: float = DEFAULT_TICKET_SECONDS,
         clock_ms: Callable[[], int] = unix_ms,
+        tracer: Tracer | None = None,
     ) -> None:
         self.sealer = Sealer(keyring, allow_test_decks)
         self.ticket_lifetime_ms = round(deal_ticket_seconds * 1000)
@@ -100,11 +107,16 @@ class Handlers:
         self.observer: Observer = observer or Unobserved()
         self.allow_test_decks = allow_test_decks
         self._shuffle = shuffle
+        self._tracer = tracer
 
     def _open(self, state: bytes, context: dict[str, object]) -> HandRecord:
         """The opened state (SealedStateInvalid if it does not open); binds its hand id
         and seq (and ``context``) for the log line."""
-        record = self.sealer.open(state)
+        if self._tracer is None or not get_current_span().is_recording():
+            record = self.sealer.open(state)
+        else:
+            with self._tracer.start_as_current_span("open state"):
+                record = self.sealer.open(state)
         logfields.bind_fields({"hand_id": record.hand_id.hex(), "seq": record.seq, **context})
         return record
 
@@ -120,10 +132,7 @@ class Handlers:
         else:
             hand_id = os.urandom(HAND_ID_BYTES)
             deck = self._shuffle() if new.test_deck is None else new.test_deck
-        try:
-            hand, events = start_hand(new.variant, new.table, new.stacks, new.button, deck)
-        except InvalidHand as error:  # the checks found none: the engine has its say
-            raise refused_hand(error) from None
+        hand, events = self._deal(new, deck)
         record = HandRecord(
             hand_id=hand_id,
             seq=0,
@@ -180,6 +189,39 @@ class Handlers:
         hand = record.hand
         if move.expected_seq is not None and move.expected_seq != record.seq:
             raise stale_seq(move.expected_seq, record.seq)
+        events, label = self._play(move)
+        variant: str = hand.variant._value_
+        self.observer.action_taken(variant, label)
+        record.seq += 1
+        logfields.bind(seq=record.seq)
+        if hand.over:
+            self.observer.hand_finished(variant)
+            if hand.result is not None and hand.result.rake:
+                self.observer.rake_taken(variant, hand.result.rake)
+        return wire.record(_ACT_KEY, self._update(record, events))
+
+    def _deal(self, new: NewHand, deck: list[int]) -> tuple[Hand, Sequence[Event]]:
+        """The rules engine's new hand and its first events (the step ``rules``)."""
+        if self._tracer is not None and get_current_span().is_recording():
+            with self._tracer.start_as_current_span("rules"):
+                return self._start(new, deck)
+        return self._start(new, deck)
+
+    def _start(self, new: NewHand, deck: list[int]) -> tuple[Hand, Sequence[Event]]:
+        try:
+            return start_hand(new.variant, new.table, new.stacks, new.button, deck)
+        except InvalidHand as error:  # the checks found none: the engine has its say
+            raise refused_hand(error) from None
+
+    def _play(self, move: Move) -> tuple[Sequence[Event], str]:
+        """The rules engine's move (the step ``rules``): its events and the action's label."""
+        if self._tracer is not None and get_current_span().is_recording():
+            with self._tracer.start_as_current_span("rules"):
+                return self._move(move)
+        return self._move(move)
+
+    def _move(self, move: Move) -> tuple[Sequence[Event], str]:
+        hand = move.record.hand
         try:
             # the labels are the members' ``_value_``: ``.value`` is a Python-level
             # property in enum, some 1.4k instructions a read
@@ -191,16 +233,8 @@ class Handlers:
                 events = hand.act(move.seat, move.action, move.to)
                 label = move.action._value_
         except IllegalAction as error:
-            raise illegal_action(error, record.seq) from None
-        variant: str = hand.variant._value_
-        self.observer.action_taken(variant, label)
-        record.seq += 1
-        logfields.bind(seq=record.seq)
-        if hand.over:
-            self.observer.hand_finished(variant)
-            if hand.result is not None and hand.result.rake:
-                self.observer.rake_taken(variant, hand.result.rake)
-        return wire.record(_ACT_KEY, self._update(record, events))
+            raise illegal_action(error, move.record.seq) from None
+        return events, label
 
     def get_view(self, request: pb.GetViewRequest) -> pb.GetViewResponse:
         record, viewer = parse_get_view(request, self._open)
@@ -251,8 +285,22 @@ class Handlers:
         the views (serialized as they are built) and the fields after them
         (``updates.update_bytes``), so that no part is built as a message only to be
         serialized."""
-        sealed = self.sealer.seal(record)
+        sealed = self._seal(record)
         self.observer.state_size(len(sealed))
+        return self._views(record, sealed, events)
+
+    def _seal(self, record: HandRecord) -> bytes:
+        """The next state, sealed (the step ``seal``)."""
+        if self._tracer is not None and get_current_span().is_recording():
+            with self._tracer.start_as_current_span("seal"):
+                return self.sealer.seal(record)
+        return self.sealer.seal(record)
+
+    def _views(self, record: HandRecord, sealed: bytes, events: Sequence[Event]) -> bytes:
+        """The HandUpdate's bytes around ``sealed``: every view (the step ``views``)."""
+        if self._tracer is not None and get_current_span().is_recording():
+            with self._tracer.start_as_current_span("views"):
+                return updates.update_bytes(record, sealed, events)
         return updates.update_bytes(record, sealed, events)
 
     def evaluate(self, request: pb.EvaluateRequest) -> pb.EvaluateResponse:

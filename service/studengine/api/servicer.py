@@ -20,7 +20,7 @@ import grpc
 from google.protobuf.message import Message
 
 from studengine.api.calls import DEADLINE_METHODS, METHODS, SERVICE_NAME, ApiCalls
-from studengine.api.errors import ApiError, bad_request, to_status, too_large
+from studengine.api.errors import ApiError, bad_request, mark_refused, to_status, too_large
 from studengine.api.observer import Observer
 
 Behavior = Callable[[Any, Any], Awaitable[bytes]]
@@ -68,6 +68,7 @@ class StudEngineServicer:
                 return await calls.run_serialized(method, request, left)
             except ApiError as error:
                 observer.rejected(error.metric_label)
+                mark_refused(error)
                 await context.abort_with_status(to_status(error))
                 raise  # abort_with_status raises; this line is never reached
 

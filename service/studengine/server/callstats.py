@@ -1,6 +1,6 @@
 """What every call does on either port, written once: its ``grpc_server_*`` metric
-children, the one JSON log line when it ends, and whether it may start (the worker's
-drain, the bound on the calls a port holds at once). The gRPC interceptor
+children, the one JSON log line when it ends, its span when tracing is on, and whether
+it may start (the worker's drain, the bound on the calls a port holds at once). The gRPC interceptor
 (``interceptors``) and the HTTP port (``http``) both use it, so a method's calls add up
 over the two ports under the same labels."""
 
@@ -13,7 +13,7 @@ import grpc
 import structlog
 
 from studengine.api.errors import ApiError, draining, too_many_calls
-from studengine.server import metrics
+from studengine.server import metrics, tracing
 from studengine.server.drain import Gate
 
 _log = structlog.get_logger("studengine.rpc")
@@ -36,6 +36,7 @@ class MethodStats:
         "receiving",
         "seconds",
         "started",
+        "tracer",
     )
 
     def __init__(self, full: str, kind: str, protocol: str | None = None) -> None:
@@ -50,20 +51,35 @@ class MethodStats:
         self.handled: dict[grpc.StatusCode, Any] = {}
         self.log_fields = {} if protocol is None else {"protocol": protocol}
         self.log = _log.bind()
+        current = tracing.tracer()  # None: tracing off, no traced path at all
+        system = "grpc" if protocol is None else "connect_rpc"
+        self.tracer = None if current is None else tracing.CallTracer(current, full, system)
 
     def start(self) -> float:
         """Count the call as started; the time it started, for ``finish``."""
         self.started.inc()
         return time.perf_counter()
 
-    def finish(self, t0: float, code: grpc.StatusCode) -> None:
-        """Count the call as handled with ``code``, time it, and write its log line."""
+    def finish(
+        self,
+        t0: float,
+        code: grpc.StatusCode,
+        span: tracing.CallSpan | None = None,
+        reason: str | None = None,
+    ) -> None:
+        """Count the call as handled with ``code``, time it, write its log line, and end
+        its ``span`` (refused with ErrorInfo ``reason``, if given). A sampled span's
+        trace id is the exemplar of the call's histogram bucket."""
         elapsed = time.perf_counter() - t0
         child = self.handled.get(code)
         if child is None:
             child = self.handled[code] = metrics.GRPC_HANDLED.labels(*self.labels, code.name)
         child.inc()
-        self.seconds.observe(elapsed)
+        if span is None:
+            self.seconds.observe(elapsed)
+        else:
+            trace_id = tracing.trace_id()
+            self.seconds.observe(elapsed, None if trace_id is None else {"trace_id": trace_id})
         self.log.info(
             "rpc",
             method=self.full,
@@ -71,6 +87,8 @@ class MethodStats:
             duration_ms=round(elapsed * 1000, 3),
             **self.log_fields,
         )
+        if span is not None:
+            span.end(code.name, reason)
 
 
 class Admission:

@@ -102,15 +102,19 @@ class StudEngineConnect:
     async def _call(self, name: str, request: Message, ctx: Any) -> Message:
         method = self.methods[name]
         t0 = method.start()
+        context = contextvars.Context()  # what the handler binds for the log line
+        tracer = method.tracer
+        # the call's span is current in the handler's context (its steps' parent)
+        span = None if tracer is None else context.run(tracer.begin, ctx.request_headers.items())
         refusal = self._refusal(name, request)  # as gRPC's: before any handler
         if refusal is not None:
             metrics.rejected(refusal.metric_label)
-            method.finish(t0, refusal.code)
+            context.run(method.finish, t0, refusal.code, span, refusal.reason.value)
             raise connect_error(refusal)
         timeout_ms = ctx.timeout_ms
         remaining = None if timeout_ms is None else timeout_ms / 1000
-        context = contextvars.Context()  # what the handler binds for the log line
         code = grpc.StatusCode.OK
+        reason = None
         self.admission.active += 1
         method.handling.inc()
         try:
@@ -120,6 +124,7 @@ class StudEngineConnect:
             return await asyncio.create_task(call, context=context)
         except ApiError as error:
             code = error.code
+            reason = error.reason.value
             self.calls.observer.rejected(error.metric_label)
             raise connect_error(error) from None
         except asyncio.CancelledError:
@@ -132,7 +137,7 @@ class StudEngineConnect:
         finally:
             self.admission.active -= 1
             method.handling.dec()
-            context.run(method.finish, t0, code)
+            context.run(method.finish, t0, code, span, reason)
 
     def _refusal(self, name: str, request: Message) -> ApiError | None:
         """The refusal of a call the port does not start, if it is one."""

@@ -29,7 +29,7 @@ from typing import Any
 import grpc
 from grpc_health.v1.health import SERVICE_NAME as HEALTH_SERVICE
 
-from studengine.api.errors import ApiError, bad_request, receive_timeout, to_status
+from studengine.api.errors import ApiError, bad_request, mark_refused, receive_timeout, to_status
 from studengine.server import metrics
 from studengine.server.callstats import Admission, MethodStats
 from studengine.server.drain import Gate
@@ -222,9 +222,11 @@ class ObservingInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg
 
         async def observed(requests: Any, context: Any) -> Any:
             t0 = method.start()
+            tracer = method.tracer
+            span = None if tracer is None else tracer.begin(context.invocation_metadata())
             refusal = admission.refusal(method.name) if counted else None
             if refusal is not None:
-                method.finish(t0, refusal.code)
+                method.finish(t0, refusal.code, span, refusal.reason.value)
                 await _refuse(context, refusal)
             if counted:
                 admission.active += 1
@@ -244,12 +246,14 @@ class ObservingInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg
                 stage.end()
                 if counted:
                     admission.active -= 1
-                method.finish(t0, code)
+                method.finish(t0, code, span)
 
         return observed
 
 
 async def _refuse(context: Any, error: ApiError) -> None:
-    """Answer the call with the refusal's status (counted by its label); raises."""
+    """Answer the call with the refusal's status (counted by its label, and its reason on
+    the call's span if it is still open); raises."""
     metrics.rejected(error.metric_label)
+    mark_refused(error)
     await context.abort_with_status(to_status(error))

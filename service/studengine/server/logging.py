@@ -207,6 +207,14 @@ def count_dropped_lines(on_drop: Callable[[int], None]) -> None:
         _writer.count_drops(on_drop)
 
 
+def _trace_fields() -> list[Any]:
+    """The processor that puts the current span's ``trace_id`` and ``span_id`` on a line,
+    when tracing is on (off, no line pays for looking)."""
+    from studengine.server import tracing
+
+    return [tracing.log_fields] if tracing.enabled() else []
+
+
 def configure_logging(
     level: str = "info",
     stream: TextIO | None = None,
@@ -228,6 +236,7 @@ def configure_logging(
             _merge_call_fields,
             structlog.processors.add_log_level,
             _Stamp({"pid": os.getpid(), **static}),
+            *_trace_fields(),
             structlog.processors.format_exc_info,
             structlog.processors.JSONRenderer(serializer=_encode),
         ],

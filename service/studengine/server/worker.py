@@ -100,7 +100,7 @@ async def start_serving(
     from studengine.api.expensive import ExpensiveCalls
     from studengine.api.handlers import Handlers
     from studengine.api.servicer import SERVICE_NAME, StudEngineServicer
-    from studengine.server import metrics
+    from studengine.server import metrics, tracing
     from studengine.server.drain import Gate
     from studengine.server.grpc_listener import GrpcListener, Health
     from studengine.server.tls import tls_files
@@ -114,6 +114,7 @@ async def start_serving(
         observer=metrics,
         equity_cpu_seconds=config.equity_cpu_seconds,
         deal_ticket_seconds=config.deal_ticket_seconds,
+        tracer=tracing.setup(),  # in each worker: its exporter's thread is its own
     )
     calls = ApiCalls(handlers, expensive)
     servicer = StudEngineServicer(calls)
@@ -149,6 +150,9 @@ async def _serve(
     await stop.wait()
     _log.info("shutting down", grace_seconds=config.grace_seconds)
     await serving.drain(config.grace_seconds)
+    from studengine.server import tracing
+
+    tracing.shutdown()  # the spans still queued go out
 
 
 def _count_dropped_log_lines() -> None:

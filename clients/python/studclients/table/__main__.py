@@ -43,7 +43,7 @@ def _needs_extra(error: ModuleNotFoundError) -> str:
 try:
     from aiohttp import web
 
-    from studclients.table import histories, metrics, ratelimit, tournament
+    from studclients.table import histories, metrics, ratelimit, tournament, tracing
     from studclients.table.away import AwayPolicy
     from studclients.table.errors import ApiError
     from studclients.table.game import Tables, TableSettings, Timing
@@ -275,6 +275,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         stream=sys.stderr,
         format="%(asctime)s %(name)s %(levelname)s %(message)s",
     )
+    stop_tracing = tracing.setup()
     try:
         asyncio.run(export_history(args, dial) if args.export_history else serve(args, dial))
     except ModuleNotFoundError as missing:  # a database driver: asyncpg for postgresql://
@@ -282,6 +283,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         sys.exit(2)
     except ValueError as error:
         sys.exit(f"stud-table: {error}")
+    finally:
+        if stop_tracing is not None:
+            stop_tracing()
 
 
 if __name__ == "__main__":

@@ -17,7 +17,7 @@ from typing import Any
 
 from aiohttp import WSMsgType, web
 
-from studclients.table import histories, lobby, metrics, resume, tokens
+from studclients.table import histories, lobby, metrics, resume, tokens, tracing
 from studclients.table.errors import ApiError
 from studclients.table.game import Tables
 from studclients.table.pushes import Subscriber
@@ -179,7 +179,7 @@ def build_app(
 ) -> web.Application:
     """The routes; ``operator`` is the operator token's SHA-256 (None: no operator API),
     ``limits`` the rate limits (the defaults when None)."""
-    app = web.Application(middlewares=[errors], client_max_size=16 * 1024)
+    app = web.Application(middlewares=[tracing.traced, errors], client_max_size=16 * 1024)
     limits = limits or RateLimits()
 
     def limit(route: str, request: web.Request, key: str | None = None) -> None:
