@@ -50,7 +50,9 @@ venv: $(STAMP)
 ENGINE_SRC := $(wildcard service/studengine/cards.py service/studengine/rules/*.py \
                          service/studengine/state/*.py service/studengine/api/*.py)
 COMPILED   := service/studengine/_mypyc_build.py
-$(COMPILED): $(STAMP) setup.py $(ENGINE_SRC)
+# after $(GEN) too: the generated field keys (state/_gen/.../state_keys.py) are compiled
+# into the encoder, and regenerating removes their compiled module
+$(COMPILED): $(STAMP) setup.py $(ENGINE_SRC) $(GEN)
 	$(PY) setup.py -q build_ext --inplace
 	touch $@
 
@@ -251,6 +253,7 @@ fmt: $(STAMP)
 
 # ruff, mypy --strict, and the layer contracts (import-linter, [tool.importlinter])
 lint: $(STAMP) $(GEN)
+	$(PY) proto/generate.py --check
 	$(BIN)/ruff check $(PY_SRC)
 	$(BIN)/ruff format --check $(PY_SRC)
 	$(BIN)/mypy

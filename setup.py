@@ -41,6 +41,9 @@ COMPILED = (
     "studengine/rules/hand.py",
     "studengine/rules/visibility.py",
     "studengine/state/wire.py",
+    # generated (proto/generate.py): the encoder's field keys, inlined where they are used;
+    # listed so that its hash in the build record marks a stale compiled encoder
+    "studengine/state/_gen/stud/internal/v1/state_keys.py",
     "studengine/state/checks.py",
     "studengine/state/reader.py",
     "studengine/state/codec.py",

@@ -23,9 +23,6 @@ from studengine.api.conversions import (
 from studengine.api.seat_cards import HeldCards, card_pattern, held_key
 from studengine.api.views import (
     build_view,
-    build_views,
-    event_bytes,
-    event_to_pb,
     serialized_views,
 )
 from studengine.cards import format_card
@@ -55,6 +52,7 @@ from studengine.state.codec import HandRecord, decode
 from studengine.state.encoding import encode
 from support.state_reference import reference_state
 from support.stud_helpers import random_table, table_for
+from support.view_reference import build_views, event_bytes, event_to_pb
 
 
 def reference_view(

@@ -18,7 +18,6 @@ from studengine.api.calls import DEADLINE_METHODS, METHODS, ApiCalls
 from studengine.api.conversions import ACTION_FROM_PB, cards_text, legal_to_pb, result_to_pb
 from studengine.api.expensive import ExpensiveCalls
 from studengine.api.handlers import Handlers
-from studengine.api.views import build_views
 from studengine.rules.hand import Hand, start_hand
 from studengine.rules.types import ActionType, Event, LegalAction
 from studengine.state.codec import HandRecord
@@ -31,6 +30,7 @@ from support.api_helpers import (
     reference_commitment,
     smallest_size,
 )
+from support.view_reference import build_views
 
 
 def reference_update(record: HandRecord, events: Sequence[Event], state: bytes) -> pb.HandUpdate:

@@ -15,7 +15,6 @@ import tomllib
 
 import pytest
 from stud_api.stud.v1 import stud_engine_pb2 as pb
-from studengine.api.views import build_views
 from studengine.cards import format_card
 from studengine.history.phh import Audience, dealing_order, render
 from studengine.history.reader import parse, replay
@@ -24,6 +23,7 @@ from studengine.rules.types import CardDealt, Event, HandsTabled, Variant
 from studengine.rules.variants import VARIANTS
 from support.history_helpers import meta_for
 from support.stud_helpers import random_table
+from support.view_reference import build_views
 
 HANDS = 250  # per game
 

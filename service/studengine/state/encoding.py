@@ -14,6 +14,7 @@ from typing import Final
 
 from studengine.rules.hand import Hand
 from studengine.rules.types import HandResult, Move, Table, Variant, action_index
+from studengine.state._gen.stud.internal.v1 import state_keys as keys
 from studengine.state._gen.stud.internal.v1 import state_pb2
 from studengine.state.codec import (
     FORMAT_VERSION,
@@ -24,8 +25,6 @@ from studengine.state.codec import (
 )
 from studengine.state.messages import table_to_message
 from studengine.state.wire import (
-    LENGTH_DELIMITED,
-    VARINT,
     BytesWriter,
     GameFields,
     append_packed,
@@ -33,9 +32,7 @@ from studengine.state.wire import (
     append_varint,
     close_record,
     open_record,
-    tag,
     varint,
-    varint_key,
 )
 
 
@@ -45,20 +42,20 @@ def encode(state: HandRecord) -> bytes:
     out = BytesWriter()
     out.write(_FORMAT_VERSION)
     if state.hand_id:
-        append_record(out, _HAND_ID, state.hand_id)
+        append_record(out, keys.HAND_STATE_HAND_ID, state.hand_id)
     if state.seq:
-        _number(out, _SEQ, state.seq)
+        _number(out, keys.HAND_STATE_SEQ, state.seq)
     if state.test_deck:
         out.write(_TEST_DECK)
     if state.salt:
-        append_record(out, _SALT, state.salt)
+        append_record(out, keys.HAND_STATE_SALT, state.salt)
     for player_id in state.player_ids:
-        append_record(out, _PLAYER_ID, player_id.encode())
-    append_record(out, _HAND, _hand_fields(state.hand))
+        append_record(out, keys.HAND_STATE_PLAYER_IDS, player_id.encode())
+    append_record(out, keys.HAND_STATE_HAND, _hand_fields(state.hand))
     if state.deck_commitment:
-        append_record(out, _DECK_COMMITMENT, state.deck_commitment)
+        append_record(out, keys.HAND_STATE_DECK_COMMITMENT, state.deck_commitment)
     if state.deal is not None:
-        append_record(out, _DEAL, deal_bytes(state.deal))
+        append_record(out, keys.HAND_STATE_DEAL, deal_bytes(state.deal))
     return out.getvalue()
 
 
@@ -69,44 +66,45 @@ def _hand_fields(hand: Hand) -> bytes:
     betting = hand.round  # the round's state; its table and bet size follow from the hand's
     out = BytesWriter()
     out.write(_GAME_FIELDS.get(hand.variant, hand.table))
-    _scalar(out, _BUTTON, hand.button)
-    append_packed(out, _STARTING_STACKS, hand.starting_stacks)
-    _bytes(out, _DECK, hand.deck)
-    _scalar(out, _DEALT, hand.dealt)
-    append_packed(out, _STACKS, hand.stacks)
-    append_packed(out, _COMMITTED, hand.committed)
-    append_packed(out, _ROUND_BETS, betting.bets)
+    _scalar(out, keys.ENGINE_HAND_BUTTON, hand.button)
+    append_packed(out, keys.ENGINE_HAND_STARTING_STACKS, hand.starting_stacks)
+    _bytes(out, keys.ENGINE_HAND_DECK, hand.deck)
+    _scalar(out, keys.ENGINE_HAND_DEALT, hand.dealt)
+    append_packed(out, keys.ENGINE_HAND_STACKS, hand.stacks)
+    append_packed(out, keys.ENGINE_HAND_COMMITTED, hand.committed)
+    append_packed(out, keys.ENGINE_HAND_ROUND_BETS, betting.bets)
     for held in hand.cards:  # one bytes field per seat, even one holding no card
-        out.append(_CARDS)  # a one-byte key (field 10), a one-byte length (7 cards at most)
+        # a one-byte key (field 10), a one-byte length (7 cards at most)
+        out.append(keys.ENGINE_HAND_CARDS)
         out.append(len(held))
         for card in held:
             out.append(card)
-    _optional(out, _COMMUNITY, hand.community)
-    _flags(out, _FOLDED, hand.folded)
-    _flags(out, _ACTED, betting.acted)
-    _scalar(out, _STREET, hand.street)
-    _optional(out, _TO_ACT, hand.to_act)
-    _scalar(out, _LEVEL, betting.level)
-    _scalar(out, _FULL_LEVEL, betting.full_level)
-    _scalar(out, _BETS, betting.full_bets)
-    _scalar(out, _UNCAPPED, betting.uncapped)
-    _scalar(out, _OPEN_PAIR, betting.open_pair)
-    _scalar(out, _BIG_MADE, betting.big_made)
-    _scalar(out, _BRING_IN_DUE, betting.bring_in_due)
-    _scalar(out, _OPENER_MAY_FOLD, betting.opener_may_fold)
-    _optional(out, _FIRST_ACTOR, betting.first_actor)
-    _optional(out, _LAST_AGGRESSOR, betting.last_aggressor)
-    _scalar(out, _ROUND_HELD, betting.held)
-    _scalar(out, _OVER, hand.over)
+    _optional(out, keys.ENGINE_HAND_COMMUNITY, hand.community)
+    _flags(out, keys.ENGINE_HAND_FOLDED, hand.folded)
+    _flags(out, keys.ENGINE_HAND_ACTED, betting.acted)
+    _scalar(out, keys.ENGINE_HAND_STREET, hand.street)
+    _optional(out, keys.ENGINE_HAND_TO_ACT, hand.to_act)
+    _scalar(out, keys.ENGINE_HAND_LEVEL, betting.level)
+    _scalar(out, keys.ENGINE_HAND_FULL_LEVEL, betting.full_level)
+    _scalar(out, keys.ENGINE_HAND_BETS, betting.full_bets)
+    _scalar(out, keys.ENGINE_HAND_UNCAPPED, betting.uncapped)
+    _scalar(out, keys.ENGINE_HAND_OPEN_PAIR, betting.open_pair)
+    _scalar(out, keys.ENGINE_HAND_BIG_MADE, betting.big_made)
+    _scalar(out, keys.ENGINE_HAND_BRING_IN_DUE, betting.bring_in_due)
+    _scalar(out, keys.ENGINE_HAND_OPENER_MAY_FOLD, betting.opener_may_fold)
+    _optional(out, keys.ENGINE_HAND_FIRST_ACTOR, betting.first_actor)
+    _optional(out, keys.ENGINE_HAND_LAST_AGGRESSOR, betting.last_aggressor)
+    _scalar(out, keys.ENGINE_HAND_ROUND_HELD, betting.held)
+    _scalar(out, keys.ENGINE_HAND_OVER, hand.over)
     if hand.result is not None:
-        append_record(out, _RESULT, _result(hand.result))
+        append_record(out, keys.ENGINE_HAND_RESULT, _result(hand.result))
     moves = hand.moves  # the packed moves it was decoded with as they came, then the others
     if moves.stored or moves.after:
-        start = open_record(out, _MOVES)
+        start = open_record(out, keys.ENGINE_HAND_MOVES)
         out.write(moves.stored)
         _append_moves(out, moves.after)
         close_record(out, start)
-    append_packed(out, _TABLED, hand.tabled)
+    append_packed(out, keys.ENGINE_HAND_TABLED, hand.tabled)
     return out.getvalue()
 
 
@@ -150,33 +148,33 @@ def _result(r: HandResult) -> bytes:
     EngineHand's: each pot, the final stacks, each shown hand, each uncalled bet, the rake."""
     out = BytesWriter()
     for pot in r.pots:
-        start = open_record(out, _POT)
-        _scalar(out, _POT_AMOUNT, pot.amount)
-        append_packed(out, _POT_ELIGIBLE, list(pot.eligible))
-        append_packed(out, _POT_WINNERS, list(pot.winners))
-        append_packed(out, _POT_SHARES, list(pot.shares))
-        append_packed(out, _POT_LOW_WINNERS, list(pot.low_winners))
-        append_packed(out, _POT_LOW_SHARES, list(pot.low_shares))
-        _scalar(out, _POT_RAKE, pot.rake)
+        start = open_record(out, keys.ENGINE_RESULT_POTS)
+        _scalar(out, keys.ENGINE_POT_AMOUNT, pot.amount)
+        append_packed(out, keys.ENGINE_POT_ELIGIBLE, list(pot.eligible))
+        append_packed(out, keys.ENGINE_POT_WINNERS, list(pot.winners))
+        append_packed(out, keys.ENGINE_POT_SHARES, list(pot.shares))
+        append_packed(out, keys.ENGINE_POT_LOW_WINNERS, list(pot.low_winners))
+        append_packed(out, keys.ENGINE_POT_LOW_SHARES, list(pot.low_shares))
+        _scalar(out, keys.ENGINE_POT_RAKE, pot.rake)
         close_record(out, start)
-    append_packed(out, _RESULT_STACKS, list(r.stacks))
+    append_packed(out, keys.ENGINE_RESULT_STACKS, list(r.stacks))
     for shown in r.shown:
-        start = open_record(out, _SHOWN)
-        _scalar(out, _SHOWN_SEAT, shown.seat)
-        _bytes(out, _SHOWN_CARDS, list(shown.cards))
-        _bytes(out, _SHOWN_BEST_FIVE, list(shown.best_five))
-        _scalar(out, _SHOWN_RANK, shown.rank)
-        _text(out, _SHOWN_DESCRIPTION, shown.description)
-        _scalar(out, _SHOWN_LOW, shown.low)
-        _bytes(out, _SHOWN_LOW_BEST_FIVE, list(shown.low_best_five))
-        _text(out, _SHOWN_LOW_DESCRIPTION, shown.low_description)
+        start = open_record(out, keys.ENGINE_RESULT_SHOWN)
+        _scalar(out, keys.ENGINE_SHOWN_HAND_SEAT, shown.seat)
+        _bytes(out, keys.ENGINE_SHOWN_HAND_CARDS, list(shown.cards))
+        _bytes(out, keys.ENGINE_SHOWN_HAND_BEST_FIVE, list(shown.best_five))
+        _scalar(out, keys.ENGINE_SHOWN_HAND_RANK, shown.rank)
+        _text(out, keys.ENGINE_SHOWN_HAND_DESCRIPTION, shown.description)
+        _scalar(out, keys.ENGINE_SHOWN_HAND_LOW, shown.low)
+        _bytes(out, keys.ENGINE_SHOWN_HAND_LOW_BEST_FIVE, list(shown.low_best_five))
+        _text(out, keys.ENGINE_SHOWN_HAND_LOW_DESCRIPTION, shown.low_description)
         close_record(out, start)
     for seat, amount in r.uncalled:
-        start = open_record(out, _UNCALLED)
-        _scalar(out, _UNCALLED_SEAT, seat)
-        _scalar(out, _UNCALLED_AMOUNT, amount)
+        start = open_record(out, keys.ENGINE_RESULT_UNCALLED)
+        _scalar(out, keys.ENGINE_UNCALLED_SEAT, seat)
+        _scalar(out, keys.ENGINE_UNCALLED_AMOUNT, amount)
         close_record(out, start)
-    _scalar(out, _RESULT_RAKE, r.rake)
+    _scalar(out, keys.ENGINE_RESULT_RAKE, r.rake)
     return out.getvalue()
 
 
@@ -222,71 +220,6 @@ def _table_pb(table: Table) -> state_pb2.EngineTable:
     return table_to_message(table, state_pb2.EngineTable(), ODD_CHIP_CODES)
 
 
-# ---- the fields' keys, from the schema ----------------------------------------------
-_STATE = state_pb2.HandState.DESCRIPTOR.fields_by_name
-_FORMAT_VERSION: Final = varint_key(_STATE["format_version"]) + varint(FORMAT_VERSION)
-_HAND_ID: Final = tag(_STATE["hand_id"], LENGTH_DELIMITED)
-_SEQ: Final = tag(_STATE["seq"], VARINT)
-_TEST_DECK: Final = varint_key(_STATE["test_deck"]) + b"\x01"
-_SALT: Final = tag(_STATE["salt"], LENGTH_DELIMITED)
-_PLAYER_ID: Final = tag(_STATE["player_ids"], LENGTH_DELIMITED)
-_HAND: Final = tag(_STATE["hand"], LENGTH_DELIMITED)
-_DECK_COMMITMENT: Final = tag(_STATE["deck_commitment"], LENGTH_DELIMITED)
-_DEAL: Final = tag(_STATE["deal"], LENGTH_DELIMITED)
-
-_FIELD = state_pb2.EngineHand.DESCRIPTOR.fields_by_name
-_BUTTON: Final = tag(_FIELD["button"], VARINT)
-_STARTING_STACKS: Final = tag(_FIELD["starting_stacks"], LENGTH_DELIMITED)
-_DECK: Final = tag(_FIELD["deck"], LENGTH_DELIMITED)
-_DEALT: Final = tag(_FIELD["dealt"], VARINT)
-_STACKS: Final = tag(_FIELD["stacks"], LENGTH_DELIMITED)
-_COMMITTED: Final = tag(_FIELD["committed"], LENGTH_DELIMITED)
-_ROUND_BETS: Final = tag(_FIELD["round_bets"], LENGTH_DELIMITED)
-_CARDS: Final = tag(_FIELD["cards"], LENGTH_DELIMITED)
-_COMMUNITY: Final = tag(_FIELD["community"], VARINT)
-_FOLDED: Final = tag(_FIELD["folded"], LENGTH_DELIMITED)
-_ACTED: Final = tag(_FIELD["acted"], LENGTH_DELIMITED)
-_STREET: Final = tag(_FIELD["street"], VARINT)
-_TO_ACT: Final = tag(_FIELD["to_act"], VARINT)
-_LEVEL: Final = tag(_FIELD["level"], VARINT)
-_FULL_LEVEL: Final = tag(_FIELD["full_level"], VARINT)
-_BETS: Final = tag(_FIELD["bets"], VARINT)
-_UNCAPPED: Final = tag(_FIELD["uncapped"], VARINT)
-_OPEN_PAIR: Final = tag(_FIELD["open_pair"], VARINT)
-_BIG_MADE: Final = tag(_FIELD["big_made"], VARINT)
-_BRING_IN_DUE: Final = tag(_FIELD["bring_in_due"], VARINT)
-_OPENER_MAY_FOLD: Final = tag(_FIELD["opener_may_fold"], VARINT)
-_FIRST_ACTOR: Final = tag(_FIELD["first_actor"], VARINT)
-_LAST_AGGRESSOR: Final = tag(_FIELD["last_aggressor"], VARINT)
-_ROUND_HELD: Final = tag(_FIELD["round_held"], VARINT)
-_OVER: Final = tag(_FIELD["over"], VARINT)
-_RESULT: Final = tag(_FIELD["result"], LENGTH_DELIMITED)
-_MOVES: Final = tag(_FIELD["moves"], LENGTH_DELIMITED)
-_TABLED: Final = tag(_FIELD["tabled"], LENGTH_DELIMITED)
-
-_RESULT_FIELD = state_pb2.EngineResult.DESCRIPTOR.fields_by_name
-_POT: Final = tag(_RESULT_FIELD["pots"], LENGTH_DELIMITED)
-_RESULT_STACKS: Final = tag(_RESULT_FIELD["stacks"], LENGTH_DELIMITED)
-_SHOWN: Final = tag(_RESULT_FIELD["shown"], LENGTH_DELIMITED)
-_UNCALLED: Final = tag(_RESULT_FIELD["uncalled"], LENGTH_DELIMITED)
-_RESULT_RAKE: Final = tag(_RESULT_FIELD["rake"], VARINT)
-_POT_FIELD = state_pb2.EnginePot.DESCRIPTOR.fields_by_name
-_POT_AMOUNT: Final = tag(_POT_FIELD["amount"], VARINT)
-_POT_ELIGIBLE: Final = tag(_POT_FIELD["eligible"], LENGTH_DELIMITED)
-_POT_WINNERS: Final = tag(_POT_FIELD["winners"], LENGTH_DELIMITED)
-_POT_SHARES: Final = tag(_POT_FIELD["shares"], LENGTH_DELIMITED)
-_POT_LOW_WINNERS: Final = tag(_POT_FIELD["low_winners"], LENGTH_DELIMITED)
-_POT_LOW_SHARES: Final = tag(_POT_FIELD["low_shares"], LENGTH_DELIMITED)
-_POT_RAKE: Final = tag(_POT_FIELD["rake"], VARINT)
-_SHOWN_FIELD = state_pb2.EngineShownHand.DESCRIPTOR.fields_by_name
-_SHOWN_SEAT: Final = tag(_SHOWN_FIELD["seat"], VARINT)
-_SHOWN_CARDS: Final = tag(_SHOWN_FIELD["cards"], LENGTH_DELIMITED)
-_SHOWN_BEST_FIVE: Final = tag(_SHOWN_FIELD["best_five"], LENGTH_DELIMITED)
-_SHOWN_RANK: Final = tag(_SHOWN_FIELD["rank"], VARINT)
-_SHOWN_DESCRIPTION: Final = tag(_SHOWN_FIELD["description"], LENGTH_DELIMITED)
-_SHOWN_LOW: Final = tag(_SHOWN_FIELD["low"], VARINT)
-_SHOWN_LOW_BEST_FIVE: Final = tag(_SHOWN_FIELD["low_best_five"], LENGTH_DELIMITED)
-_SHOWN_LOW_DESCRIPTION: Final = tag(_SHOWN_FIELD["low_description"], LENGTH_DELIMITED)
-_UNCALLED_FIELD = state_pb2.EngineUncalled.DESCRIPTOR.fields_by_name
-_UNCALLED_SEAT: Final = tag(_UNCALLED_FIELD["seat"], VARINT)
-_UNCALLED_AMOUNT: Final = tag(_UNCALLED_FIELD["amount"], VARINT)
+# the fields' keys written whole with their values (the rest: ``keys``, generated)
+_FORMAT_VERSION: Final = varint(keys.HAND_STATE_FORMAT_VERSION) + varint(FORMAT_VERSION)
+_TEST_DECK: Final = varint(keys.HAND_STATE_TEST_DECK) + b"\x01"

@@ -1,0 +1,143 @@
+"""proto/generate.py's field keys (``<name>_keys.py``): a field added to a copy of
+state.proto gets its key with no hand-written change, the key protobuf writes the field
+with; and ``--check`` (``make lint``) finds generated code stale against its protos."""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
+from studengine.state._gen.stud.internal.v1 import state_keys, state_pb2
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "proto"))
+import generate  # noqa: E402  (proto/generate.py, a script)
+
+STATE_PROTO = Path("stud/internal/v1/state.proto")
+#: fields added to the copy: a plain number, packed numbers, a string, in two messages
+ADDED = {
+    "EngineHand": "  uint64 side_pot_cap = 31;\n  repeated int64 side_bets = 32;\n",
+    "EngineUncalled": "  string reason = 3;\n",
+}
+
+
+def _load(path: Path, name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _with_fields(root: Path) -> None:
+    """A copy of the protos under ``root`` with ``ADDED`` in state.proto."""
+    shutil.copytree(REPO / "proto" / "stud", root / "stud")
+    text = (root / STATE_PROTO).read_text()
+    for message, fields in ADDED.items():
+        start = text.index(f"message {message} {{")
+        end = text.index("\n}", start)
+        text = text[: end + 1] + fields + text[end + 1 :]
+    (root / STATE_PROTO).write_text(text)
+
+
+def _message_class(root: Path, out: Path, name: str) -> Any:
+    """The copy's message ``name``, made by protobuf from its descriptors in a pool of
+    its own (the real state.proto is already in the default one)."""
+    descriptors = out / "set.pb"
+    from grpc_tools import protoc
+
+    assert (
+        protoc.main(
+            ["protoc", f"-I{root}", f"--descriptor_set_out={descriptors}", str(STATE_PROTO)]
+        )
+        == 0
+    )
+    files = descriptor_pb2.FileDescriptorSet.FromString(descriptors.read_bytes())
+    pool = descriptor_pool.DescriptorPool()
+    for proto in files.file:
+        pool.Add(proto)
+    return message_factory.GetMessageClass(pool.FindMessageTypeByName(f"stud.internal.v1.{name}"))
+
+
+def _first_key(data: bytes) -> int:
+    """The key a one-field message starts with (a varint)."""
+    value = shift = 0
+    for byte in data:
+        value |= (byte & 0x7F) << shift
+        if byte < 0x80:
+            return value
+        shift += 7
+    raise AssertionError("no key")
+
+
+def test_every_field_has_the_key_protobuf_writes_it_with() -> None:
+    for message in state_pb2.DESCRIPTOR.message_types_by_name.values():
+        prefix = generate._upper_snake(message.name)
+        for field in message.fields:
+            assert hasattr(state_keys, f"{prefix}_{field.name.upper()}"), field.full_name
+    # a packed repeated number, a string, a message, a plain number
+    assert (
+        _first_key(state_pb2.EngineHand(stacks=[5]).SerializeToString())
+        == state_keys.ENGINE_HAND_STACKS
+    )
+    assert (
+        _first_key(state_pb2.HandState(player_ids=["p"]).SerializeToString())
+        == state_keys.HAND_STATE_PLAYER_IDS
+    )
+    assert (
+        _first_key(state_pb2.HandState(hand=state_pb2.EngineHand()).SerializeToString())
+        == state_keys.HAND_STATE_HAND
+    )
+    assert (
+        _first_key(state_pb2.EnginePot(amount=1).SerializeToString())
+        == state_keys.ENGINE_POT_AMOUNT
+    )
+
+
+def test_a_field_added_to_state_proto_gets_its_key(tmp_path: Path) -> None:
+    root, out = tmp_path / "proto", tmp_path / "gen"
+    _with_fields(root)
+    generate._generate(generate.INTERNAL, out, root)
+    keys = _load(out / "stud/internal/v1/state_keys.py", "copy_state_keys")
+    hand = _message_class(root, tmp_path, "EngineHand")
+    uncalled = _message_class(root, tmp_path, "EngineUncalled")
+    cases = [
+        (keys.ENGINE_HAND_SIDE_POT_CAP, hand(side_pot_cap=300)),
+        (keys.ENGINE_HAND_SIDE_BETS, hand(side_bets=[1, 2])),
+        (keys.ENGINE_UNCALLED_REASON, uncalled(reason="timeout")),
+    ]
+    for key, message in cases:
+        assert key == _first_key(message.SerializeToString())
+    # the fields the real schema has keep their keys
+    assert keys.ENGINE_HAND_TABLED == state_keys.ENGINE_HAND_TABLED
+
+
+def test_check_finds_generated_code_stale_against_its_protos(tmp_path: Path) -> None:
+    root = tmp_path / "proto"
+    shutil.copytree(REPO / "proto" / "stud", root / "stud")
+    api, internal = tmp_path / "api", tmp_path / "internal"
+    generate._generate(generate.API, api, root)
+    generate._generate(generate.INTERNAL, internal, root)
+    assert generate.stale(api, internal, root) == []
+    (root / STATE_PROTO).write_text(
+        (root / STATE_PROTO)
+        .read_text()
+        .replace("uint64 seq = 3;", "uint64 seq = 3;\n  bool x = 9;")
+    )
+    found = generate.stale(api, internal, root)
+    assert any(name.endswith("state_keys.py") for name in found)
+    assert any(name.endswith("state_pb2.py") for name in found)
+
+
+def test_a_group_is_refused() -> None:
+    field = descriptor_pb2.FieldDescriptorProto(
+        name="g", number=1, type=descriptor_pb2.FieldDescriptorProto.TYPE_GROUP
+    )
+    with pytest.raises(SystemExit, match="groups"):
+        generate._wire_type(field)
