@@ -128,7 +128,7 @@ def test_check_finds_generated_code_stale_against_its_protos(tmp_path: Path) -> 
     (root / STATE_PROTO).write_text(
         (root / STATE_PROTO)
         .read_text()
-        .replace("uint64 seq = 3;", "uint64 seq = 3;\n  bool x = 9;")
+        .replace("uint64 seq = 3;", "uint64 seq = 3;\n  bool x = 99;")
     )
     found = generate.stale(api, internal, root)
     assert any(name.endswith("state_keys.py") for name in found)
