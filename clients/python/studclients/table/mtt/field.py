@@ -8,8 +8,10 @@ rebuy or decline (``settle_waiting``)."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from studclients.table import tournament
 from studclients.table.mtt.settings import MttSettings
@@ -50,6 +52,30 @@ class Field:
     entries: dict[int, Entry] = field(default_factory=dict)
     places: dict[int, int] = field(default_factory=dict)
     waiting: dict[int, int] = field(default_factory=dict)  # busted, may rebuy: start stack
+
+    def as_dict(self) -> dict[str, Any]:
+        """The field as stored (JSON; the settings are stored on their own)."""
+        return {
+            "status": self.status,
+            "level": self.level,
+            "at_break": self.at_break,
+            "entries": [dataclasses.asdict(entry) for entry in self.entries.values()],
+            "places": {str(p): place for p, place in self.places.items()},
+            "waiting": {str(p): stack for p, stack in self.waiting.items()},
+        }
+
+    @classmethod
+    def from_dict(cls, settings: MttSettings, raw: Mapping[str, Any]) -> Field:
+        entries = {int(e["player"]): Entry(**e) for e in raw["entries"]}
+        return cls(
+            settings,
+            status=str(raw["status"]),
+            level=int(raw["level"]),
+            at_break=raw["at_break"],
+            entries=entries,
+            places={int(p): int(place) for p, place in raw["places"].items()},
+            waiting={int(p): int(stack) for p, stack in raw["waiting"].items()},
+        )
 
     # ---- money and chips ------------------------------------------------------------------
     @property
