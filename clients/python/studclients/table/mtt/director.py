@@ -73,8 +73,8 @@ class Director:
         async with self.store.engine.connect() as conn:
             return int((await conn.execute(query)).scalar_one())
 
-    async def where(self, mtt_id: str, token: str) -> tuple[str, int] | None:
-        """The (table, seat) where the token's player sits now: it follows their moves."""
+    async def entry(self, mtt_id: str, token: str) -> sa.Row[Any]:
+        """The token's entry (401 when it is no player's here)."""
         query = sa.select(mtt_entries).where(
             mtt_entries.c.mtt_id == mtt_id, mtt_entries.c.token_hash == tokens.token_hash(token)
         )
@@ -82,6 +82,11 @@ class Director:
             entry = (await conn.execute(query)).first()
         if entry is None:
             raise ApiError(401, "bad_token", "the token is not a player's in this tournament")
+        return entry
+
+    async def where(self, mtt_id: str, token: str) -> tuple[str, int] | None:
+        """The (table, seat) where the token's player sits now: it follows their moves."""
+        entry = await self.entry(mtt_id, token)
         if entry.table_id is None:
             return None
         return entry.table_id, entry.seat_no
@@ -219,6 +224,36 @@ class Director:
                 .values(paused=paused, version=mtts.c.version + 1)
             )
 
+    # ---- a player's ----------------------------------------------------------------------
+    async def buy(self, mtt_id: str, token: str | None, what: str) -> dict[str, Any]:
+        """A rebuy or the add-on (``what``), between the player's hands: the chips go on
+        their stack and the price into the pool, in one decision."""
+        if not token:
+            raise ApiError(401, "no_token", "a player's token is required (Authorization: Bearer)")
+        found = await self.where(mtt_id, token)
+        if found is None:
+            raise ApiError(409, "not_in_play", "that player is not at a table")
+        table_id, seat_no = found
+
+        async def change(conn: AsyncConnection, row: sa.Row[Any], field: Field) -> Any:
+            live = {t.table_id: t for t in await self._live_tables(conn, row.id)}
+            if table_id not in live or not live[table_id].idle:
+                raise FieldError("in_hand", "the player's table is in a hand: after it")
+            where = (seats.c.table_id == table_id) & (seats.c.seat_no == seat_no)
+            stack = (await conn.execute(sa.select(seats.c.stack).where(where))).scalar_one()
+            player = (await self._seated(conn, row.id))[(table_id, seat_no)]
+            before = field.entries[player].chips
+            entry = field.rebuy(player, stack) if what == "rebuy" else field.addon(player)
+            await conn.execute(
+                sa.update(seats).where(where).values(stack=stack + entry.chips - before)
+            )
+            return {"player": player, "stack": stack + entry.chips - before, "paid": entry.paid}
+
+        answer = await self._decide(mtt_id, change)
+        if answer is None:
+            raise ApiError(409, "busy", "the tournament changed at that moment: try again")
+        return dict(answer)
+
     # ---- after every hand ---------------------------------------------------------------
     async def decide(self, mtt_id: str, now: float | None = None) -> Decision | None:
         """Settles the hands over, sets the level, balances and breaks, and lets the
@@ -241,6 +276,12 @@ class Director:
             elapsed = moment - (row.started_at or moment)
             level = field.settings.schedule.level_index(rounds, elapsed) + 1
             level_changed = level != field.level
+            if level_changed and level - 1 in field.settings.breaks:
+                field.at_break = level - 1  # the add-on's break sells it now
+                field.break_until = moment + field.settings.break_seconds
+            ended = field.at_break is not None and moment >= field.break_until
+            if ended:
+                field.at_break = None
             field.level = level
             if field.level > field.settings.rebuy_levels and field.waiting:
                 placed += field.settle_waiting(sorted(field.waiting))
@@ -255,12 +296,12 @@ class Director:
             allowed = False
             if field.status == "finished":
                 await self._hold_all(conn, row.id)
-            elif not row.paused:
+            elif not row.paused and field.at_break is None:
                 if level_changed:
                     await self._stakes(conn, row.id, field)
                 if not lockstep or len(ready) == len(live):
                     allowed = await self._allow(conn, [t for t in live if t.number in ready])
-            if not (placed or moves or unsettled or level_changed or allowed):
+            if not (placed or moves or unsettled or level_changed or allowed or ended):
                 return None
             return Decision(placed, moves)
 

@@ -49,6 +49,7 @@ class Field:
     status: str = "registering"
     level: int = 1
     at_break: int | None = None
+    break_until: float = 0.0  # when the break ends (epoch seconds, passed in)
     entries: dict[int, Entry] = field(default_factory=dict)
     places: dict[int, int] = field(default_factory=dict)
     waiting: dict[int, int] = field(default_factory=dict)  # busted, may rebuy: start stack
@@ -59,6 +60,7 @@ class Field:
             "status": self.status,
             "level": self.level,
             "at_break": self.at_break,
+            "break_until": self.break_until,
             "entries": [dataclasses.asdict(entry) for entry in self.entries.values()],
             "places": {str(p): place for p, place in self.places.items()},
             "waiting": {str(p): stack for p, stack in self.waiting.items()},
@@ -72,6 +74,7 @@ class Field:
             status=str(raw["status"]),
             level=int(raw["level"]),
             at_break=raw["at_break"],
+            break_until=float(raw.get("break_until", 0.0)),
             entries=entries,
             places={int(p): int(place) for p, place in raw["places"].items()},
             waiting={int(p): int(stack) for p, stack in raw["waiting"].items()},

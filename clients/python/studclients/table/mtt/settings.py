@@ -18,7 +18,7 @@ FIELDS = frozenset(
     {
         "seats", "starting_stack", "min_entrants", "max_entrants", "late_levels",
         "rebuy_levels", "rebuy_price", "rebuy_chips", "breaks", "addon_break",
-        "addon_price", "addon_chips", "hand_for_hand_margin",
+        "addon_price", "addon_chips", "hand_for_hand_margin", "break_seconds",
     }
 )  # fmt: skip
 
@@ -36,7 +36,8 @@ class MttSettings:
     through that level (0: closes at the first deal); ``rebuy_levels``: rebuys are sold
     through that level (0: none); ``breaks``: the levels after which play pauses;
     ``addon_break``: the break (one of ``breaks``) at which the one add-on is sold;
-    ``hand_for_hand_margin``: hand-for-hand starts that many players before the bubble."""
+    ``hand_for_hand_margin``: hand-for-hand starts that many players before the bubble;
+    ``break_seconds``: how long each break lasts."""
 
     schedule: tournament.Schedule
     seats: int
@@ -52,6 +53,7 @@ class MttSettings:
     addon_price: int
     addon_chips: int
     hand_for_hand_margin: int
+    break_seconds: int = 300
 
     @property
     def paid_places(self) -> int:
@@ -98,6 +100,7 @@ class MttSettings:
             addon_price=_int(own, "addon_price", schedule.buy_in, 0, 10**15),
             addon_chips=_int(own, "addon_chips", stack, 1, 10**12),
             hand_for_hand_margin=_int(own, "hand_for_hand_margin", 0, 0, MAX_ENTRANTS),
+            break_seconds=_int(own, "break_seconds", 300, 0, 86_400),
         )
 
     def as_dict(self) -> dict[str, Any]:
@@ -116,6 +119,7 @@ class MttSettings:
             "addon_price": self.addon_price,
             "addon_chips": self.addon_chips,
             "hand_for_hand_margin": self.hand_for_hand_margin,
+            "break_seconds": self.break_seconds,
         }
 
     def hand_for_hand(self, alive: int, tables: int) -> bool:
