@@ -17,7 +17,9 @@ from stud_api.stud.v1 import stud_engine_pb2 as pb
 from studclients.client import VARIANTS
 from studclients.table.errors import ApiError
 from studclients.table.game import Tables, Timing
+from studclients.table.mtt import pages
 from studclients.table.mtt.director import Director
+from studclients.table.mtt.seating import draw
 from studclients.table.schema import mtt_moves
 from studclients.table.store import Store
 from studclients.table.tournament import parse_levels
@@ -154,6 +156,82 @@ def test_a_cancelled_tournament_refunds_every_buy_in_rebuy_and_stops_dealing(
         assert refunds == dict.fromkeys(range(1, 11), 100)
         assert sum(refunds.values()) == 1000
         assert await store.tables_ready(1e12) == []
+        await store.close()
+
+    asyncio.run(run())
+
+
+def test_a_rebuy_and_the_add_on_go_on_the_stack_and_into_the_pool(tmp_path: Path) -> None:
+    async def run() -> None:
+        store = Store(f"sqlite:///{tmp_path / 'buy.db'}")
+        await store.create_schema()
+        director = Director(store)
+        raw = {**SETTINGS, "rebuy_levels": 1, "rebuy_price": 80, "rebuy_chips": 900,
+               "breaks": [1], "addon_break": 1, "addon_price": 60, "addon_chips": 1200,
+               "break_seconds": 600}  # fmt: skip
+        assert await director.create("m", "Buy", VARIANTS["seven"], raw, seed="b")
+        ann = await director.register("m", "Ann")
+        for number in range(5):
+            await director.register("m", f"Bot {number}", bot="station")
+        await director.start("m")
+        await director.decide("m", now=0.0)
+        bought = await director.buy("m", ann["token"], "rebuy")
+        assert bought["stack"] == 1900 and bought["paid"] == 180
+        with pytest.raises(ApiError) as refused:
+            await director.buy("m", ann["token"], "rebuy")
+        assert refused.value.reason == "stack_too_big"
+        with pytest.raises(ApiError) as refused:
+            await director.buy("m", ann["token"], "addon")
+        assert refused.value.reason == "addon_closed"
+        with pytest.raises(ApiError) as refused:
+            await director.buy("m", "not-a-token", "rebuy")
+        assert refused.value.reason == "bad_token"
+        field = await director.field("m")
+        field_pool = field.prize_pool
+        assert field_pool == 680 and await director.chips_at_tables("m") == field.chips_in_play
+        await store.close()
+
+    asyncio.run(run())
+
+
+def test_a_players_page_follows_them_when_their_table_breaks(tmp_path: Path) -> None:
+    async def run() -> None:
+        store = Store(f"sqlite:///{tmp_path / 'follow.db'}")
+        await store.create_schema()
+        tables = Tables(store, ChipEngine(11), Timing(pause=0.0, bot_delay=0.0))
+        director = Director(store)
+        raw = {**SETTINGS, "seats": 4}
+        # a seed that draws Ann (player 1) to table 3, the first to break
+        seed = next(
+            f"f{n}" for n in range(100) if 1 in draw(list(range(1, 13)), 4, f"f{n}")[3].values()
+        )
+        assert await director.create("m", "Follow", VARIANTS["seven"], raw, seed=seed)
+        ann = await director.register("m", "Ann")
+        for number in range(11):
+            await director.register("m", f"Bot {number}", bot="station")
+        await director.start("m")
+        first = await pages.my_seat(director, "m", ann["token"])
+        assert first["table"] is not None and first["moved"] is None
+        seen = {first["table"]}
+        for _ in range(2000):
+            await director.tick()
+            mine = await pages.my_seat(director, "m", ann["token"])
+            if mine["table"] is None:
+                break  # Ann is out
+            if mine["table"] not in seen:
+                assert mine["moved"] is not None and mine["moved"]["why"] in ("balance", "break")
+                seat = await tables.authenticate(mine["table"], ann["token"])
+                assert seat == mine["seat"]  # the same token holds the new seat
+                seen.add(mine["table"])
+            if (await director.field("m")).status == "finished":
+                break
+            await tables.tick()
+        assert len(seen) > 1, "Ann was moved (this seed breaks her table)"
+        listing = await pages.listing(director)
+        assert [t["id"] for t in listing] == ["m"] and listing[0]["entrants"] == 12
+        whole = await pages.page(director, "m")
+        assert whole["chips_in_play"] == 12 * 1000
+        assert len(whole["standings"]) == 12
         await store.close()
 
     asyncio.run(run())
