@@ -299,6 +299,11 @@ bench-engine: $(BENCH_STAMP) $(GEN)
 bench-rpc: $(BENCH_STAMP) $(GEN)
 	$(BENCH_PY) -m benchmarks.rpc
 
+# N bots (BENCH_ROOM_ARGS='--players 1000') in one multi-table tournament on two
+# stud-table replicas and a throw-away PostgreSQL, to a winner: hands/s and MiB per replica
+bench-room: $(STAMP) $(GEN) .tools/.table-deps
+	$(PY) -m benchmarks.room $(BENCH_ROOM_ARGS)
+
 # ---- operations -------------------------------------------------------------------
 # three stud-server replicas + a real Prometheus + load on loopback; bounded, cleans up
 cluster: $(STAMP) $(GEN) $(TOOLS_STAMP)

@@ -214,12 +214,14 @@ async def drive(tables: Tables, director: Director) -> None:
     """Deals, clocks and bots, and the tournaments' decisions, forever; errors are logged
     and the loop goes on."""
     while True:
+        worked = False
         try:
             await director.tick()
-            await tables.tick()
+            worked = await tables.tick()
         except Exception:
             log.exception("tick failed")
-        await asyncio.sleep(TICK_SECONDS)
+        # at once again while hands move (bots with no thinking time), else a pause
+        await asyncio.sleep(0 if worked else TICK_SECONDS)
 
 
 async def serve(args: argparse.Namespace, dial: Dial) -> None:
