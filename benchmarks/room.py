@@ -136,13 +136,26 @@ def main(argv: list[str] | None = None) -> None:
         "max_entrants": max(args.players, 4),
     }  # fmt: skip
     engine = start_dev_server(workers=1)
-    pg = Postgres()
+    try:
+        pg = Postgres()
+    except BaseException:
+        engine.stop()
+        raise
+    try:
+        run(args, settings, engine.target, pg.url)
+    finally:
+        engine.stop()
+        pg.stop()
+
+
+def run(args: argparse.Namespace, settings: dict[str, Any], target: str, db: str) -> None:
+    """The tournament on two replicas, to a winner, then the check and the last line."""
     replicas: list[Replica] = []
     with tempfile.TemporaryDirectory() as tmp:
         token_file = Path(tmp) / "operator"
         token_file.write_text(OPERATOR + "\n")
         try:
-            replicas = [Replica(engine.target, pg.url, token_file) for _ in range(2)]
+            replicas = [Replica(target, db, token_file) for _ in range(2)]
             base = f"http://127.0.0.1:{replicas[0].port}"
             made = {"id": "room", "name": "Room", "game": "seven", "settings": settings,
                     "seed": "bench-room"}  # fmt: skip
@@ -167,11 +180,7 @@ def main(argv: list[str] | None = None) -> None:
         finally:
             for replica in replicas:
                 replica.stop()
-            engine.stop()
-        try:
-            good, hands_dealt = conserved(pg.url, args.players, args.stack)
-        finally:
-            pg.stop()
+    good, hands_dealt = conserved(db, args.players, args.stack)
     verdict = "yes" if good else "no"
     print(
         f"room: {args.players} players, {tables} tables, {hands_dealt} hands, chips conserved: "
