@@ -237,7 +237,12 @@ class Director:
 
         async def change(conn: AsyncConnection, row: sa.Row[Any], field: Field) -> Any:
             live = {t.table_id: t for t in await self._live_tables(conn, row.id)}
-            if table_id not in live or not live[table_id].idle:
+            table = live.get(table_id)
+            if (
+                table is None
+                or not table.idle
+                or not await self._lock(conn, table_id, table.hand_no)
+            ):
                 raise FieldError("in_hand", "the player's table is in a hand: after it")
             where = (seats.c.table_id == table_id) & (seats.c.seat_no == seat_no)
             stack = (await conn.execute(sa.select(seats.c.stack).where(where))).scalar_one()
@@ -290,7 +295,9 @@ class Director:
             ready = {
                 t.number
                 for t in live
-                if t.idle and (t.hand_no == t.settled or t.number in settled_now)
+                if t.idle
+                and (t.hand_no == t.settled or t.number in settled_now)
+                and await self._lock(conn, t.table_id, t.hand_no)
             }
             moves = await self._rebalance(conn, row, field, ready)
             allowed = False
@@ -383,6 +390,17 @@ class Director:
         if lockstep:
             placed += field.settle(start, final)
         return placed
+
+    async def _lock(self, conn: AsyncConnection, table_id: str, hand_no: int) -> bool:
+        """Holds the table's row (a deal's compare-and-set waits for this transaction,
+        then finds its seats changed and deals again) if it still stands at ``hand_no``:
+        False when a deal got there first, and the table is not between hands after all."""
+        held = await conn.execute(
+            sa.update(tables)
+            .where(tables.c.id == table_id, tables.c.hand_no == hand_no)
+            .values(version=tables.c.version + 1)
+        )
+        return held.rowcount == 1
 
     async def _drop_bots_waiting(self, conn: AsyncConnection, field: Field) -> list[int]:
         """Bots do not rebuy: a busted bot is out at once."""
