@@ -235,3 +235,54 @@ def test_a_players_page_follows_them_when_their_table_breaks(tmp_path: Path) -> 
         await store.close()
 
     asyncio.run(run())
+
+
+def test_hand_for_hand_every_table_finishes_its_hand_before_the_next_is_dealt(
+    tmp_path: Path,
+) -> None:
+    """From 7 players left (3 paid, margin 3) on two tables: one table's hand over does
+    not let it deal while the other's is open; when both are over both deal again."""
+
+    async def run() -> None:
+        store = Store(f"sqlite:///{tmp_path / 'h4h.db'}")
+        await store.create_schema()
+        tables = Tables(store, ChipEngine(3), Timing(pause=0.0, bot_delay=0.0))
+        director = Director(store)
+        raw = {**SETTINGS, "seats": 4, "hand_for_hand_margin": 3}
+        assert await director.create("m", "H4H", VARIANTS["seven"], raw, seed="h")
+        for number in range(12):
+            await director.register("m", f"Bot {number}", bot="station")
+        await director.start("m")
+        for _ in range(2000):
+            await director.tick()
+            whole = await pages.page(director, "m")
+            if whole["hand_for_hand"] and len(whole["tables"]) == 2:
+                break
+            await tables.tick()
+        else:
+            pytest.fail("never hand-for-hand on two tables")
+        first, second = (t["table"] for t in whole["tables"])
+
+        async def row(table_id: str) -> Any:
+            found = await store.table(table_id)
+            assert found is not None
+            return found
+
+        ready = {t.id for t in await store.tables_ready(1e12)}
+        assert ready == {first, second}  # the round is open: both may deal
+        assert await tables.deal(await row(first)) and await tables.deal(await row(second))
+        hand = await store.hand((await row(first)).current_hand)
+        assert hand is not None
+        await tables._due(hand)  # the first table's hand ends; the second's is open
+        await director.decide("m")
+        assert {t.id for t in await store.tables_ready(1e12)} == set()
+        other = await store.hand((await row(second)).current_hand)
+        assert other is not None
+        await tables._due(other)
+        await director.decide("m")
+        still = await pages.page(director, "m")
+        if still["hand_for_hand"] and len(still["tables"]) == 2:
+            assert {t.id for t in await store.tables_ready(1e12)} == {first, second}
+        await store.close()
+
+    asyncio.run(run())

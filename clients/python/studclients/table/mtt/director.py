@@ -300,13 +300,15 @@ class Director:
                 and await self._lock(conn, t.table_id, t.hand_no)
             }
             moves = await self._rebalance(conn, row, field, ready)
+            ready -= {m.from_table for m in moves if m.why == "break"}
             allowed = False
             if field.status == "finished":
                 await self._hold_all(conn, row.id)
             elif not row.paused and field.at_break is None:
                 if level_changed:
                     await self._stakes(conn, row.id, field)
-                if not lockstep or len(ready) == len(live):
+                broken = {m.from_table for m in moves if m.why == "break"}
+                if not lockstep or len(ready) == len(live) - len(broken):
                     allowed = await self._allow(conn, [t for t in live if t.number in ready])
             if not (placed or moves or unsettled or level_changed or allowed or ended):
                 return None
@@ -473,6 +475,11 @@ class Director:
                     sa.update(mtt_tables)
                     .where(mtt_tables.c.table_id == f"{row.id}-{number}")
                     .values(broken=True)
+                )
+                await conn.execute(
+                    sa.update(tables)
+                    .where(tables.c.id == f"{row.id}-{number}")
+                    .values(deal_limit=tables.c.hand_no)  # a broken table deals no more
                 )
         await self._log(conn, row, moves)
         return moves
