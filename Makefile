@@ -317,6 +317,11 @@ BENCH_RPC_ARGS ?=
 bench-rpc: $(BENCH_STAMP) $(GEN)
 	$(BENCH_PY) -m benchmarks.rpc $(BENCH_RPC_ARGS)
 
+# N bots (BENCH_ROOM_ARGS='--players 1000') in one multi-table tournament on two
+# stud-table replicas and a throw-away PostgreSQL, to a winner: hands/s and MiB per replica
+bench-room: $(STAMP) $(GEN) .tools/.table-deps
+	$(PY) -m benchmarks.room $(BENCH_ROOM_ARGS)
+
 # ---- operations -------------------------------------------------------------------
 # three stud-server replicas behind HAProxy + a real Prometheus + load through the proxy
 # on loopback; bounded, cleans up

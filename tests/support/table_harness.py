@@ -4,16 +4,12 @@ free ports, plus a tiny JSON-over-HTTP helper (bearer tokens in headers, never i
 from __future__ import annotations
 
 import asyncio
-import glob
 import itertools
 import json
 import os
-import pwd
-import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 import urllib.error
@@ -26,10 +22,10 @@ import grpc
 import pytest
 from stud_api.stud.v1 import stud_engine_pb2 as pb
 from stud_api.stud.v1 import stud_engine_pb2_grpc as pb_grpc
+from studclients.devpostgres import Postgres
 from studclients.table.store import Store, hands, history
 
 from support.paths import require_tool
-from support.server_harness import free_port
 
 STARTUP_SECONDS = 60.0
 
@@ -148,44 +144,6 @@ def view(base: str, token: str, table: str = "main") -> dict[str, Any]:
     status, answer = call(base, "GET", f"/api/tables/{table}/view", token=token)
     assert status == 200, answer
     return dict(answer)
-
-
-class Postgres:
-    """A throw-away PostgreSQL cluster (Debian's binaries) on a free loopback port, run as
-    the ``postgres`` system user when the tests run as root (initdb refuses root)."""
-
-    def __init__(self) -> None:
-        found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"))
-        if not found:
-            raise FileNotFoundError("initdb")
-        self.bin = Path(found[-1]).parent
-        self.port = free_port()
-        self.dir = Path(tempfile.mkdtemp(prefix="stud-pg-"))
-        self.data = self.dir / "data"
-        self.user = None if os.geteuid() != 0 else "postgres"
-        if self.user:
-            entry = pwd.getpwnam(self.user)
-            os.chown(self.dir, entry.pw_uid, entry.pw_gid)
-        self._run(str(self.bin / "initdb"), "-D", str(self.data), "-U", "stud", "-A", "trust",
-                  "--no-sync", "-E", "UTF8")  # fmt: skip
-        self._run(
-            str(self.bin / "pg_ctl"), "-D", str(self.data), "-l", str(self.dir / "log"), "-w",
-            "-o", f"-h 127.0.0.1 -p {self.port} -k {self.dir} -c fsync=off", "start",
-        )  # fmt: skip
-
-    @property
-    def url(self) -> str:
-        return f"postgresql://stud@127.0.0.1:{self.port}/postgres"
-
-    def _run(self, *cmd: str) -> None:
-        full = ["runuser", "-u", self.user, "--", *cmd] if self.user else list(cmd)
-        subprocess.run(full, check=True, capture_output=True, timeout=120, cwd=self.dir)
-
-    def stop(self) -> None:
-        try:
-            self._run(str(self.bin / "pg_ctl"), "-D", str(self.data), "-m", "immediate", "stop")
-        finally:
-            shutil.rmtree(self.dir, ignore_errors=True)
 
 
 def start_postgres() -> Postgres:

@@ -47,6 +47,7 @@ try:
     from studclients.table.away import AwayPolicy
     from studclients.table.errors import ApiError
     from studclients.table.game import Tables, TableSettings, Timing
+    from studclients.table.mtt.director import Director
     from studclients.table.store import Store
     from studclients.table.tokens import OPERATOR_ENV, operator_token
     from studclients.table.web import Hub, build_app
@@ -209,14 +210,18 @@ def table_settings(args: argparse.Namespace) -> TableSettings:
     )
 
 
-async def drive(tables: Tables) -> None:
-    """Deals, clocks and bots, forever; errors are logged and the loop goes on."""
+async def drive(tables: Tables, director: Director) -> None:
+    """Deals, clocks and bots, and the tournaments' decisions, forever; errors are logged
+    and the loop goes on."""
     while True:
+        worked = False
         try:
-            await tables.tick()
+            await director.tick()
+            worked = await tables.tick()
         except Exception:
             log.exception("tick failed")
-        await asyncio.sleep(TICK_SECONDS)
+        # at once again while hands move (bots with no thinking time), else a pause
+        await asyncio.sleep(0 if worked else TICK_SECONDS)
 
 
 async def serve(args: argparse.Namespace, dial: Dial) -> None:
@@ -238,7 +243,8 @@ async def serve(args: argparse.Namespace, dial: Dial) -> None:
     await tables.create_table(table_settings(args))
     operator = operator_token(args.operator_token_file)
     limits = ratelimit.RateLimits.parse(args.rate_limits)
-    runner = web.AppRunner(build_app(tables, hub, operator, limits), handle_signals=False)
+    director = Director(store, clock_seconds=args.clock)
+    runner = web.AppRunner(build_app(tables, hub, operator, limits, director), handle_signals=False)
     await runner.setup()
     site = web.TCPSite(runner, args.host, args.port)
     await site.start()
@@ -251,7 +257,7 @@ async def serve(args: argparse.Namespace, dial: Dial) -> None:
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
-    workers = [asyncio.create_task(drive(tables)), asyncio.create_task(hub.run())]
+    workers = [asyncio.create_task(drive(tables, director)), asyncio.create_task(hub.run())]
     await stop.wait()
     for task in workers:
         task.cancel()

@@ -395,24 +395,28 @@ class Tables:
             self.checked.add(hand.hand_id)
 
     # ---- the driver: deals, clocks, bots ------------------------------------------------
-    async def tick(self) -> None:
-        """One round of the background work; any replica may run it at any time."""
+    async def tick(self) -> bool:
+        """One round of the background work; any replica may run it at any time. True
+        when it dealt or acted (more may be due at once: bots with no thinking time)."""
         await self.health.probe(self.engine)
         await self._check_open_hands()
         now = time.time()
         await self.away.hurry(await self.store.open_hands(), now)
         for seat in await self.away.idle_too_long(now):
             await self._stand_up(seat)
+        worked = False
         for table in await self.store.tables_ready(now):
             try:
-                await self.deal(table)
+                worked = await self.deal(table) or worked
             except EngineError as error:
                 log.warning("deal failed at table %s: %s", table.id, error)
         for hand in await self.store.due_hands(now):
+            worked = True
             try:
                 await self._due(hand)
             except (EngineError, ApiError) as error:
                 log.warning("hand %s: %s", hand.hand_id, error)
+        return worked
 
     async def _due(self, hand: sa.Row[Any]) -> None:
         kind = hand.bots[hand.to_act]

@@ -40,6 +40,9 @@ tables = sa.Table(
     # variant column is the game of the newest hand); NULL: one game only (mixed.py)
     sa.Column("games", sa.JSON, nullable=True),
     sa.Column("rotate_every", sa.Integer, nullable=True),
+    # a multi-table tournament's table deals only while hand_no < deal_limit: its
+    # director raises the limit once it has settled the last hand (mtt/director.py)
+    sa.Column("deal_limit", sa.Integer, nullable=True),
 )
 
 tournaments = sa.Table(
@@ -159,6 +162,66 @@ def add_missing_columns(conn: sa.Connection) -> None:
             ddl = f"ALTER TABLE {name} ADD COLUMN {spec}"
             conn.execute(sa.text(ddl))
 
+
+mtts = sa.Table(
+    "mtts",
+    metadata,
+    # a multi-table tournament (mtt/): its settings, the seed of every draw, the field
+    # (mtt.field.Field.as_dict) and a version that every decision compares and sets
+    sa.Column("id", sa.String(64), primary_key=True),
+    sa.Column("name", sa.String(100), nullable=False),
+    sa.Column("variant", sa.Integer, nullable=False),
+    sa.Column("settings", sa.JSON, nullable=False),
+    sa.Column("seed", sa.String(64), nullable=False),
+    sa.Column("field", sa.JSON, nullable=False),
+    sa.Column("paused", sa.Boolean, nullable=False, server_default=sa.false()),
+    sa.Column("version", sa.BigInteger, nullable=False),
+    sa.Column("step", sa.Integer, nullable=False),
+    sa.Column("created_at", sa.Float, nullable=False),
+    sa.Column("started_at", sa.Float, nullable=True),
+)
+
+mtt_tables = sa.Table(
+    "mtt_tables",
+    metadata,
+    sa.Column("table_id", sa.String(64), sa.ForeignKey("tables.id"), primary_key=True),
+    sa.Column("mtt_id", sa.String(64), sa.ForeignKey("mtts.id"), nullable=False),
+    sa.Column("number", sa.Integer, nullable=False),
+    # the last hand of this table the director has settled; broken: the table is gone
+    sa.Column("settled", sa.Integer, nullable=False),
+    sa.Column("broken", sa.Boolean, nullable=False, server_default=sa.false()),
+    # seat numbers in the order they emptied (the balancing rule fills the last)
+    sa.Column("opened", sa.JSON, nullable=False),
+)
+
+mtt_entries = sa.Table(
+    "mtt_entries",
+    metadata,
+    sa.Column("mtt_id", sa.String(64), sa.ForeignKey("mtts.id"), primary_key=True),
+    sa.Column("player", sa.Integer, primary_key=True),
+    sa.Column("name", sa.String(64), nullable=False),
+    sa.Column("bot", sa.String(16), nullable=True),
+    # SHA-256 of the player's token: it goes with them to each table they are moved to
+    sa.Column("token_hash", sa.LargeBinary(32), nullable=True),
+    sa.Column("table_id", sa.String(64), nullable=True),
+    sa.Column("seat_no", sa.Integer, nullable=True),
+)
+
+mtt_moves = sa.Table(
+    "mtt_moves",
+    metadata,
+    # every seating decision, in order: the opening draw, late seats, balance and break
+    sa.Column("mtt_id", sa.String(64), sa.ForeignKey("mtts.id"), primary_key=True),
+    sa.Column("number", sa.Integer, primary_key=True),
+    sa.Column("step", sa.Integer, nullable=False),
+    sa.Column("player", sa.Integer, nullable=False),
+    sa.Column("why", sa.String(8), nullable=False),
+    sa.Column("from_table", sa.String(64), nullable=True),
+    sa.Column("from_seat", sa.Integer, nullable=True),
+    sa.Column("to_table", sa.String(64), nullable=False),
+    sa.Column("to_seat", sa.Integer, nullable=False),
+    sa.Column("at", sa.Float, nullable=False),
+)
 
 history_tokens = sa.Table(
     "history_tokens",

@@ -194,7 +194,11 @@ class Store:
             hands.c.hand_id == tables.c.current_hand, ~hands.c.over
         )
         return await self._rows(
-            sa.select(tables).where(tables.c.next_hand_at <= now, ~open_hand.exists())
+            sa.select(tables).where(
+                tables.c.next_hand_at <= now,
+                ~open_hand.exists(),
+                sa.or_(tables.c.deal_limit.is_(None), tables.c.hand_no < tables.c.deal_limit),
+            )
         )
 
     # ---- writing ------------------------------------------------------------------------
@@ -433,6 +437,11 @@ class Store:
         keep their seats with no chips, and their places are decided here."""
         table = (await conn.execute(sa.select(tables).where(tables.c.id == hand.table_id))).one()
         if await _settle_tournament(conn, hand, final):
+            return
+        if table.deal_limit is not None:  # a multi-table tournament's: its director settles
+            for seat_no, stack in zip(hand.seat_map, final, strict=True):
+                where = (seats.c.table_id == hand.table_id) & (seats.c.seat_no == seat_no)
+                await conn.execute(sa.update(seats).where(where).values(stack=stack))
             return
         for seat_no, stack in zip(hand.seat_map, final, strict=True):
             where = (seats.c.table_id == hand.table_id) & (seats.c.seat_no == seat_no)

@@ -167,10 +167,15 @@ class Schedule:
     def prizes(self, entrants: int) -> list[int]:
         """The prize of each paid place, first place first, summing exactly to the pool:
         each place gets its share rounded down, and the chips left over go to the winner."""
-        pool = self.prize_pool(entrants)
-        prizes = [pool * share // WHOLE for share in self.payouts]
-        prizes[0] += pool - sum(prizes)
-        return prizes
+        return split_pool(self.prize_pool(entrants), self.payouts)
+
+
+def split_pool(pool: int, payouts: Sequence[int]) -> list[int]:
+    """``pool`` split by ``payouts`` (basis points, first place first), summing exactly:
+    each place gets its share rounded down, and the chips left over go to the winner."""
+    prizes = [pool * share // WHOLE for share in payouts]
+    prizes[0] += pool - sum(prizes)
+    return prizes
 
 
 @dataclass(frozen=True)
@@ -211,10 +216,14 @@ def eliminate(
     return Standings(standings.entrants, places)
 
 
-def awards(schedule: Schedule, standings: Standings) -> dict[int, int]:
+def awards(schedule: Schedule, standings: Standings, pool: int | None = None) -> dict[int, int]:
     """Each finished player's prize (0 when unpaid): tied players share the prizes of the
-    places they span, the odd chips one each to the lower seat numbers first."""
-    paid = schedule.prizes(standings.entrants)
+    places they span, the odd chips one each to the lower seat numbers first. ``pool``
+    overrides the buy-ins' pool (a multi-table tournament's counts rebuys and add-ons)."""
+    if pool is None:
+        paid = schedule.prizes(standings.entrants)
+    else:
+        paid = split_pool(pool, schedule.payouts)
     prize_of = dict.fromkeys(standings.places, 0)
     tied: dict[int, list[int]] = {}
     for seat, place in standings.places.items():

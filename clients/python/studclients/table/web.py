@@ -20,6 +20,8 @@ from aiohttp import WSMsgType, web
 from studclients.table import histories, lobby, metrics, resume, tokens, tracing
 from studclients.table.errors import ApiError
 from studclients.table.game import Tables
+from studclients.table.mtt import routes as mtt_routes
+from studclients.table.mtt.director import Director
 from studclients.table.pushes import Subscriber
 from studclients.table.ratelimit import RateLimited, RateLimits
 
@@ -176,6 +178,7 @@ def build_app(
     hub: Hub,
     operator: bytes | None = None,
     limits: RateLimits | None = None,
+    director: Director | None = None,
 ) -> web.Application:
     """The routes; ``operator`` is the operator token's SHA-256 (None: no operator API),
     ``limits`` the rate limits (the defaults when None)."""
@@ -348,4 +351,7 @@ def build_app(
     app.router.add_post("/api/tables/{table}/back", back)
     app.router.add_post(resume.COOKIE_PATH, resume_seats)
     app.router.add_get("/ws", socket)
+    mtt_routes.add_routes(
+        app, director or Director(tables.store), json_body, token_of, require_operator
+    )
     return app

@@ -1,0 +1,98 @@
+"""The HTTP routes of multi-table tournaments: the lobby's list, a tournament's page,
+registering, where a player sits now, rebuys and the add-on (the player's token), and the
+operator's create, start, pause, resume, cancel and bots (the operator token)."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from aiohttp import web
+
+from studclients.client import VARIANTS
+from studclients.table import validation
+from studclients.table.errors import ApiError, SettingsError
+from studclients.table.mtt import pages
+from studclients.table.mtt.director import Director
+
+Body = Callable[[web.Request], Awaitable[Any]]
+
+
+def add_routes(
+    app: web.Application,
+    director: Director,
+    json_body: Body,
+    token_of: Callable[[web.Request], str | None],
+    require_operator: Callable[[web.Request], None],
+) -> None:
+    async def listing(request: web.Request) -> web.StreamResponse:
+        return web.json_response(await pages.listing(director))
+
+    async def page(request: web.Request) -> web.StreamResponse:
+        return web.json_response(await pages.page(director, request.match_info["mtt"]))
+
+    async def create(request: web.Request) -> web.StreamResponse:
+        require_operator(request)
+        body = await json_body(request)
+        if not isinstance(body, dict) or not isinstance(body.get("id"), str):
+            raise ApiError(400, "bad_request", "id, name, game and settings are required")
+        game = body.get("game", "seven")
+        if game not in VARIANTS:
+            raise ApiError(400, "bad_game", f"game must be one of {', '.join(VARIANTS)}")
+        try:
+            made = await director.create(
+                body["id"], str(body.get("name", body["id"])), VARIANTS[game],
+                body.get("settings", {}), body.get("seed"),
+            )  # fmt: skip
+        except SettingsError as error:
+            raise ApiError(400, "bad_settings", str(error)) from None
+        if not made:
+            raise ApiError(409, "exists", f"a tournament {body['id']!r} exists already")
+        return web.json_response({"id": body["id"]}, status=201)
+
+    async def register(request: web.Request) -> web.StreamResponse:
+        body = await json_body(request)
+        name = validation.player_name(body.get("name") if isinstance(body, dict) else None)
+        answer = await director.register(request.match_info["mtt"], name)
+        return web.json_response(answer, status=201)
+
+    async def add_bot(request: web.Request) -> web.StreamResponse:
+        require_operator(request)
+        body = await json_body(request)
+        name = validation.player_name(body.get("name") if isinstance(body, dict) else None)
+        kind = str(body.get("bot", "station"))
+        answer = await director.register(request.match_info["mtt"], name, bot=kind)
+        return web.json_response(answer, status=201)
+
+    async def me(request: web.Request) -> web.StreamResponse:
+        return web.json_response(
+            await pages.my_seat(director, request.match_info["mtt"], token_of(request))
+        )
+
+    async def buy(request: web.Request) -> web.StreamResponse:
+        what = request.match_info["what"]
+        answer = await director.buy(request.match_info["mtt"], token_of(request), what)
+        return web.json_response(answer)
+
+    async def operate(request: web.Request) -> web.StreamResponse:
+        require_operator(request)
+        mtt_id, verb = request.match_info["mtt"], request.match_info["verb"]
+        answer: dict[str, Any] = {"id": mtt_id, verb: True}
+        if verb == "start":
+            answer["seated"] = len(await director.start(mtt_id))
+        elif verb == "cancel":
+            refunds = await director.cancel(mtt_id)
+            answer["refunds"] = {str(p): r for p, r in refunds.items()}
+        else:
+            await director.row(mtt_id)
+            await director.pause(mtt_id, verb == "pause")
+        return web.json_response(answer)
+
+    app.router.add_get("/api/tournaments", listing)
+    app.router.add_post("/api/tournaments", create)
+    app.router.add_get("/api/tournaments/{mtt}", page)
+    app.router.add_post("/api/tournaments/{mtt}/register", register)
+    app.router.add_post("/api/tournaments/{mtt}/bots", add_bot)
+    app.router.add_get("/api/tournaments/{mtt}/me", me)
+    app.router.add_post(r"/api/tournaments/{mtt}/{what:rebuy|addon}", buy)
+    app.router.add_post(r"/api/tournaments/{mtt}/{verb:start|pause|resume|cancel}", operate)
