@@ -25,9 +25,10 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from studclients.table import tokens
 from studclients.table.errors import ApiError
 from studclients.table.mtt.field import Field, FieldError
+from studclients.table.mtt.rows import LiveTable, hold_all, log_moves, new_table
 from studclients.table.mtt.seating import Move, draw, plan_moves, seat_late
 from studclients.table.mtt.settings import MttSettings
-from studclients.table.schema import hands, mtt_entries, mtt_moves, mtt_tables, mtts, seats, tables
+from studclients.table.schema import hands, mtt_entries, mtt_tables, mtts, seats, tables
 from studclients.table.store import Store
 
 
@@ -183,7 +184,7 @@ class Director:
             field.start()
             seating = draw(sorted(field.entries), field.settings.seats, row.seed)
             for number, chairs in seating.items():
-                await self._new_table(conn, row, field, number)
+                await new_table(conn, row, field, number, self.clock_seconds)
                 for seat_no, player in chairs.items():
                     await self._sit(conn, row, field, player, f"{row.id}-{number}", seat_no)
             await conn.execute(
@@ -194,7 +195,7 @@ class Director:
                 for number, chairs in seating.items()
                 for seat_no, player in chairs.items()
             ]
-            await self._log(conn, row, moves)
+            await log_moves(conn, row, moves)
             return moves
 
         moves = await self._decide(mtt_id, change)
@@ -207,7 +208,7 @@ class Director:
 
         async def change(conn: AsyncConnection, row: sa.Row[Any], field: Field) -> Any:
             refunds = field.cancel()
-            await self._hold_all(conn, mtt_id)
+            await hold_all(conn, mtt_id)
             return refunds
 
         refunds = await self._decide(mtt_id, change)
@@ -303,7 +304,7 @@ class Director:
             ready -= {m.from_table for m in moves if m.why == "break"}
             allowed = False
             if field.status == "finished":
-                await self._hold_all(conn, row.id)
+                await hold_all(conn, row.id)
             elif not row.paused and field.at_break is None:
                 if level_changed:
                     await self._stakes(conn, row.id, field)
@@ -481,7 +482,7 @@ class Director:
                     .where(tables.c.id == f"{row.id}-{number}")
                     .values(deal_limit=tables.c.hand_no)  # a broken table deals no more
                 )
-        await self._log(conn, row, moves)
+        await log_moves(conn, row, moves)
         return moves
 
     async def _stakes(self, conn: AsyncConnection, mtt_id: str, field: Field) -> None:
@@ -501,45 +502,6 @@ class Director:
             )
             changed = changed or moved.rowcount == 1
         return changed
-
-    async def _hold_all(self, conn: AsyncConnection, mtt_id: str) -> None:
-        ids = sa.select(mtt_tables.c.table_id).where(mtt_tables.c.mtt_id == mtt_id)
-        await conn.execute(
-            sa.update(tables).where(tables.c.id.in_(ids)).values(deal_limit=tables.c.hand_no)
-        )
-
-    async def _new_table(
-        self, conn: AsyncConnection, row: sa.Row[Any], field: Field, number: int
-    ) -> None:
-        table_id = f"{row.id}-{number}"
-        level = field.settings.schedule.levels[field.level - 1]
-        await conn.execute(
-            sa.insert(tables).values(
-                id=table_id,
-                name=f"{row.name} - table {number}",
-                variant=row.variant,
-                start_stack=field.settings.starting_stack,
-                max_seats=field.settings.seats,
-                clock_seconds=self.clock_seconds,
-                all_in_face_up=True,
-                button=-1,
-                hand_no=0,
-                next_hand_at=0.0,
-                version=0,
-                deal_limit=0,
-                **level.as_dict(),
-            )
-        )
-        await conn.execute(
-            sa.insert(mtt_tables).values(
-                table_id=table_id,
-                mtt_id=row.id,
-                number=number,
-                settled=0,
-                broken=False,
-                opened=[],
-            )
-        )
 
     async def _sit(
         self, conn: AsyncConnection, row: sa.Row[Any], field: Field, player: int,
@@ -578,43 +540,6 @@ class Director:
                 sa.select(sa.func.max(mtt_tables.c.number)).where(mtt_tables.c.mtt_id == row.id)
             )
             number = (everyone.scalar_one() or 0) + 1
-            await self._new_table(conn, row, field, number)
+            await new_table(conn, row, field, number, self.clock_seconds)
         await self._sit(conn, row, field, player, f"{row.id}-{number}", seat_no)
-        await self._log(conn, row, [Move(player, 0, 0, number, seat_no, "late")])
-
-    async def _log(self, conn: AsyncConnection, row: sa.Row[Any], moves: Sequence[Move]) -> None:
-        if not moves:
-            return
-        count = (
-            await conn.execute(sa.select(sa.func.count()).where(mtt_moves.c.mtt_id == row.id))
-        ).scalar_one()
-        now = time.time()
-        for offset, move in enumerate(moves):
-            await conn.execute(
-                sa.insert(mtt_moves).values(
-                    mtt_id=row.id,
-                    number=count + offset,
-                    step=row.step,
-                    player=move.player,
-                    why=move.why,
-                    from_table=f"{row.id}-{move.from_table}" if move.from_table else None,
-                    from_seat=move.from_seat or None,
-                    to_table=f"{row.id}-{move.to_table}",
-                    to_seat=move.to_seat,
-                    at=now,
-                )
-            )
-
-
-@dataclass(frozen=True)
-class LiveTable:
-    """A table still in play: whether it is between hands (``idle``), its hand number
-    and the last hand the director settled, the seats in the order they emptied."""
-
-    number: int
-    table_id: str
-    hand_no: int
-    settled: int
-    idle: bool
-    opened: list[int]
-    current_hand: str | None = None
+        await log_moves(conn, row, [Move(player, 0, 0, number, seat_no, "late")])
