@@ -5,6 +5,7 @@ replicas racing one clock apply it once; a bot acts; the button moves and stacks
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 from pathlib import Path
 from typing import Any
@@ -55,6 +56,9 @@ class ScriptedEngine:
     async def act(self, request: pb.ActRequest) -> pb.HandUpdate:
         self.requests.append(request)
         await asyncio.sleep(0)  # let a racing replica read the same row meanwhile
+        return self.answer(request)
+
+    def answer(self, request: pb.ActRequest) -> pb.HandUpdate:
         players = len(self.stacks)
         return self._update(
             request.expected_seq + 1, players, (request.seat + 1) % players, self.stacks
@@ -99,9 +103,11 @@ def test_compare_and_set_lets_one_writer_of_a_step_win(tmp_path: Path) -> None:
     asyncio.run(run())
 
 
-async def two_replicas(db: Path, bank_seconds: float) -> tuple[ScriptedEngine, Tables, Tables]:
+async def two_replicas(
+    db: Path, bank_seconds: float, racing: bool = False
+) -> tuple[ScriptedEngine, Tables, Tables]:
     """Two replicas on one SQLite file, a 60 s clock, Ann and Bob seated, a hand dealt."""
-    engine = ScriptedEngine()
+    engine = RacingEngine() if racing else ScriptedEngine()
     one, two = tables_on(db, engine), tables_on(db, engine)
     await one.store.create_schema()
     await one.create_table(
@@ -115,9 +121,27 @@ async def two_replicas(db: Path, bank_seconds: float) -> tuple[ScriptedEngine, T
     return engine, one, two
 
 
+class RacingEngine(ScriptedEngine):
+    """Holds each Act until a second one has arrived (10 s at most), so two replicas racing
+    on one due clock both reach the engine before either stores its answer, however
+    loaded the machine is."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.both_asked = asyncio.Event()
+
+    async def act(self, request: pb.ActRequest) -> pb.HandUpdate:
+        self.requests.append(request)
+        if sum(isinstance(r, pb.ActRequest) for r in self.requests) >= 2:
+            self.both_asked.set()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.both_asked.wait(), 10)
+        return self.answer(request)
+
+
 def test_a_due_clock_sends_timeout_once_even_with_two_replicas_racing(tmp_path: Path) -> None:
     async def run() -> None:
-        engine, one, two = await two_replicas(tmp_path / "t.db", bank_seconds=0)
+        engine, one, two = await two_replicas(tmp_path / "t.db", bank_seconds=0, racing=True)
         await two.tick()  # the table is dealt: nothing for the second replica to do
         assert [type(r).__name__ for r in engine.requests] == ["StartHandRequest"]
         await one.tick()  # the clock is not due yet
