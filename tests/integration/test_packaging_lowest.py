@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 from packaging.requirements import Requirement
+from packaging.version import Version
 from support.paths import IN_CI, REPO
 from support.server_harness import new_key_spec
 
@@ -93,8 +94,9 @@ def clean_copy(dest: Path) -> None:
 
 
 def floors(wheels: list[Path]) -> list[str]:
-    """``name==X`` for every ``name>=X`` the wheels require (their runtime dependencies)."""
-    pins: dict[str, str] = {}
+    """``name==X`` for every ``name>=X`` the wheels require (their runtime dependencies);
+    where two wheels declare different floors, the higher one (the one an install honours)."""
+    pins: dict[str, Version] = {}
     for wheel in wheels:
         with zipfile.ZipFile(wheel) as archive:
             meta = next(n for n in archive.namelist() if n.endswith(".dist-info/METADATA"))
@@ -109,7 +111,7 @@ def floors(wheels: list[Path]) -> list[str]:
                 continue
             lows = [s.version for s in req.specifier if s.operator == ">="]
             assert lows, f"{wheel.name}: {req} has no lower bound"
-            pins[req.name] = lows[0]
+            pins[req.name] = max(Version(lows[0]), pins.get(req.name, Version("0")))
     return [f"{name}=={version}" for name, version in sorted(pins.items())]
 
 
