@@ -140,8 +140,10 @@ node-client: $(NODE_CLIENT)
 # protoc-gen-go is built from Debian's sources (golang-google-protobuf-dev) into .tools/;
 # the API code is generated from proto/stud/v1 into clients/go/gen/ (gitignored), where
 # go_package says, under a GOPATH whose github.com/stud-engine/stud-engine is this tree.
+# golang-opentelemetry-otel-dev (1.1.0): the W3C trace context propagator the client's
+# calls carry (Debian has no otelgrpc).
 GO_DEBS     := golang-go protoc-gen-go-grpc golang-google-grpc-dev golang-google-protobuf-dev \
-               golang-github-golang-protobuf-1-5-dev \
+               golang-github-golang-protobuf-1-5-dev golang-opentelemetry-otel-dev \
                golang-google-genproto-dev protobuf-compiler
 GO_DEPS     := .tools/.go-deps
 GO_PATH     := $(CURDIR)/build/go
@@ -154,7 +156,8 @@ PROTOC_GEN_GO := .tools/go/bin/protoc-gen-go
 $(GO_DEPS):
 	@if command -v go >/dev/null && command -v protoc >/dev/null && command -v protoc-gen-go-grpc >/dev/null \
 	  && [ -d /usr/share/gocode/src/google.golang.org/grpc ] && [ -d /usr/share/gocode/src/google.golang.org/genproto ] \
-	  && [ -d /usr/share/gocode/src/github.com/golang/protobuf/internal ]; then :; \
+	  && [ -d /usr/share/gocode/src/github.com/golang/protobuf/internal ] \
+	  && [ -d /usr/share/gocode/src/go.opentelemetry.io/otel/propagation ]; then :; \
 	elif [ "$$(id -u)" = 0 ]; then apt-get update -q && \
 	  DEBIAN_FRONTEND=noninteractive apt-get install -y -q $(GO_DEBS); \
 	else echo "go-deps: run as root, or: sudo apt-get install $(GO_DEBS)"; exit 1; fi

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
+    from support.otlp_receiver import OtlpReceiver
     from support.server_harness import LiveServer
 
 # gRPC's fork handlers (on in grpcio's wheels) restart its pollers in a forked child, which
@@ -56,3 +57,17 @@ def inprocess_server() -> Iterator[Callable[..., str]]:
     yield start
     for server in servers:
         server.stop(grace=None)
+
+
+@pytest.fixture
+def otlp_receiver(monkeypatch: pytest.MonkeyPatch) -> Iterator[OtlpReceiver]:
+    """A real OTLP trace receiver on 127.0.0.1 (tests/support/otlp_receiver.py), and the
+    OpenTelemetry settings every process started here inherits (request it before
+    ``live_server``, so that the servers stop before it does)."""
+    from support.otlp_receiver import OtlpReceiver
+
+    with OtlpReceiver() as receiving:
+        monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", receiving.endpoint)
+        monkeypatch.setenv("OTEL_TRACES_SAMPLER", "always_on")
+        monkeypatch.setenv("OTEL_BSP_SCHEDULE_DELAY", "100")  # ms: export soon
+        yield receiving

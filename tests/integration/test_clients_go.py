@@ -3,8 +3,8 @@ Go packages only (``make go-client``: protoc-gen-go from Debian's sources, the A
 generated from proto/, GOPATH mode, offline), plays the shared fixed-deck hand over gRPC
 with the same result as the TypeScript client and a Python client (the same seeded
 choices), reads the ErrorInfo of a refused move, and ``make go-play TARGET=...`` plays
-one hand and exits 0. Skips without Go or Node (``make integration`` installs them);
-fails under CI=true."""
+one hand and exits 0, and carries a caller's W3C trace context to the engine's spans.
+Skips without Go or Node (``make integration`` installs them); fails under CI=true."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import json
 import random
 import shutil
 import subprocess
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -20,7 +21,9 @@ import grpc
 import pytest
 from stud_api.stud.v1 import stud_engine_pb2 as pb
 from stud_api.stud.v1 import stud_engine_pb2_grpc as pb_grpc
+from support.otlp_receiver import OtlpReceiver, ReceivedSpan
 from support.paths import IN_CI, REPO, require_tool
+from support.polling import poll_until
 from support.server_harness import LiveServer
 from test_clients_node import node_client, play
 
@@ -212,3 +215,55 @@ def test_go_client_deals_verifiably_and_checks_the_deck(
     proc = go_play(clean_build, "--target", server.target, "--verifiable")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "deal commitment " in proc.stdout and ": ok" in proc.stdout
+
+
+CALLER_TRACE, CALLER_SPAN = "5e" * 16, "c0" * 8  # the span that go-play's caller is in
+
+
+def engine_spans(receiver: OtlpReceiver, count: int) -> list[ReceivedSpan]:
+    """The engine's call spans, once ``count`` of them have arrived."""
+
+    def arrived() -> list[ReceivedSpan] | None:
+        spans = [s for s in receiver.received() if s.name.startswith("stud.v1.StudEngineService/")]
+        return spans if len(spans) >= count else None
+
+    return poll_until(arrived, f"{count} spans of the engine's calls", 60, 0.1)
+
+
+def test_go_client_carries_the_callers_trace_context(
+    otlp_receiver: OtlpReceiver,
+    clean_build: Path,
+    live_server: Launch,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 33: every call of a hand that go-play plays with ``--traceparent`` (its
+    context from ``stud.ContextWithTraceparent``, the interceptor's OpenTelemetry W3C
+    propagator writing it into the metadata) is a server span whose trace and parent are
+    that traceparent's, with its tracestate; the server samples by its parent (the sampled
+    flag came too). Without one, each call is the root of a trace of its own; an invalid
+    one is refused before any call."""
+    monkeypatch.setenv("OTEL_TRACES_SAMPLER", "parentbased_always_on")
+    server = live_server()
+    traceparent = f"00-{CALLER_TRACE}-{CALLER_SPAN}-01"
+    proc = go_play(clean_build, "--target", server.target, "--verifiable", "--json",
+                   "--traceparent", traceparent, "--tracestate", "stud=go")  # fmt: skip
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    acts = json.loads(proc.stdout)["actions"] + 1  # the moves and the out-of-turn probe
+    spans = engine_spans(otlp_receiver, acts + 2)
+    names = Counter(s.name.rsplit("/", 1)[1] for s in spans)
+    assert names == {"CreateDealTicket": 1, "StartHand": 1, "Act": acts}, names
+    for span in spans:
+        assert (span.trace_id, span.parent_id) == (CALLER_TRACE, CALLER_SPAN), span
+        assert span.trace_state == "stud=go", span  # the parent's, kept by the server span
+        assert span.kind == 2 and span.service == "stud-server"  # SPAN_KIND_SERVER
+    assert [s.attributes.get("error.type") for s in spans].count("OUT_OF_TURN") == 1
+
+    proc = go_play(clean_build, "--target", server.target, "--players", "2", "--json")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    later = engine_spans(otlp_receiver, len(spans) + 1)[len(spans) :]
+    assert all(s.parent_id == "" and s.trace_id != CALLER_TRACE for s in later), later
+
+    for invalid in (traceparent.upper(), f"00-{'0' * 32}-{CALLER_SPAN}-01", traceparent + "-x"):
+        proc = go_play(clean_build, "--target", server.target, "--traceparent", invalid)
+        assert proc.returncode == 2, proc.stdout + proc.stderr
+        assert "not a valid W3C traceparent" in proc.stderr

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import sqlite3
 import urllib.request
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -24,16 +24,6 @@ SERVER, CLIENT = 2, 3  # opentelemetry.proto.trace.v1.Span.SpanKind
 ACT = "stud.v1.StudEngineService/Act"
 STEPS = {"open state", "rules", "seal", "views"}
 PASSIVE = ("check", "call", "bring_in")
-
-
-@pytest.fixture
-def receiver(monkeypatch: pytest.MonkeyPatch) -> Iterator[OtlpReceiver]:
-    """The receiver, and the OpenTelemetry settings every process started here inherits."""
-    with OtlpReceiver() as receiving:
-        monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", receiving.endpoint)
-        monkeypatch.setenv("OTEL_TRACES_SAMPLER", "always_on")
-        monkeypatch.setenv("OTEL_BSP_SCHEDULE_DELAY", "100")  # ms: export soon
-        yield receiving
 
 
 def _passive(page: dict[str, Any]) -> dict[str, Any]:
@@ -72,7 +62,7 @@ def _leaks(span: ReceivedSpan, secrets: set[str]) -> list[str]:
 
 
 def test_one_move_is_one_trace_from_the_table_into_the_engine_steps(
-    receiver: OtlpReceiver, live_server: Callable[..., Any], tmp_path: Path
+    otlp_receiver: OtlpReceiver, live_server: Callable[..., Any], tmp_path: Path
 ) -> None:
     engine = live_server()
     db = tmp_path / "table.db"
@@ -95,7 +85,7 @@ def test_one_move_is_one_trace_from_the_table_into_the_engine_steps(
         assert status == 200, answer
 
         def the_move() -> list[ReceivedSpan] | None:
-            spans = receiver.received()
+            spans = otlp_receiver.received()
             requests = [s for s in spans if s.name == "POST /api/tables/{table}/act"]
             if not requests:
                 return None
@@ -127,7 +117,7 @@ def test_one_move_is_one_trace_from_the_table_into_the_engine_steps(
     assert all(s.parent_id in by_id for s in trace if s is not request)  # one tree
     secrets = _secrets(db, tokens, pages)
     assert any(re.fullmatch(r"[2-9TJQKA][cdhs]", secret) for secret in secrets)  # cards seen
-    leaks = [leak for span in receiver.received() for leak in _leaks(span, secrets)]
+    leaks = [leak for span in otlp_receiver.received() for leak in _leaks(span, secrets)]
     assert not leaks, leaks
 
     logged = [e for e in engine.logs() if e.get("event") == "rpc" and e.get("method") == "/" + ACT]
@@ -150,7 +140,7 @@ def test_one_move_is_one_trace_from_the_table_into_the_engine_steps(
 
 
 def test_a_refused_call_is_marked_with_its_errorinfo_reason(
-    receiver: OtlpReceiver, live_server: Callable[..., Any]
+    otlp_receiver: OtlpReceiver, live_server: Callable[..., Any]
 ) -> None:
     """A refusal's span carries its status and ErrorInfo reason (error.type), on both
     ports: a bad state sent to Act over gRPC and over Connect, each with the caller's
@@ -175,7 +165,7 @@ def test_a_refused_call_is_marked_with_its_errorinfo_reason(
         urllib.request.urlopen(connect, timeout=10)
 
     def both() -> dict[str, ReceivedSpan] | None:
-        spans = {s.attributes.get("rpc.system.name"): s for s in receiver.received()}
+        spans = {s.attributes.get("rpc.system.name"): s for s in otlp_receiver.received()}
         return spans if {"grpc", "connect_rpc"} <= set(spans) else None
 
     spans = poll_until(both, "the refused calls' spans", 60, 0.1)

@@ -18,7 +18,7 @@ from opentelemetry.proto.common.v1 import common_pb2
 @dataclass(frozen=True)
 class ReceivedSpan:
     """One span as received: the service that sent it, its ids (hex), name, kind,
-    attributes (plain values) and status code."""
+    attributes (plain values), status code and W3C tracestate."""
 
     service: str
     trace_id: str
@@ -28,6 +28,7 @@ class ReceivedSpan:
     kind: int
     attributes: dict[str, Any]
     status: int
+    trace_state: str
 
 
 def _value(value: common_pb2.AnyValue) -> Any:
@@ -68,6 +69,7 @@ class OtlpReceiver(otlp_grpc.TraceServiceServicer):
                             kind=span.kind,
                             attributes={kv.key: _value(kv.value) for kv in span.attributes},
                             status=span.status.code,
+                            trace_state=span.trace_state,
                         )
                     )
         with self._lock:

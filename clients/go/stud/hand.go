@@ -1,6 +1,7 @@
 package stud
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"strings"
@@ -104,8 +105,8 @@ type Played struct {
 // PlayHand starts a hand and plays it to the end, each next state kept in store by
 // compare-and-set on seq. Before the first move it sends one move out of turn and reads
 // the refusal's ErrorInfo (OUT_OF_TURN, with the seat to act and the legal moves), as
-// a back-end reads a refused player's move.
-func PlayHand(client *Client, store *Store, opts Options) (played *Played, err error) {
+// a back-end reads a refused player's move. Every call is made with ctx.
+func PlayHand(ctx context.Context, client *Client, store *Store, opts Options) (played *Played, err error) {
 	variant, ok := Variants[opts.Variant]
 	if !ok {
 		return nil, fmt.Errorf("unknown variant %q", opts.Variant)
@@ -128,11 +129,11 @@ func PlayHand(client *Client, store *Store, opts Options) (played *Played, err e
 	}
 	var ticket *studv1.DealTicket
 	if opts.Verifiable {
-		if ticket, err = withTicket(client, request); err != nil {
+		if ticket, err = withTicket(ctx, client, request); err != nil {
 			return nil, err
 		}
 	}
-	hand, err := client.StartHand(request)
+	hand, err := client.StartHand(ctx, request)
 	if err != nil {
 		return nil, err
 	}
@@ -144,7 +145,7 @@ func PlayHand(client *Client, store *Store, opts Options) (played *Played, err e
 		return nil, fmt.Errorf("hand %s is already stored", hand.GetHandId())
 	}
 	played = &Played{Start: start}
-	if played.Refusal, err = probeRefusal(client, hand, int32(opts.Players)); err != nil {
+	if played.Refusal, err = probeRefusal(ctx, client, hand, int32(opts.Players)); err != nil {
 		return nil, err
 	}
 	for !hand.GetOver() {
@@ -157,7 +158,7 @@ func PlayHand(client *Client, store *Store, opts Options) (played *Played, err e
 			return nil, err
 		}
 		seq := hand.GetSeq()
-		next, err := client.Act(&studv1.ActRequest{State: hand.GetState(), Seat: seat,
+		next, err := client.Act(ctx, &studv1.ActRequest{State: hand.GetState(), Seat: seat,
 			Action: choice.GetType(), To: choice.To, ExpectedSeq: &seq})
 		if err != nil {
 			return nil, err
@@ -196,8 +197,8 @@ func PlayHand(client *Client, store *Store, opts Options) (played *Played, err e
 
 // withTicket asks for a deal ticket binding request's settings and players, and adds it
 // to request with one contribution per player from the CSPRNG.
-func withTicket(client *Client, request *studv1.StartHandRequest) (*studv1.DealTicket, error) {
-	ticket, err := client.CreateDealTicket(&studv1.CreateDealTicketRequest{
+func withTicket(ctx context.Context, client *Client, request *studv1.StartHandRequest) (*studv1.DealTicket, error) {
+	ticket, err := client.CreateDealTicket(ctx, &studv1.CreateDealTicketRequest{
 		Variant: request.GetVariant(), Table: request.GetTable(),
 		Players: request.GetPlayers(), Button: request.GetButton()})
 	if err != nil {
@@ -216,12 +217,12 @@ func withTicket(client *Client, request *studv1.StartHandRequest) (*studv1.DealT
 
 // probeRefusal sends the first legal move for a seat that is not to act: the server must
 // refuse it with FAILED_PRECONDITION, ErrorInfo OUT_OF_TURN, and change nothing.
-func probeRefusal(client *Client, hand *studv1.HandUpdate, seats int32) (*Refusal, error) {
+func probeRefusal(ctx context.Context, client *Client, hand *studv1.HandUpdate, seats int32) (*Refusal, error) {
 	if hand.ToAct == nil || len(hand.GetLegalActions()) == 0 {
 		return nil, nil
 	}
 	legal := hand.GetLegalActions()[0]
-	_, err := client.Act(&studv1.ActRequest{State: hand.GetState(),
+	_, err := client.Act(ctx, &studv1.ActRequest{State: hand.GetState(),
 		Seat: (hand.GetToAct() + 1) % seats, Action: legal.GetType(), To: legal.To})
 	if err == nil {
 		return nil, fmt.Errorf("a move out of turn was accepted")

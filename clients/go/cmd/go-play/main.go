@@ -4,18 +4,24 @@
 //
 //	go-play --target HOST:PORT [--variant five|seven|razz|hilo] [--players N]
 //	        [--stack N] [--seed N] [--rake-bp N] [--rake-cap N] [--test-deck Ac,Kd,...]
-//	        [--timeout-ms N] [--json] [--verifiable]
+//	        [--timeout-ms N] [--json] [--verifiable] [--traceparent TP [--tracestate TS]]
 //
 // --verifiable deals with a deal ticket and each player's entropy (crypto/rand) and
 // checks at the end that the revealed seed matches the commitment and the deck follows
 // from it (exit 1 when not; docs/security.md).
+//
+// --traceparent sends a W3C trace context with every call (as a caller's tracer would
+// through the call's context): the engine's spans of this hand become children of that
+// span. Ctrl-C cancels the call in flight.
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
+	"os/signal"
 	"strings"
 	"syscall"
 	"time"
@@ -49,7 +55,19 @@ func run() int {
 	timeoutMs := flag.Int("timeout-ms", 10000, "deadline of each call, retries included")
 	asJSON := flag.Bool("json", false, "print one JSON line")
 	verifiable := flag.Bool("verifiable", false, "deal with a deal ticket and the players' entropy, and check the deck")
+	traceparent := flag.String("traceparent", "", "a W3C traceparent (00-TRACEID-SPANID-FLAGS) to send with every call")
+	tracestate := flag.String("tracestate", "", "a W3C tracestate to send with it")
 	flag.Parse()
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if *traceparent != "" || *tracestate != "" {
+		var err error
+		if ctx, err = stud.ContextWithTraceparent(ctx, *traceparent, *tracestate); err != nil {
+			fmt.Fprintf(os.Stderr, "go-play: %v\n", err)
+			return 2
+		}
+	}
 
 	client, err := stud.Dial(*target, time.Duration(*timeoutMs)*time.Millisecond)
 	if err != nil {
@@ -61,7 +79,7 @@ func run() int {
 	if *testDeck != "" {
 		deck = strings.Split(*testDeck, ",")
 	}
-	played, err := stud.PlayHand(client, stud.NewStore(), stud.Options{Variant: *variant,
+	played, err := stud.PlayHand(ctx, client, stud.NewStore(), stud.Options{Variant: *variant,
 		Players: *players, Stack: *stack, Seed: uint32(*seed), RakeBp: uint32(*rakeBp),
 		RakeCap: *rakeCap, TestDeck: deck, Verifiable: *verifiable})
 	if err != nil {
