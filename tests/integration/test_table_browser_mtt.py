@@ -1,12 +1,12 @@
 """A multi-table tournament in a real browser (Debian's chromium, driven by Playwright): an
-operator creates it from the lobby's form and registers eight bots and starts it from its
-page; one person registers from the tournament's page and plays it at three tables of
-three. Her table (table 3, by the seed) breaks at the first bust and her page follows her
-to her new seat without a new join (the push says where); she rebuys, and takes the
-add-on at the break, and the prize pool grows by both; it plays to a winner, and the
-tournament's page shows the final standings with the prizes adding up to the pool. A second
-tournament is cancelled from its page. Small stacks, fast levels, bots that act at once:
-it takes well under two minutes, and every wait is bounded."""
+operator creates it from the lobby's form, registers eight bots, starts it, pauses and
+resumes it from its page; one person registers from the tournament's page and plays it
+at three tables of three. Her table (table 3, by the seed) breaks at the first bust and
+her page follows her to her new seat without a new join (the push says where); she
+rebuys, and takes the add-on at the break, and the prize pool grows by both; it plays to
+a winner, and the tournament's page shows the final standings with the prizes adding up
+to the pool. A second tournament is cancelled from its page. Small stacks, fast levels,
+bots that act at once: it takes well under two minutes, and every wait is bounded."""
 
 from __future__ import annotations
 
@@ -69,7 +69,7 @@ def test_a_three_table_tournament_in_chromium_follows_its_player_to_a_winner(
 ) -> None:
     chromium, sync_api = browser_tools()
     server = serve(live_server, tmp_path, ["--operator-token-file", str(operator_file(tmp_path)),
-                                           "--pause", "1.2", "--bot-delay", "0",
+                                           "--pause", "1", "--bot-delay", "0",
                                            "--clock", "5"])  # fmt: skip
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     pushed: list[dict[str, Any]] = []
@@ -99,13 +99,18 @@ def test_a_three_table_tournament_in_chromium_follows_its_player_to_a_winner(
         desk.get_by_role("button", name="Register the bots").click()
         desk.wait_for_selector(f"#mtt-operator-result:has-text('{BOTS} bots registered')")
         operate(desk, "start", f"Started: {BOTS + 1} players seated")
+        operate(desk, "pause", "Paused")
+        desk.wait_for_selector("#mtt-status:has-text('paused by the operator')")
+        operate(desk, "resume", "Resumed")
+        desk.wait_for_selector("#mtt-status:not(:has-text('paused'))")
         desk.wait_for_selector("#mtt-tables tbody tr >> nth=2")  # three tables
         assert desk.locator("#mtt-tables tbody tr").count() == 3
         assert "Prize pool 90" in desk.inner_text("#mtt-pool")
 
         # her page goes to her table by itself when the tournament starts
         ann.wait_for_selector("#seats li.you", timeout=20_000)
-        deadline = time.monotonic() + 150
+        began = time.monotonic()
+        deadline = began + 150
         while desk.get_attribute("#mtt", "data-status") != "finished":
             assert time.monotonic() < deadline, "the tournament did not finish in time"
             if not ann.is_hidden("#table"):
@@ -129,6 +134,7 @@ def test_a_three_table_tournament_in_chromium_follows_its_player_to_a_winner(
                             poll_until(lambda b=before: pool_of(ann) > b, "a larger pool", 10)
                             pools += [before, pool_of(ann)]
             ann.wait_for_timeout(100)
+        took = time.monotonic() - began
         desk.wait_for_selector("#mtt-standings tbody tr >> nth=8")
         desk.screenshot(path=str(SCREENSHOTS / "final-standings.png"), full_page=True)
         rows = [desk.locator("#mtt-standings tbody tr").nth(i).inner_text().split("\t")
@@ -153,7 +159,7 @@ def test_a_three_table_tournament_in_chromium_follows_its_player_to_a_winner(
         browser.close()
         playwright.stop()
         server.stop()
-    print(f"tables {tables_seen}, notices {notices}, pools {pools}")
+    print(f"tables {tables_seen}, notices {notices}, pools {pools}, played in {took:.0f} s")
     assert bought == {"rebuy": True, "addon": True}, bought
     assert pools == [90, 100, 100, 110], pools  # the bar's pool before and after each
     assert "Prize pool 110: 1st 77, 2nd 33" in final_pool, final_pool
