@@ -153,7 +153,7 @@ class Tables:
         if kind not in BOT_KINDS:
             raise ApiError(400, "bad_bot", f"bot must be one of {', '.join(BOT_KINDS)}")
         table = await self._table(table_id)
-        await self._registering(table_id)
+        await self._registering(table)
         taken = {s.name.casefold() for s in await self.store.seats_of(table_id)}
         name = next(
             label
@@ -171,7 +171,7 @@ class Tables:
         the sitting's history token (receipts.py), which outlasts the seat."""
         name = validation.player_name(name)
         table = await self._table(table_id)
-        await self._registering(table_id)
+        await self._registering(table)
         if any(s.name.casefold() == name.casefold() for s in await self.store.seats_of(table_id)):
             raise ApiError(409, "name_taken", "someone at this table has that name already")
         token, resume, player = tokens.new_token(), tokens.new_token(), secrets.token_hex(16)
@@ -206,9 +206,12 @@ class Tables:
             self.on_change(table_id)
         return {"back": True, "was_away": was_away}
 
-    async def _registering(self, table_id: str) -> None:
-        """409 ``tournament_started`` once a sit-and-go has begun: nobody sits down then."""
-        event = await self.store.tournament(table_id)
+    async def _registering(self, table: sa.Row[Any]) -> None:
+        """409 ``tournament_started`` once a sit-and-go has begun: nobody sits down then;
+        409 ``tournament_table`` at a multi-table tournament's table (its director seats)."""
+        if table.deal_limit is not None:
+            raise ApiError(409, "tournament_table", "a tournament's table: register for it")
+        event = await self.store.tournament(table.id)
         if event is not None and event.status != "registering":
             raise ApiError(409, "tournament_started", "the tournament has begun: no new seats")
 

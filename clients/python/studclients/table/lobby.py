@@ -25,10 +25,13 @@ FIELDS = frozenset(
 
 async def listing(tables: Tables) -> dict[str, Any]:
     """``{"tables": [...]}``: each table's game (now, and a mixed table's rotation),
-    stakes, seats taken and state (waiting, playing, registering, running, finished)."""
+    stakes, seats taken and state (waiting, playing, registering, running, finished).
+    A multi-table tournament's tables are not here: its page lists them."""
     events = await tables.store.all_tournaments()
     answer = []
     for table in await tables.store.all_tables():
+        if table.deal_limit is not None:
+            continue  # a multi-table tournament's: listed with its tournament
         seated = await tables.store.seats_of(table.id)
         hand = await tables.store.hand(table.current_hand) if table.current_hand else None
         playing = hand is not None and not hand.over

@@ -12,6 +12,12 @@ from studclients.table import recovery, schedule, views
 from studclients.table.store import Store
 
 
+def first_seat(table: sa.Row[Any]) -> int:
+    """The number of the table's first seat: 1 at a multi-table tournament's table (its
+    director seats players from 1, as the draw reads), else 0."""
+    return 1 if table.deal_limit is not None else 0
+
+
 async def seat_page(
     store: Store, table: sa.Row[Any], seat: int | None, *, engine_down: bool
 ) -> dict[str, Any]:
@@ -48,7 +54,8 @@ async def seat_page(
             seen = past.seats[engine_seat] if engine_seat is not None else past.spectator
             narration += views.narrate(seen.events, hand.names, engine_seat)
     seats = []
-    for number in range(table.max_seats):
+    first = first_seat(table)
+    for number in range(first, first + table.max_seats):
         row = seated.get(number)
         name = row.name if row else None
         if row is None and hand is not None and number in hand.seat_map:
@@ -86,6 +93,7 @@ async def seat_page(
                 "big_bet": table.big_bet,
             },
             "clock_seconds": table.clock_seconds,
+            "first_seat": first,
             "version": table.version,
             "rotation": schedule.game_part(table, hand.number if hand else None),
         },

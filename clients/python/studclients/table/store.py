@@ -284,9 +284,10 @@ class Store:
     async def leave(self, table_id: str, seat_no: int) -> str:
         """Frees the seat now (``"left"``) or when the hand it is dealt into ends
         (``"after_hand"``); ``"in_tournament"`` (nothing changed) once a sit-and-go has
-        begun, ``"no_seat"`` when the seat is empty. Decided under the table row's lock
-        (taken first), which the deal takes too: a leave and the deal that starts a
-        sit-and-go never both win (begin_hand checks its seats under that lock)."""
+        begun and always at a multi-table tournament's table, ``"no_seat"`` when the
+        seat is empty. Decided under the table row's lock (taken first), which the deal
+        takes too: a leave and the deal that starts a sit-and-go never both win
+        (begin_hand checks its seats under that lock)."""
         async with self.engine.begin() as conn:
             await self._bump(conn, table_id)
             where = (seats.c.table_id == table_id) & (seats.c.seat_no == seat_no)
@@ -296,7 +297,9 @@ class Store:
                 )
             ).first()
             seat = (await conn.execute(sa.select(seats.c.seat_no).where(where))).first()
-            if seat is None or (event is not None and event.status == "running"):
+            limit = sa.select(tables.c.deal_limit).where(tables.c.id == table_id)
+            in_mtt = (await conn.execute(limit)).scalar_one_or_none() is not None
+            if seat is None or in_mtt or (event is not None and event.status == "running"):
                 await conn.rollback()
                 return "no_seat" if seat is None else "in_tournament"
             open_hand = sa.select(hands.c.seat_map).where(

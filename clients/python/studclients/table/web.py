@@ -20,6 +20,7 @@ from aiohttp import WSMsgType, web
 from studclients.table import histories, lobby, metrics, resume, tokens, tracing
 from studclients.table.errors import ApiError
 from studclients.table.game import Tables
+from studclients.table.mtt import pages as mtt_pages
 from studclients.table.mtt import routes as mtt_routes
 from studclients.table.mtt.director import Director
 from studclients.table.pushes import Subscriber
@@ -75,12 +76,15 @@ class Hub:
             self.versions.pop(table_id, None)
 
     async def push(self, table_id: str, subscriber: Subscriber) -> None:
-        """Queues the seat's page; a token that no longer holds a seat gets ``gone`` and
-        the connection is closed after it."""
+        """Queues the seat's page; a token that no longer holds a seat gets ``gone``, or
+        ``moved`` with its new table and seat (a tournament player moved between tables:
+        the same token holds the new seat), and the connection is closed after it."""
         try:
             seat = await self.tables.authenticate(table_id, subscriber.token)
         except ApiError as error:
-            subscriber.offer(json.dumps({"type": "gone", **error.body()}), close_after=True)
+            moved = await mtt_pages.seat_elsewhere(self.tables.store, table_id, subscriber.token)
+            message = {"type": "moved", **moved} if moved else {"type": "gone", **error.body()}
+            subscriber.offer(json.dumps(message), close_after=True)
             self.unsubscribe(table_id, subscriber.ws, stop=False)  # it sends, then closes
             return
         page = await self.tables.page(table_id, seat)

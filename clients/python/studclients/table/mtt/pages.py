@@ -1,6 +1,7 @@
 """What the lobby and a tournament's page show: tournaments by status (entrants, tables,
 level, prize pool), and one tournament whole: every table, the standings, the players
-left, the average stack, the level and the hands or time to the next, the payouts."""
+left, the average stack, the level and the hands or time to the next, the payouts; and
+one player's: where they sit now (their page follows them), what they may buy."""
 
 from __future__ import annotations
 
@@ -8,12 +9,15 @@ import time
 from typing import Any
 
 import sqlalchemy as sa
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 from studclients.client import VARIANT_NAMES
+from studclients.table import tokens
 from studclients.table.mtt.director import Director
 from studclients.table.mtt.field import Field
 from studclients.table.mtt.settings import MttSettings
 from studclients.table.schema import mtt_entries, mtt_moves, mtt_tables, mtts, seats, tables
+from studclients.table.store import Store
 from studclients.table.tournament import split_pool
 
 
@@ -143,23 +147,89 @@ async def page(director: Director, mtt_id: str, now: float | None = None) -> dic
     }
 
 
+async def _last_move(conn: AsyncConnection, mtt_id: str, player: int) -> dict[str, Any] | None:
+    """The player's last move between tables (balance or break), if their last was one."""
+    last = (
+        await conn.execute(
+            sa.select(mtt_moves)
+            .where(mtt_moves.c.mtt_id == mtt_id, mtt_moves.c.player == player)
+            .order_by(mtt_moves.c.number.desc())
+            .limit(1)
+        )
+    ).first()
+    if last is None or last.why not in ("balance", "break"):
+        return None
+    return {"from_table": last.from_table, "why": last.why, "at": last.at}
+
+
 async def my_seat(director: Director, mtt_id: str, token: str | None) -> dict[str, Any]:
-    """Where the token's player sits now and their last move (the page follows them)."""
+    """Where the token's player sits now and their last move (the page follows them), their
+    place once out, and whether a rebuy or the add-on is on sale to them now."""
     if not token:
         return {"table": None, "seat": None, "moved": None}
     entry = await director.entry(mtt_id, token)
+    field = await director.field(mtt_id)
+    mine = field.entries[entry.player]
+    place = field.places.get(entry.player)
+    settings = field.settings
+    in_play = field.status == "running" and place is None
+    answer: dict[str, Any] = {
+        "player": entry.player,
+        "name": entry.name,
+        "status": field.status,
+        "place": place,
+        "table": entry.table_id,
+        "seat": entry.seat_no,
+        "moved": None,
+        "rebuys": mine.rebuys,
+        "addon": mine.addon,
+        "can_rebuy": False,
+        "can_addon": in_play
+        and not mine.addon
+        and field.at_break is not None
+        and field.at_break == settings.addon_break,
+    }
     if entry.table_id is None:
-        return {"table": None, "seat": None, "moved": None}
+        return answer
     async with director.store.engine.connect() as conn:
-        last = (
+        answer["moved"] = await _last_move(conn, mtt_id, entry.player)
+        where = (seats.c.table_id == entry.table_id) & (seats.c.seat_no == entry.seat_no)
+        stack = (await conn.execute(sa.select(seats.c.stack).where(where))).scalar_one_or_none()
+    answer["can_rebuy"] = (
+        in_play
+        and field.level <= settings.rebuy_levels
+        and stack is not None
+        and stack <= settings.starting_stack
+    )
+    return answer
+
+
+async def seat_elsewhere(store: Store, table_id: str, token: str) -> dict[str, Any] | None:
+    """Where a tournament player whose token no longer holds a seat at ``table_id`` sits
+    now, and why they moved: the push that sends their page there. None when the table is
+    no tournament's, or the token's player sits nowhere (out) or still there."""
+    async with store.engine.connect() as conn:
+        mtt_id = (
             await conn.execute(
-                sa.select(mtt_moves)
-                .where(mtt_moves.c.mtt_id == mtt_id, mtt_moves.c.player == entry.player)
-                .order_by(mtt_moves.c.number.desc())
-                .limit(1)
+                sa.select(mtt_tables.c.mtt_id).where(mtt_tables.c.table_id == table_id)
+            )
+        ).scalar_one_or_none()
+        if mtt_id is None:
+            return None
+        entry = (
+            await conn.execute(
+                sa.select(mtt_entries).where(
+                    mtt_entries.c.mtt_id == mtt_id,
+                    mtt_entries.c.token_hash == tokens.token_hash(token),
+                )
             )
         ).first()
-    moved = None
-    if last is not None and last.why in ("balance", "break"):
-        moved = {"from_table": last.from_table, "why": last.why, "at": last.at}
-    return {"table": entry.table_id, "seat": entry.seat_no, "moved": moved}
+        if entry is None or entry.table_id in (None, table_id):
+            return None
+        moved = await _last_move(conn, mtt_id, entry.player)
+    return {
+        "tournament": mtt_id,
+        "table": entry.table_id,
+        "seat": entry.seat_no,
+        "why": moved["why"] if moved else None,
+    }

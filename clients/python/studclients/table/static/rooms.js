@@ -6,11 +6,11 @@
 
 import { $ } from "./dom.js";
 
-function stakesText(s) {
+export function stakesText(s) {
   return `ante ${s.ante}, bring-in ${s.bring_in}, bets ${s.small_bet}/${s.big_bet}`;
 }
 
-function cell(row, text) {
+export function cell(row, text) {
   const td = document.createElement("td");
   td.textContent = text;
   row.append(td);

@@ -1,20 +1,25 @@
 // stud-table's page: join a table, then show what the server pushes for this seat over a
 // WebSocket and send moves with the seat token as a bearer header. The token lives in
 // sessionStorage (this tab only) and never in a URL; a new tab of the same browser gets
-// the seat back through the HttpOnly resume cookie (POST /api/resume).
+// the seat back through the HttpOnly resume cookie (POST /api/resume). A tournament's
+// page is #t/ID (mtt.js); a tournament player's table follows them when they are moved.
 
 import {
   downloadHistory, keepHistory, ordinal, placesOf, renderGame, renderKeptHistories, renderLobbyTables,
   renderTournament, setupOperator,
 } from "./rooms.js";
 import { $ } from "./dom.js";
+import {
+  announceMove, closeTournament, loadLobbyTournaments, renderBar, setupTournaments, showTournament,
+} from "./mtt.js";
 import { renderShowdown } from "./showdown.js";
 import { buttonForKey, renderMoves } from "./turn.js";
 
 const RANKS = { T: "10", J: "Jack", Q: "Queen", K: "King", A: "Ace" };
 const SUITS = { c: ["♣", "clubs"], d: ["♦", "diamonds"], h: ["♥", "hearts"], s: ["♠", "spades"] };
 
-// {table, seat, token, history}: the seat token and the sitting's history token
+// {table, seat, token, history}: the seat token and the sitting's history token; a
+// tournament player's also {mtt, player, name}, and table null while they sit nowhere
 let seat = JSON.parse(sessionStorage.getItem("stud-seat") || "null");
 let page = null;        // the newest pushed page
 let socket = null;
@@ -76,6 +81,7 @@ async function resumeSeat() {
 async function loadLobby() {
   $("lobby").hidden = false;
   $("table").hidden = true;
+  loadLobbyTournaments().catch(() => {});
   const { tables } = await api("/api/tables", undefined, "GET");
   const select = $("join-table");
   select.replaceChildren(...tables.map((t) => {
@@ -93,6 +99,7 @@ setInterval(async () => {
   if ($("lobby").hidden) return;
   try {
     renderLobbyTables((await api("/api/tables", undefined, "GET")).tables);
+    await loadLobbyTournaments();
   } catch {
     // offline for a moment: the next round tries again
   }
@@ -117,8 +124,67 @@ $("join-form").addEventListener("submit", async (event) => {
 function openTable() {
   $("lobby").hidden = true;
   $("table").hidden = false;
-  connect();
+  if (!socket) connect();
 }
+
+function saveSeat(value) {
+  seat = value;
+  sessionStorage.setItem("stud-seat", JSON.stringify(seat));
+}
+
+/** The tournament player sits at ``table`` now: the page goes there, same token. */
+function follow(table, seatNo, why) {
+  if (!seat || seat.table === table) return;
+  const first = !seat.table;
+  saveSeat({ ...seat, table, seat: seatNo });
+  if (first) {
+    showPage("");  // the tournament has started: to the table
+    return;
+  }
+  announceMove(seat, why);
+  retry = -1;  // the server closes the old table's socket: reconnect at once, to the new one
+  if (socket) socket.close();
+}
+
+/** A tournament player's token holds no seat here any more: moved (follow), or out. */
+async function lostSeat(message) {
+  try {
+    const me = await api(`/api/tournaments/${encodeURIComponent(seat.mtt)}/me`, undefined, "GET");
+    if (me.table) {
+      follow(me.table, me.seat, me.moved ? me.moved.why : null);
+      return;
+    }
+  } catch {
+    // the tournament page says where they stand
+  }
+  saveSeat({ ...seat, table: null, seat: null });
+  if (socket) socket.close();
+  socket = null;
+  showPage(`#t/${encodeURIComponent(seat.mtt)}`);
+  $("mtt-error").textContent = message || "";
+}
+
+/** The page for the address: a tournament's (#t/ID), else the seat's table, else the lobby. */
+function route() {
+  const match = /^#t\/(.+)$/.exec(location.hash);
+  const mtt = match ? decodeURIComponent(match[1]) : (seat && !seat.table ? seat.mtt : null);
+  if (mtt) {
+    $("lobby").hidden = true;
+    $("table").hidden = true;
+    showTournament(mtt);
+    return;
+  }
+  closeTournament();
+  if (seat && seat.table) openTable();
+  else loadLobby();
+}
+window.addEventListener("hashchange", route);
+
+function showPage(hash) {
+  if ((location.hash || "#") === (hash || "#")) route();
+  else location.hash = hash;
+}
+setupTournaments({ seat: () => seat, setSeat: saveSeat, follow, route });
 
 function connect() {
   const scheme = location.protocol === "https:" ? "wss" : "ws";
@@ -132,15 +198,19 @@ function connect() {
       retry = 0;
       setConnection(true, message.engine);
       render(message);
+    } else if (message.type === "moved") {
+      follow(message.table, message.seat, message.why);
     } else if (message.type === "gone" || (message.type === "error" && /token/.test(message.error.reason))) {
-      leaveToLobby(message.error.message);
+      if (seat && seat.mtt) lostSeat(message.error.message);
+      else leaveToLobby(message.error.message);
     } else if (message.type === "error") {
       $("act-error").textContent = message.error.message;
     }
   });
+  const mine = socket;
   socket.addEventListener("close", () => {
     setConnection(false);
-    if (!seat) return;
+    if (!seat || !seat.table || socket !== mine) return;
     retry = Math.min(retry + 1, 6);
     setTimeout(connect, 250 * 2 ** retry);
   });
@@ -159,6 +229,7 @@ function leaveToLobby(message) {
   seat = null;
   sessionStorage.removeItem("stud-seat");
   if (socket) socket.close();
+  socket = null;
   loadLobby();
   $("lobby-error").textContent = message || "";
 }
@@ -171,7 +242,8 @@ function render(data) {
   $("table-title").textContent = `${table.name}: ${table.game}`;
   $("table-info").textContent =
     `Ante ${stakes.ante}, bring-in ${stakes.bring_in}, bets ${stakes.small_bet}/${stakes.big_bet}. ` +
-    (data.you ? `You are ${data.you.name}, seat ${data.you.seat + 1}.` : "");
+    (data.you ? `You are ${data.you.name}, seat ${data.you.seat + 1 - (table.first_seat || 0)}.` : "");
+  $("table").dataset.table = table.id;
   $("table").dataset.hand = hand ? hand.id : "";
   $("table").dataset.seq = hand ? hand.seq : "";
   $("street").textContent = hand ? (hand.over ? "hand over" : hand.street) : "waiting for players";
@@ -187,6 +259,7 @@ function render(data) {
   renderNarration(hand, data.narration);
   renderGame(table, hand);
   renderTournament(data);
+  renderBar(seat);
 }
 
 function renderSeats(data) {
@@ -198,7 +271,7 @@ function renderSeats(data) {
     li.dataset.seat = s.seat;
     if (s.empty) {
       li.classList.add("empty");
-      li.textContent = `Seat ${s.seat + 1}: empty`;
+      li.textContent = `Seat ${s.seat + 1 - (data.table.first_seat || 0)}: empty`;
       return li;
     }
     const acting = hand && !hand.over && hand.to_act === s.seat;
@@ -339,8 +412,8 @@ $("back").addEventListener("click", async () => {
   }
 });
 
-if (seat) {
-  openTable();
+if (seat || location.hash) {
+  route();
 } else {
   loadLobby();  // at once; a seat this browser still holds (a closed tab) replaces it
   resumeSeat().then((found) => {

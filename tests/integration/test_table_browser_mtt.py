@@ -1,0 +1,173 @@
+"""A multi-table tournament in a real browser (Debian's chromium, driven by Playwright): an
+operator creates it from the lobby's form, registers eight bots, starts it, pauses and
+resumes it from its page; one person registers from the tournament's page and plays it
+at three tables of three. Her table (table 3, by the seed) breaks at the first bust and
+her page follows her to her new seat without a new join (the push says where); she
+rebuys, and takes the add-on at the break, and the prize pool grows by both; it plays to
+a winner, and the tournament's page shows the final standings with the prizes adding up
+to the pool. A second tournament is cancelled from its page. Small stacks, fast levels,
+bots that act at once: it takes well under two minutes, and every wait is bounded."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from studclients.table.mtt.seating import draw
+from support.paths import ARTIFACTS
+from support.polling import poll_until
+from support.table_harness import call
+from test_table_browser_rooms import OPERATOR, act, browser_tools, launch, operator_file, serve
+
+SCREENSHOTS = ARTIFACTS / "table-mtt"
+BOTS = 8
+SEATS = 4
+#: Until she has rebought she folds (her stack stays at most the starting stack, so a
+#: rebuy is on sale to her); then she plays on.
+FOLDING = ("fold", "check", "bring_in", "call")
+PLAYING = ("raise", "bet", "complete", "call", "check", "bring_in")
+
+
+def seed_breaking_her_table() -> str:
+    """A seed whose draw seats Ann (player 1, the first to register) at table 3: nine
+    players on three tables of four seats, so the first bust breaks table 3."""
+    players = list(range(1, BOTS + 2))
+    return next(f"s{n}" for n in range(500) if 1 in draw(players, SEATS, f"s{n}")[3].values())
+
+
+def create_from_the_lobby(page: Any, base: str, mtt_id: str, seed: str) -> None:
+    page.goto(base + "/")
+    page.get_by_text("Operators: create a multi-table tournament").click()
+    fields = {"#mc-token": OPERATOR, "#mc-id": mtt_id, "#mc-name": "Quick stud",
+              "#mc-seats": str(SEATS), "#mc-stack": "100",
+              "#mc-levels": "1/5/10,5/10/20,10/25/50,25/50/100,50/100/200,100/200/400",
+              "#mc-every": "3", "#mc-payouts": "70,30", "#mc-buy-in": "10", "#mc-min": "4",
+              "#mc-rebuy-levels": "2", "#mc-rebuy": "10/100", "#mc-breaks": "1",
+              "#mc-addon-break": "1", "#mc-addon": "10/100", "#mc-break-seconds": "6",
+              "#mc-seed": seed}  # fmt: skip
+    for selector, value in fields.items():
+        page.fill(selector, value)
+    page.get_by_role("button", name="Create the tournament").click()
+    page.wait_for_selector(f"#mtt-create-result:has-text('Created tournament {mtt_id}')")
+    page.locator(f'#lobby-tournaments tr[data-tournament="{mtt_id}"]').wait_for()
+
+
+def operate(page: Any, verb: str, done: str) -> None:
+    page.locator(f'#mtt-operator button[data-verb="{verb}"]').click()
+    page.wait_for_selector(f"#mtt-operator-result:has-text('{done}')")
+
+
+def pool_of(page: Any) -> int:
+    return int(page.get_attribute("#mtt-bar", "data-prize-pool") or 0)
+
+
+def test_a_three_table_tournament_in_chromium_follows_its_player_to_a_winner(
+    live_server: Callable[..., Any], tmp_path: Path
+) -> None:
+    chromium, sync_api = browser_tools()
+    server = serve(live_server, tmp_path, ["--operator-token-file", str(operator_file(tmp_path)),
+                                           "--pause", "1", "--bot-delay", "0",
+                                           "--clock", "5"])  # fmt: skip
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    pushed: list[dict[str, Any]] = []
+    tables_seen: list[str] = []
+    notices: list[str] = []  # what her page said at each table
+    pools: list[int] = []
+    bought = {"rebuy": False, "addon": False}
+    playwright, browser = launch(sync_api, chromium)
+    try:
+        desk = browser.new_context(viewport={"width": 1100, "height": 900}).new_page()
+        create_from_the_lobby(desk, server.url, "quick", seed_breaking_her_table())
+        row = desk.locator('#lobby-tournaments tr[data-tournament="quick"]')
+        assert "registering" in row.inner_text()
+
+        ann = browser.new_context(viewport={"width": 1100, "height": 900}).new_page()
+        ann.on("websocket", lambda ws: ws.on(
+            "framereceived", lambda data: pushed.append(json.loads(data))))  # fmt: skip
+        ann.goto(server.url + "/#t/quick")
+        ann.fill("#mtt-name", "Ann")
+        ann.get_by_role("button", name="Register").click()
+        ann.wait_for_selector("#mtt-you-text:has-text('registered as Ann')")
+
+        row.locator("a").click()  # the operator opens the tournament's page from the lobby
+        desk.get_by_text("Operators: run this tournament").click()
+        desk.fill("#mo-token", OPERATOR)
+        desk.fill("#mo-bots", str(BOTS))
+        desk.get_by_role("button", name="Register the bots").click()
+        desk.wait_for_selector(f"#mtt-operator-result:has-text('{BOTS} bots registered')")
+        operate(desk, "start", f"Started: {BOTS + 1} players seated")
+        operate(desk, "pause", "Paused")
+        desk.wait_for_selector("#mtt-status:has-text('paused by the operator')")
+        operate(desk, "resume", "Resumed")
+        desk.wait_for_selector("#mtt-status:not(:has-text('paused'))")
+        desk.wait_for_selector("#mtt-tables tbody tr >> nth=2")  # three tables
+        assert desk.locator("#mtt-tables tbody tr").count() == 3
+        assert "Prize pool 90" in desk.inner_text("#mtt-pool")
+
+        # her page goes to her table by itself when the tournament starts
+        ann.wait_for_selector("#seats li.you", timeout=20_000)
+        began = time.monotonic()
+        deadline = began + 150
+        while desk.get_attribute("#mtt", "data-status") != "finished":
+            assert time.monotonic() < deadline, "the tournament did not finish in time"
+            if not ann.is_hidden("#table"):
+                table = ann.get_attribute("#table", "data-table") or ""
+                if table and (not tables_seen or tables_seen[-1] != table):
+                    tables_seen.append(table)
+                    notices.append(ann.inner_text("#mtt-moved"))
+                    shot = SCREENSHOTS / f"ann-at-{table}.png"
+                    ann.screenshot(path=str(shot), full_page=True)
+                act(ann, PLAYING if bought["rebuy"] else FOLDING)
+                for what in ("rebuy", "addon"):  # the add-on after the rebuy: it lifts
+                    # her stack over the starting stack, and rebuys stop being sold to her
+                    if what == "addon" and not bought["rebuy"]:
+                        continue
+                    if not bought[what] and ann.is_visible(f"#{what}"):
+                        before = pool_of(ann)
+                        ann.click(f"#{what}")  # refused while her table is in a hand
+                        ann.wait_for_selector("#mtt-buy-result:not(:empty)")
+                        bought[what] = "your stack is" in ann.inner_text("#mtt-buy-result")
+                        if bought[what]:  # the bar's pool follows the buy
+                            poll_until(lambda b=before: pool_of(ann) > b, "a larger pool", 10)
+                            pools += [before, pool_of(ann)]
+            ann.wait_for_timeout(100)
+        took = time.monotonic() - began
+        desk.wait_for_selector("#mtt-standings tbody tr >> nth=8")
+        desk.screenshot(path=str(SCREENSHOTS / "final-standings.png"), full_page=True)
+        rows = [desk.locator("#mtt-standings tbody tr").nth(i).inner_text().split("\t")
+                for i in range(desk.locator("#mtt-standings tbody tr").count())]  # fmt: skip
+        final_pool = desk.inner_text("#mtt-pool")
+
+        # a second tournament, cancelled from its page: every entry refunded
+        made = call(server.url, "POST", "/api/tournaments",
+                    {"id": "spare", "name": "Spare", "settings": {
+                        "levels": [{"ante": 0, "bring_in": 5, "small_bet": 10}], "every": 10,
+                        "unit": "hands", "payouts": [10000], "buy_in": 10}},
+                    token=OPERATOR)  # fmt: skip
+        assert made[0] == 201, made
+        desk.goto(server.url + "/#t/spare")  # the same page: its operator panel is open
+        desk.wait_for_selector("#mtt-title:has-text('Spare')")
+        operate(desk, "cancel", "Cancelled")
+        desk.wait_for_selector("#mtt-status:has-text('Cancelled')")
+        desk.goto(server.url + "/")
+        desk.locator('#lobby-tournaments tr[data-tournament="quick"]').wait_for()
+        listed = desk.inner_text('#lobby-tournaments tr[data-tournament="quick"]')
+    finally:
+        browser.close()
+        playwright.stop()
+        server.stop()
+    print(f"tables {tables_seen}, notices {notices}, pools {pools}, played in {took:.0f} s")
+    assert bought == {"rebuy": True, "addon": True}, bought
+    assert pools == [90, 100, 100, 110], pools  # the bar's pool before and after each
+    assert "Prize pool 110: 1st 77, 2nd 33" in final_pool, final_pool
+    # her page followed her from table 3, the first to break, with no new join
+    assert tables_seen[0] == "quick-3" and len(tables_seen) > 1, tables_seen
+    assert notices[0] == "" and "your table broke" in notices[1], notices
+    moves = [m for m in pushed if m.get("type") == "moved"]  # the push that moved her page
+    assert moves and moves[0]["why"] == "break" and moves[0]["table"] == tables_seen[1], moves
+    assert len(rows) == BOTS + 1 and [r[0] for r in rows[:2]] == ["1st", "2nd"], rows
+    assert sum(int(r[5] or 0) for r in rows) == 110, rows  # the pool, all paid out
+    assert "finished" in listed and "110" in listed, listed
