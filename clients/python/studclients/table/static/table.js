@@ -7,6 +7,7 @@ import {
   downloadHistory, keepHistory, ordinal, placesOf, renderGame, renderKeptHistories, renderLobbyTables,
   renderTournament, setupOperator,
 } from "./rooms.js";
+import { renderDeal, setupProof } from "./deal.js";
 import { $ } from "./dom.js";
 import { renderShowdown } from "./showdown.js";
 import { buttonForKey, renderMoves } from "./turn.js";
@@ -187,6 +188,7 @@ function render(data) {
   renderNarration(hand, data.narration);
   renderGame(table, hand);
   renderTournament(data);
+  renderDeal(data, seat, api);
 }
 
 function renderSeats(data) {
@@ -322,6 +324,8 @@ $("history").addEventListener("click", async () => {
     $("act-error").textContent = error.message;
   }
 });
+
+setupProof(() => seat);
 
 $("add-bot").addEventListener("click", async () => {
   try {
