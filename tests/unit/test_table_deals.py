@@ -274,3 +274,32 @@ def test_a_ticket_the_engine_refuses_is_dropped_and_a_new_one_shown(tmp_path: Pa
         await tables.store.close()
 
     asyncio.run(run())
+
+
+def test_a_new_sitting_in_a_seat_sends_its_own_entropy_not_the_leaver_s(tmp_path: Path) -> None:
+    """Ann sends entropy and leaves before the deal; Carl takes her seat with the same
+    stack (the same deal to the engine: the ticket stays). Ann's entropy is not Carl's:
+    his page asks for his own, and the deal uses it."""
+
+    async def run() -> None:
+        engine = TicketEngine()
+        tables = await verifiable_table(tmp_path / "t.db", engine)
+        ann = await tables.join("main", "Ann")
+        bob = await tables.join("main", "Bob")
+        await tables.tick()
+        body = {"hand": engine.tickets[0].hand_id, "entropy": ENTROPY}
+        await tables.contribute("main", ann["token"], body)
+        await tables.leave("main", ann["token"])
+        carl = await tables.join("main", "Carl")
+        assert carl["seat"] == ann["seat"]
+        await tables.tick()
+        assert len(engine.tickets) == 1 and starts(engine) == []
+        assert not (await tables.page("main", carl["seat"]))["deal"]["contributed"]
+        await tables.contribute("main", carl["token"], {**body, "entropy": "ef" * 20})
+        await tables.contribute("main", bob["token"], {**body, "entropy": "cd" * 16})
+        await tables.tick()
+        [start] = starts(engine)
+        assert start.contributions[carl["seat"]] == bytes.fromhex("ef" * 20)
+        await tables.store.close()
+
+    asyncio.run(run())

@@ -180,11 +180,12 @@ async def contribute(store: Store, table_id: str, seat: int, body: Any) -> dict[
             raise ApiError(409, "not_in_hand", "this seat is not dealt in the next hand")
         where = (seats.c.table_id == table_id) & (seats.c.seat_no == seat)
         player = (await conn.execute(sa.select(seats.c.player).where(where))).scalar()
-        taken = sa.select(deal_contributions.c.seat_no).where(
-            deal_contributions.c.hand_id == hand_id, deal_contributions.c.seat_no == seat
-        )
-        if (await conn.execute(taken)).first() is not None:
+        mine = (deal_contributions.c.hand_id == hand_id) & (deal_contributions.c.seat_no == seat)
+        sent = (await conn.execute(sa.select(deal_contributions.c.player).where(mine))).first()
+        if sent is not None and sent.player == player:
             raise ApiError(409, "already_contributed", "this seat sent its entropy already")
+        if sent is not None:  # the seat's sitting before this one (who left) sent it
+            await conn.execute(sa.delete(deal_contributions).where(mine))
         await conn.execute(
             sa.insert(deal_contributions).values(
                 hand_id=hand_id,
@@ -207,13 +208,14 @@ async def waiting_part(store: Store, table: sa.Row[Any], seat: int | None) -> di
     ticket = await pending(store, table.id)
     if ticket is None or ticket.hand_no != table.hand_no:
         return None
-    sent = {row.seat_no for row in await contributions_for(store, ticket.hand_id)}
+    sent = {row.seat_no: row.player for row in await contributions_for(store, ticket.hand_id)}
+    sitting = next((s.player for s in await store.seats_of(table.id) if s.seat_no == seat), None)
     return {
         "hand": ticket.hand_id,
         "commitment": ticket.commitment,
         "until": int(ticket.wait_until * 1000),
         "needed": seat is not None and seat in ticket.seat_map,
-        "contributed": seat in sent,
+        "contributed": seat in sent and sent[seat] == sitting,
     }
 
 
