@@ -28,8 +28,10 @@ function sendEntropy(seat, pending, api) {
     });
 }
 
-function sourceText(source, you) {
-  const whose = source.from === "player" ? "entropy from the player's browser" : "entropy drawn by the table (no answer from a browser, or a bot)";
+function sourceText(source, you, seats) {
+  const bot = seats.some((s) => s.seat === source.seat && s.bot);
+  let whose = "entropy from the player's browser";
+  if (source.from !== "player") whose = bot ? "entropy drawn by the table (a bot)" : "entropy drawn by the table (none came from the browser in time)";
   return `Seat ${source.seat + 1}, ${source.name}${you === source.seat ? " (you)" : ""}: ${whose}`;
 }
 
@@ -54,7 +56,7 @@ export function renderDeal(data, seat, api) {
     $("deal-commitment").textContent = dealt.commitment;
     $("deal-sources").replaceChildren(...dealt.contributions.map((source) => {
       const li = document.createElement("li");
-      li.textContent = sourceText(source, you);
+      li.textContent = sourceText(source, you, data.seats);
       li.dataset.seat = source.seat;
       li.dataset.from = source.from;
       return li;
