@@ -303,3 +303,24 @@ def test_a_new_sitting_in_a_seat_sends_its_own_entropy_not_the_leaver_s(tmp_path
         await tables.store.close()
 
     asyncio.run(run())
+
+
+def test_an_engine_without_deal_tickets_deals_as_before(tmp_path: Path) -> None:
+    """An engine older than CreateDealTicket (UNIMPLEMENTED) does not stop the table."""
+
+    class OldEngine(TicketEngine):
+        async def create_deal_ticket(self, request: pb.CreateDealTicketRequest) -> pb.DealTicket:
+            raise EngineError("CreateDealTicket", "UNIMPLEMENTED", "unknown method")
+
+    async def run() -> None:
+        engine = OldEngine()
+        tables = await verifiable_table(tmp_path / "t.db", engine)
+        ann = await tables.join("main", "Ann")
+        await tables.join("main", "Bob")
+        await tables.tick()
+        [start] = starts(engine)
+        assert not start.deal_ticket and not start.contributions
+        assert (await tables.page("main", ann["seat"]))["hand"]["deal"] is None
+        await tables.store.close()
+
+    asyncio.run(run())

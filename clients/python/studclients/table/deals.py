@@ -200,16 +200,17 @@ async def contribute(store: Store, table_id: str, seat: int, body: Any) -> dict[
 
 
 # ---- what a page shows -----------------------------------------------------------------------
-async def waiting_part(store: Store, table: sa.Row[Any], seat: int | None) -> dict[str, Any] | None:
+async def waiting_part(
+    store: Store, table: sa.Row[Any], seat: int | None, sitting: str | None
+) -> dict[str, Any] | None:
     """The next hand's commitment while its deal waits for entropy (None otherwise):
-    whether this seat is dealt in (``needed``) and has sent its entropy."""
+    whether this seat is dealt in (``needed``) and its ``sitting`` has sent entropy."""
     if not table.verifiable:
         return None
     ticket = await pending(store, table.id)
     if ticket is None or ticket.hand_no != table.hand_no:
         return None
     sent = {row.seat_no: row.player for row in await contributions_for(store, ticket.hand_id)}
-    sitting = next((s.player for s in await store.seats_of(table.id) if s.seat_no == seat), None)
     return {
         "hand": ticket.hand_id,
         "commitment": ticket.commitment,

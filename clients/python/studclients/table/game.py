@@ -478,7 +478,13 @@ class Tables:
             button=button,
             test_deck=self.test_decks.pop(0) if self.test_decks else [],
         )
-        ready = await self._ticketed(table, request, seated) if ticketed else None
+        try:
+            ready = await self._ticketed(table, request, seated) if ticketed else None
+        except EngineError as error:
+            if error.code != "UNIMPLEMENTED":
+                raise
+            log.warning("the engine deals no tickets (%s): dealing without", error.message)
+            ticketed, ready = False, None
         if ticketed and ready is None:
             return False  # the ticket is shown and the players' entropy awaited
         if ready is not None:

@@ -111,7 +111,9 @@ async def seat_page(
         "seats": seats,
         "hand": hand_part,
         # the next hand's deal ticket, waiting for the players' entropy (deals.py)
-        "deal": None if open_hand else await deals.waiting_part(store, table, seat),
+        "deal": None
+        if open_hand
+        else await deals.waiting_part(store, table, seat, you.player if you else None),
         "legal": legal,
         "narration": narration,
         "next_hand_at": int(table.next_hand_at * 1000) if hand_part and hand_part["over"] else None,
