@@ -17,6 +17,7 @@ import pytest
 import sqlalchemy as sa
 from stud_api.stud.v1 import stud_engine_pb2 as pb
 from studclients.engine import EngineError, ticket_request
+from studclients.table import deals
 from studclients.table.errors import ApiError
 from studclients.table.game import Tables, TableSettings, Timing
 from studclients.table.store import Step, Store, hands
@@ -229,6 +230,7 @@ def test_one_ticket_deals_one_hand_even_with_two_replicas_racing(tmp_path: Path)
         first, second = starts(engine)
         assert first.deal_ticket == second.deal_ticket  # the same ticket went twice ...
         assert len(await all_hands(one.store)) == 1  # ... one hand was dealt
+        assert await deals.pending(one.store, "main") is None  # the loser dropped the ticket
         engine.race = False
         for _ in range(12):
             await one.tick()

@@ -525,6 +525,8 @@ class Tables:
             self.on_change(table.id)
         else:
             metrics.CAS_CONFLICTS.labels("deal").inc()
+            if ready is not None:  # a ticket is not dealt with twice (docs/security.md)
+                await deals.drop_ticket(self.store, table.id, ready.ticket.hand_id)
         return dealt
 
     async def _ticketed(
