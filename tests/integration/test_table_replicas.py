@@ -29,9 +29,11 @@ def test_replicas_racing_clocks_and_clicks_apply_each_move_once(
 ) -> None:
     engine = live_server()
     pg = start_postgres()
-    # a short clock and a short time bank: both replicas race the bank and the TIMEOUT
+    # a short clock and a short time bank: both replicas race the bank and the TIMEOUT;
+    # the deals are verifiable (both replicas race to store the ticket) but these players
+    # send no entropy, so a short wait for it keeps the hands coming
     args = ["--clock", "0.6", "--time-bank", "0.3", "--away-after", "1000", "--pause", "0.3",
-            "--seats", "2"]  # fmt: skip
+            "--seats", "2", "--deal-wait", "0.2"]  # fmt: skip
     replicas: list[TableServer] = []
     try:
         replicas = [TableServer(engine.target, pg.url, args) for _ in range(2)]

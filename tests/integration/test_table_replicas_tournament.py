@@ -80,7 +80,8 @@ def test_two_replicas_run_a_sit_and_go_with_no_double_move_and_no_lost_chip(
     args = ["--table", "sng", "--sit-and-go", "--seats", "3", "--stack", str(STACK),
             "--levels", LEVELS, "--level-every", str(EVERY), "--payouts", "7000,3000",
             "--bots", "station,random", "--clock", "0.6", "--time-bank", "0", "--pause", "0.2",
-            "--bot-delay", "0.05"]  # fmt: skip
+            "--bot-delay", "0.05", "--deal-wait", "0.2"]  # fmt: skip
+    # (verifiable deals, the default: Ann, played over the API, sends no entropy)
     replicas: list[TableServer] = []
     try:
         replicas = [TableServer(engine.target, pg.url, args) for _ in range(2)]

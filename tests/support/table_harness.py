@@ -12,6 +12,7 @@ import subprocess
 import sys
 import threading
 import time
+import tomllib
 import urllib.error
 import urllib.request
 from collections.abc import Sequence
@@ -144,6 +145,14 @@ def view(base: str, token: str, table: str = "main") -> dict[str, Any]:
     status, answer = call(base, "GET", f"/api/tables/{table}/view", token=token)
     assert status == 200, answer
     return dict(answer)
+
+
+def players_rendering(phh: str) -> bool:
+    """Whether a PHH history is the players' rendering: no salt or deck, except in the
+    proof of a hand dealt with a deal ticket, which anyone may check (docs/histories.md)."""
+    fields = tomllib.loads(phh)
+    audit_only = "_salt" in fields or "_deck" in fields
+    return fields.get("_audience") == "players" and (not audit_only or "_server_seed" in fields)
 
 
 def start_postgres() -> Postgres:

@@ -85,6 +85,18 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="a new table tables the hands once a player is all-in and the betting is over",
     )
+    add(
+        "--no-verifiable-deals",
+        dest="verifiable",
+        action="store_false",
+        help="a new table deals without deal tickets and players' entropy (default: with)",
+    )
+    add(
+        "--deal-wait",
+        type=float,
+        default=2.0,
+        help="seconds a verifiable deal waits for the players' entropy before dealing",
+    )
     add("--bots", default="", help=f"bots to seat at a new table: {','.join(BOT_KINDS)}")
     add("--pause", type=float, default=4.0, help="seconds between hands")
     add("--bot-delay", type=float, default=0.8, help="a bot's thinking time (seconds)")
@@ -207,6 +219,7 @@ def table_settings(args: argparse.Namespace) -> TableSettings:
         rotate_every=args.rotate_every,
         tournament=event,
         all_in_face_up=args.all_in_face_up,
+        verifiable=args.verifiable,
     )
 
 
@@ -232,7 +245,7 @@ async def serve(args: argparse.Namespace, dial: Dial) -> None:
     tables = Tables(
         store,
         engine,
-        Timing(pause=args.pause, bot_delay=args.bot_delay),
+        Timing(pause=args.pause, bot_delay=args.bot_delay, deal_wait=args.deal_wait),
         on_change=lambda table_id: hub_box[0].changed(table_id) if hub_box else None,
         away=AwayPolicy(away_after=args.away_after, away_limit=args.away_limit),
     )

@@ -20,8 +20,17 @@ from stud_api.stud.v1 import stud_engine_pb2 as pb
 
 from studclients.bots import BOT_KINDS, make_bot, think
 from studclients.client import MAX_PLAYERS as CLIENT_MAX_PLAYERS
-from studclients.engine import Engine, EngineError, act_request
-from studclients.table import metrics, receipts, recovery, schedule, tokens, validation, views
+from studclients.engine import Engine, EngineError, act_request, ticket_request
+from studclients.table import (
+    deals,
+    metrics,
+    receipts,
+    recovery,
+    schedule,
+    tokens,
+    validation,
+    views,
+)
 from studclients.table.away import Away, AwayPolicy
 from studclients.table.errors import ApiError
 from studclients.table.mixed import Rotation
@@ -57,14 +66,19 @@ class TableSettings:
     #: all ``max_seats`` seats are taken
     tournament: dict[str, Any] | None = None
     all_in_face_up: bool = False  # R-ALL-IN-FACE-UP (a sit-and-go: always)
+    #: every hand dealt with a deal ticket and the players' entropy (deals.py); the
+    #: command line and the operator API turn it on unless told not to
+    verifiable: bool = False
 
 
 @dataclass(frozen=True)
 class Timing:
-    """Pause after a hand (to see the showdown) and a bot's thinking time, in seconds."""
+    """Pause after a hand (to see the showdown), a bot's thinking time, and how long a
+    verifiable deal waits for the players' entropy (deals.py), in seconds."""
 
     pause: float = 4.0
     bot_delay: float = 0.8
+    deal_wait: float = 2.0
 
 
 def _stored(update: pb.HandUpdate) -> bytes:
@@ -136,6 +150,7 @@ class Tables:
             **stakes.as_dict(),
             # the tournament rule: on at every sit-and-go
             all_in_face_up=settings.all_in_face_up or event is not None,
+            verifiable=settings.verifiable,
         )
         if created:
             for kind in settings.bots:
@@ -452,6 +467,7 @@ class Tables:
             return False
         after = [i for i, s in enumerate(seated) if s.seat_no > table.button]
         button = after[0] if after else 0
+        ticketed = table.verifiable and not self.test_decks  # a test deck takes no ticket
         request = pb.StartHandRequest(
             variant=pb.Variant.ValueType(plan.variant),
             table=pb.Table(
@@ -465,7 +481,25 @@ class Tables:
             button=button,
             test_deck=self.test_decks.pop(0) if self.test_decks else [],
         )
-        update = await self.health.call(lambda: self.engine.start_hand(request))
+        try:
+            ready = await self._ticketed(table, request, seated) if ticketed else None
+        except EngineError as error:
+            if error.code != "UNIMPLEMENTED":
+                raise
+            log.warning("the engine deals no tickets (%s): dealing without", error.message)
+            ticketed, ready = False, None
+        if ticketed and ready is None:
+            return False  # the ticket is shown and the players' entropy awaited
+        if ready is not None:
+            request = ready.request
+        try:
+            update = await self.health.call(lambda: self.engine.start_hand(request))
+        except EngineError as error:
+            if ready is not None and error.reason in deals.TICKET_REFUSALS:
+                await deals.drop_ticket(self.store, table.id, ready.ticket.hand_id)
+            raise
+        if ready is not None:
+            deals.checked(ready, update)
         bots = [s.bot for s in seated]
         row = {
             "hand_id": update.hand_id,
@@ -474,6 +508,7 @@ class Tables:
             "start_stacks": [s.stack for s in seated],
             "bots": bots,
             "players": [s.player for s in seated],
+            "deal": ready.deal if ready is not None else None,
         }
         step = self._step(update, bots, table.clock_seconds, "start", None, None, None)
         dealt = await self.store.begin_hand(
@@ -493,7 +528,37 @@ class Tables:
             self.on_change(table.id)
         else:
             metrics.CAS_CONFLICTS.labels("deal").inc()
+            if ready is not None:  # a ticket is not dealt with twice (docs/security.md)
+                await deals.drop_ticket(self.store, table.id, ready.ticket.hand_id)
         return dealt
+
+    async def _ticketed(
+        self, table: sa.Row[Any], request: pb.StartHandRequest, seated: Sequence[sa.Row[Any]]
+    ) -> deals.Ready | None:
+        """The deal with the table's ticket (deals.py), or None while it waits: a new ticket
+        was just stored (and so shown), or players' entropy is still awaited."""
+        now = time.time()
+        ticket = await deals.pending(self.store, table.id)
+        if ticket is not None and deals.usable(ticket, table.hand_no, request):
+            return await deals.ready(self.store, ticket, request, seated, now)
+        fresh = await self.health.call(
+            lambda: self.engine.create_deal_ticket(ticket_request(request))
+        )
+        replacing = ticket.hand_id if ticket is not None else None
+        seat_map = [s.seat_no for s in seated]
+        wait_until = now + self.timing.deal_wait
+        if await deals.store_ticket(
+            self.store, table.id, table.hand_no, fresh, request, seat_map, wait_until, replacing
+        ):
+            self.on_change(table.id)
+        return None
+
+    async def contribute(self, table_id: str, token: str | None, body: Any) -> dict[str, Any]:
+        """A seated player's entropy for the next deal (the token first: 401 before 400)."""
+        seat = await self.authenticate(table_id, token)
+        answer = await deals.contribute(self.store, table_id, seat, body)
+        self.on_change(table_id)
+        return answer
 
     # ---- what a seat sees ---------------------------------------------------------------
     async def page(self, table_id: str, seat: int | None) -> dict[str, Any]:

@@ -48,11 +48,11 @@ async def pack(
     return buffer.getvalue()
 
 
-async def for_player(tables: Tables, table_id: str, token: str | None) -> bytes:
-    """The history of a sitting: the finished hands it was dealt into. ``token`` is the
-    seat token of a player still seated or the history token (receipts.py) that came
-    with it, which still works once the seat is gone: 401 ``bad_token`` when it is
-    neither, 401 ``expired_token`` when the history token's time is over."""
+async def sitting_of(tables: Tables, table_id: str, token: str | None) -> str | None:
+    """The sitting (``seats.player``) ``token`` stands for: the seat token of a player
+    still seated or the history token (receipts.py) that came with it, which still works
+    once the seat is gone: 401 ``bad_token`` when it is neither, 401 ``expired_token``
+    when the history token's time is over."""
     try:
         seat = await tables.authenticate(table_id, token)
     except ApiError as refused:
@@ -67,8 +67,34 @@ async def for_player(tables: Tables, table_id: str, token: str | None) -> bytes:
     else:
         rows = await tables.store.seats_of(table_id)
         player = next(s.player for s in rows if s.seat_no == seat)
+    return str(player) if player else None
+
+
+async def for_player(tables: Tables, table_id: str, token: str | None) -> bytes:
+    """The history of a sitting (``sitting_of``): the finished hands it was dealt into."""
+    player = await sitting_of(tables, table_id, token)
     hands = await tables.store.hands_played(player) if player else []
     return await pack(tables, hands, pb.HISTORY_AUDIENCE_PLAYERS)
+
+
+async def proof(tables: Tables, table_id: str, hand_id: str, token: str | None) -> tuple[str, str]:
+    """A finished hand's proof, for a player dealt into it (the seat or history token):
+    its players' history, which for a hand dealt with a deal ticket carries the
+    commitment, the server's seed, the contributions and the deck (``stud-verify``
+    checks it). (file name, PHH text); 404 ``no_proof`` for a hand of another table,
+    one in progress or one dealt without a ticket, 403 ``not_your_hand``."""
+    player = await sitting_of(tables, table_id, token)
+    hand = await tables.store.hand(hand_id)
+    if hand is None or hand.table_id != table_id or not hand.over or not hand.deal:
+        raise ApiError(404, "no_proof", "no finished hand dealt with a deal ticket by that id")
+    if player is None or not await tables.store.played(player, hand_id):
+        raise ApiError(403, "not_your_hand", "only the players dealt into a hand get its proof")
+    request = pb.GetHandHistoryRequest(state=hand.state, audience=pb.HISTORY_AUDIENCE_PLAYERS)
+    try:
+        answer = await tables.engine.get_hand_history(request)
+    except EngineError as error:
+        raise ApiError(503, "engine_unavailable", "the engine is not reachable") from error
+    return f"{hand.number:04d}-{hand.hand_id}.phh", answer.phh
 
 
 async def for_operator(tables: Tables, table_id: str, audience: str) -> bytes:

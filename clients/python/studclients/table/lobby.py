@@ -19,7 +19,7 @@ TABLE_ID = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
 TABLE_NAME = re.compile(r"^[^\x00-\x1f\x7f]{1,100}$")
 FIELDS = frozenset(
     {"id", "name", "game", "games", "rotate_every", "seats", "stack", "ante", "bring_in",
-     "small_bet", "clock", "bots", "tournament", "all_in_face_up"}
+     "small_bet", "clock", "bots", "tournament", "all_in_face_up", "verifiable"}
 )  # fmt: skip
 
 
@@ -103,6 +103,9 @@ def settings_of(body: Any) -> TableSettings:
     face_up = body.get("all_in_face_up", False)
     if type(face_up) is not bool:
         raise ApiError(400, "bad_field", "all_in_face_up must be true or false")
+    verifiable = body.get("verifiable", True)
+    if type(verifiable) is not bool:
+        raise ApiError(400, "bad_field", "verifiable must be true or false")
     event = body.get("tournament")
     if event is not None and not isinstance(event, dict):
         raise ApiError(400, "bad_field", "tournament must be an object")
@@ -122,6 +125,7 @@ def settings_of(body: Any) -> TableSettings:
         rotate_every=_int(body, "rotate_every", 8, 1, 10_000),
         tournament=event,
         all_in_face_up=face_up,  # always on at a sit-and-go
+        verifiable=verifiable,  # deal tickets and players' entropy: on unless turned off
     )
 
 

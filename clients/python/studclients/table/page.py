@@ -8,7 +8,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from studclients.table import recovery, schedule, views
+from studclients.table import deals, recovery, schedule, views
 from studclients.table.store import Store
 
 
@@ -43,6 +43,9 @@ async def seat_page(
         hand_part, per_seat = views.hand_view(update, hand, engine_seat, hand.names)
         hand_part["voided"] = False
         hand_part["on_time_bank"] = hand.bank_from is not None and not hand.over
+        hand_part["deal"] = (
+            deals.hand_part(hand, update, engine_seat is not None) if hand.deal else None
+        )
         if engine_seat is not None:
             legal = views.legal_moves(update, engine_seat)
         for step in await store.history_of(hand.hand_id):
@@ -79,6 +82,7 @@ async def seat_page(
         seats.append(entry)
     you = seated.get(seat) if seat is not None else None
     event = await store.tournament(table.id)
+    open_hand = hand is not None and not hand.over
     return {
         "type": "table",
         "now": int(time.time() * 1000),
@@ -114,6 +118,10 @@ async def seat_page(
         },
         "seats": seats,
         "hand": hand_part,
+        # the next hand's deal ticket, waiting for the players' entropy (deals.py)
+        "deal": None
+        if open_hand
+        else await deals.waiting_part(store, table, seat, you.player if you else None),
         "legal": legal,
         "narration": narration,
         "next_hand_at": int(table.next_hand_at * 1000) if hand_part and hand_part["over"] else None,

@@ -43,6 +43,8 @@ tables = sa.Table(
     # a multi-table tournament's table deals only while hand_no < deal_limit: its
     # director raises the limit once it has settled the last hand (mtt/director.py)
     sa.Column("deal_limit", sa.Integer, nullable=True),
+    # verifiable deals (deals.py): each hand dealt with a deal ticket and players' entropy
+    sa.Column("verifiable", sa.Boolean, nullable=False, server_default=sa.false()),
 )
 
 tournaments = sa.Table(
@@ -115,6 +117,9 @@ hands = sa.Table(
     sa.Column("updated_at", sa.Float, nullable=False),
     # (added after the first release) when the seat to act went onto its time bank
     sa.Column("bank_from", sa.Float, nullable=True),
+    # a hand dealt with a deal ticket: {"commitment", "sources"}, sources by engine seat,
+    # "player" (the seat's browser sent it) or "table" (drawn here: a bot, no answer)
+    sa.Column("deal", sa.JSON, nullable=True),
     sa.Index("hands_open", "over", "deadline"),
 )
 
@@ -233,4 +238,35 @@ history_tokens = sa.Table(
     sa.Column("player", sa.String(32), nullable=False),
     sa.Column("expires_at", sa.Float, nullable=False),
     sa.Index("history_tokens_expiry", "expires_at"),
+)
+
+deal_tickets = sa.Table(
+    "deal_tickets",
+    metadata,
+    # the deal ticket waiting for contributions before hand hand_no + 1 (deals.py): one per
+    # table, replaced by compare-and-set on hand_id; request is the StartHandRequest it was
+    # made for (deterministic bytes): a deal that would differ asks for a new ticket
+    sa.Column("table_id", sa.String(64), sa.ForeignKey("tables.id"), primary_key=True),
+    sa.Column("hand_id", sa.String(32), nullable=False),
+    sa.Column("hand_no", sa.Integer, nullable=False),
+    sa.Column("sealed", sa.LargeBinary, nullable=False),
+    sa.Column("commitment", sa.String(64), nullable=False),
+    sa.Column("request", sa.LargeBinary, nullable=False),
+    # the table seats dealt in, in engine seat order
+    sa.Column("seat_map", sa.JSON, nullable=False),
+    sa.Column("expires_at", sa.Float, nullable=False),
+    # contributions are awaited until then (epoch seconds), or until every player sent one
+    sa.Column("wait_until", sa.Float, nullable=False),
+)
+
+deal_contributions = sa.Table(
+    "deal_contributions",
+    metadata,
+    # a seated player's entropy for the ticket hand_id, sent once from their page
+    sa.Column("hand_id", sa.String(32), primary_key=True),
+    sa.Column("seat_no", sa.Integer, primary_key=True),
+    sa.Column("table_id", sa.String(64), sa.ForeignKey("tables.id"), nullable=False),
+    sa.Column("player", sa.String(32), nullable=True),
+    sa.Column("entropy", sa.LargeBinary(64), nullable=False),
+    sa.Column("at", sa.Float, nullable=False),
 )

@@ -230,6 +230,22 @@ def build_app(
         data = await histories.for_operator(tables, table_id, audience)
         return zip_download(data, f"stud-table-{table_id}-{audience}.zip")
 
+    async def hand_proof(request: web.Request) -> web.StreamResponse:
+        table_id, hand_id = request.match_info["table"], request.match_info["hand"]
+        name, phh = await histories.proof(tables, table_id, hand_id, token_of(request))
+        return web.Response(
+            body=phh.encode(),
+            content_type="application/octet-stream",
+            headers={"Content-Disposition": f'attachment; filename="{name}"'},
+        )
+
+    async def contribute(request: web.Request) -> web.StreamResponse:
+        limit("act", request, token_of(request))  # the moves' bucket: one seat's requests
+        table_id = request.match_info["table"]
+        await tables.authenticate(table_id, token_of(request))  # 401 before any 400
+        body = await json_body(request)
+        return web.json_response(await tables.contribute(table_id, token_of(request), body))
+
     async def join(request: web.Request) -> web.StreamResponse:
         limit("join", request)
         body = await json_body(request)
@@ -350,6 +366,8 @@ def build_app(
     app.router.add_post("/api/tables/{table}/join", join)
     app.router.add_get("/api/tables/{table}/view", view)
     app.router.add_post("/api/tables/{table}/act", act)
+    app.router.add_post("/api/tables/{table}/contribute", contribute)
+    app.router.add_get("/api/tables/{table}/hands/{hand}/proof", hand_proof)
     app.router.add_post("/api/tables/{table}/leave", leave)
     app.router.add_post("/api/tables/{table}/bots", add_bot)
     app.router.add_post("/api/tables/{table}/back", back)

@@ -8,6 +8,7 @@ import {
   downloadHistory, keepHistory, ordinal, placesOf, renderGame, renderKeptHistories, renderLobbyTables,
   renderTournament, setupOperator,
 } from "./rooms.js";
+import { renderDeal, setupProof } from "./deal.js";
 import { $ } from "./dom.js";
 import {
   announceMove, closeTournament, loadLobbyTournaments, renderBar, setupTournaments, showTournament,
@@ -260,6 +261,7 @@ function render(data) {
   renderGame(table, hand);
   renderTournament(data);
   renderBar(seat);
+  renderDeal(data, seat, api);
 }
 
 function renderSeats(data) {
@@ -395,6 +397,8 @@ $("history").addEventListener("click", async () => {
     $("act-error").textContent = error.message;
   }
 });
+
+setupProof(() => seat);
 
 $("add-bot").addEventListener("click", async () => {
   try {

@@ -1,0 +1,116 @@
+"""Verifiable deals at stud-table over its HTTP API against a real stud-server: the
+commitment is on the players' pages before the deal, the contribution route refuses bad
+requests with a reason, the hand is dealt with both players' entropy (their hex in the
+proof), and the proof of the finished hand, downloaded by a player of it, passes
+``stud-verify``; a tampered copy does not, nor does the proof go to anyone else."""
+
+from __future__ import annotations
+
+import secrets
+import subprocess
+import sys
+import tomllib
+import urllib.error
+import urllib.request
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from support.polling import poll_until
+from support.table_harness import TableServer, call, join, view
+
+STUD_VERIFY = str(Path(sys.executable).parent / "stud-verify")
+
+
+def verify(path: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([STUD_VERIFY, str(path)], capture_output=True, text=True, timeout=120)
+
+
+def download(base: str, path: str, token: str | None) -> tuple[int, bytes]:
+    request = urllib.request.Request(base + path)
+    if token is not None:
+        request.add_header("Authorization", f"Bearer {token}")
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return response.status, response.read()
+    except urllib.error.HTTPError as error:
+        return error.code, error.read()
+
+
+def contribute(base: str, token: str | None, body: Any = None, raw: bytes | None = None) -> Any:
+    return call(base, "POST", "/api/tables/main/contribute", body, token=token, raw=raw)
+
+
+def test_players_entropy_goes_into_the_deal_and_its_proof_passes_stud_verify(
+    live_server: Callable[..., Any], tmp_path: Path
+) -> None:
+    engine = live_server()
+    server = TableServer(
+        engine.target,
+        f"sqlite:///{tmp_path / 'table.db'}",
+        ["--seats", "3", "--clock", "120", "--pause", "30", "--deal-wait", "120"],
+    )
+    try:
+        base = server.url
+        seats = dict([join(base, "Ann"), join(base, "Bob")])
+        ann, bob = seats[0], seats[1]
+        pending = poll_until(lambda: view(base, ann)["deal"], "the deal's commitment", 60, 0.1)
+        assert view(base, ann)["hand"] is None  # shown before the deal
+        assert len(pending["commitment"]) == 64 and pending["needed"]
+        assert view(base, bob)["deal"]["commitment"] == pending["commitment"]
+        mine = {ann: secrets.token_hex(32), bob: secrets.token_hex(16)}
+        body = {"hand": pending["hand"], "entropy": mine[ann]}
+        refusals = [
+            (None, body, None, 401, "no_token"),
+            ("x" * 43, body, None, 401, "bad_token"),
+            (ann, None, b"\xff\xfe{", 400, "malformed_json"),
+            (ann, {"hand": pending["hand"], "entropy": "00" * 8}, None, 400, "bad_entropy"),
+            (ann, {"hand": pending["hand"], "entropy": "0g" * 16}, None, 400, "bad_entropy"),
+            (ann, {"hand": "0" * 32, "entropy": mine[ann]}, None, 409, "stale"),
+        ]
+        for token, sent, raw, status, reason in refusals:
+            got = contribute(base, token, sent, raw)
+            assert got == (
+                status,
+                {"error": {"reason": reason, "message": got[1]["error"]["message"]}},
+            )
+        assert not view(base, ann)["deal"]["contributed"]
+        assert contribute(base, ann, body) == (200, {"ok": True, "hand": pending["hand"]})
+        assert contribute(base, ann, body)[1]["error"]["reason"] == "already_contributed"
+        assert view(base, ann)["hand"] is None  # Bob's entropy is awaited
+        assert contribute(base, bob, {**body, "entropy": mine[bob]})[0] == 200
+        page = poll_until(lambda: (v := view(base, ann))["hand"] and v, "the deal", 60, 0.1)
+        deal = page["hand"]["deal"]
+        assert page["hand"]["id"] == pending["hand"]
+        assert deal["commitment"] == pending["commitment"]
+        assert [c["from"] for c in deal["contributions"]] == ["player", "player"]
+        hand_path = f"/api/tables/main/hands/{page['hand']['id']}/proof"
+        assert download(base, hand_path, ann)[0] == 404  # not over yet: no proof
+        while not (page := view(base, ann))["hand"]["over"]:  # folds (or the bring-in)
+            for token in seats.values():
+                moves = view(base, token)
+                kinds = [m["action"] for m in moves["legal"]]
+                if kinds:
+                    action = "fold" if "fold" in kinds else kinds[0]
+                    call(base, "POST", "/api/tables/main/act",
+                         {"action": action, "hand": moves["hand"]["id"],
+                          "seq": moves["hand"]["seq"]}, token=token)  # fmt: skip
+        assert page["hand"]["deal"]["proof"]
+        status, phh = download(base, hand_path, bob)
+        assert status == 200, phh
+        proof = tmp_path / "proof.phh"
+        proof.write_bytes(phh)
+        result = verify(proof)
+        assert result.returncode == 0, result.stdout + result.stderr
+        fields = tomllib.loads(phh.decode())
+        assert fields["_deal_commitment"] == pending["commitment"]
+        assert fields["_contributions"] == [mine[ann], mine[bob]]
+        seed = fields["_server_seed"]
+        (tmp_path / "bad.phh").write_text(phh.decode().replace(seed, seed[::-1]))
+        result = verify(tmp_path / "bad.phh")
+        assert result.returncode == 1 and "_server_seed" in result.stdout, result.stdout
+        _, carl = join(base, "Carl")  # not dealt into that hand
+        assert download(base, hand_path, carl)[0] == 403
+        assert download(base, hand_path, None)[0] == 401
+    finally:
+        server.stop()
