@@ -6,7 +6,7 @@
 // add-on buttons while on sale. The player's seat token is the one registration gave: the
 // director moves their seat with it, so the table page follows them without a new join.
 
-import { $ } from "./dom.js";
+import { $, fetchJson } from "./dom.js";
 import { cell, ordinal, stakesText } from "./rooms.js";
 
 const STATUS = { registering: "Registering", running: "Running", finished: "Finished",
@@ -18,21 +18,8 @@ let shown = null;   // the id of the tournament whose page is on screen
 let latest = null;  // the newest tournament page fetched (the shown one or the player's)
 let elsewhere = null;  // the table the player's bar last found them at, not yet followed
 
-async function request(path, { body, token } = {}) {
-  const headers = { "Content-Type": "application/json" };
-  if (token) headers.Authorization = `Bearer ${token}`;
-  const response = await fetch(path, {
-    method: body === undefined ? "GET" : "POST", headers,
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const data = await response.json().catch(() => ({}));
-  if (!response.ok) {
-    const error = new Error(data.error ? data.error.message : `HTTP ${response.status}`);
-    error.reason = data.error ? data.error.reason : null;
-    throw error;
-  }
-  return data;
-}
+const request = (path, { body, token } = {}) =>
+  fetchJson(path, { method: body === undefined ? "GET" : "POST", body, token });
 
 const api = (id, tail = "") => `/api/tournaments/${encodeURIComponent(id)}${tail}`;
 const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;

@@ -4,7 +4,7 @@
 // standings (the final standings once it is won), and the download of a player's hand
 // histories, at the table and, once the seat is gone, from the lobby.
 
-import { $ } from "./dom.js";
+import { $, fetchJson } from "./dom.js";
 
 export function stakesText(s) {
   return `ante ${s.ante}, bring-in ${s.bring_in}, bets ${s.small_bet}/${s.big_bet}`;
@@ -140,13 +140,9 @@ export function setupOperator(reload) {
     const result = $("operator-result");
     result.textContent = "";
     try {
-      const response = await fetch("/api/tables", {
-        method: "POST",
-        headers: { "Content-Type": "application/json", Authorization: `Bearer ${$("op-token").value}` },
-        body: JSON.stringify(operatorBody()),
+      const data = await fetchJson("/api/tables", {
+        method: "POST", body: operatorBody(), token: $("op-token").value,
       });
-      const data = await response.json().catch(() => ({}));
-      if (!response.ok) throw new Error(data.error ? data.error.message : `HTTP ${response.status}`);
       result.textContent = `Created table ${data.table}.`;
       await reload();
     } catch (error) {

@@ -9,7 +9,7 @@ import {
   renderTournament, setupOperator,
 } from "./rooms.js";
 import { renderDeal, setupProof } from "./deal.js";
-import { $ } from "./dom.js";
+import { $, fetchJson } from "./dom.js";
 import {
   announceMove, closeTournament, loadLobbyTournaments, renderBar, setupTournaments, showTournament,
 } from "./mtt.js";
@@ -51,20 +51,7 @@ function cardElement(card) {
   return el;
 }
 
-async function api(path, body, method = "POST") {
-  const headers = { "Content-Type": "application/json" };
-  if (seat) headers.Authorization = `Bearer ${seat.token}`;
-  const response = await fetch(path, {
-    method, headers, body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const data = await response.json().catch(() => ({}));
-  if (!response.ok) {
-    const error = new Error(data.error ? data.error.message : `HTTP ${response.status}`);
-    error.reason = data.error ? data.error.reason : null;
-    throw error;
-  }
-  return data;
-}
+const api = (path, body, method = "POST") => fetchJson(path, { method, body, token: seat?.token });
 
 /** The seat this browser held at a table, recovered from the resume cookie (or null). */
 async function resumeSeat() {
