@@ -23,6 +23,7 @@ from studclients.table.mtt.seating import draw
 from studclients.table.schema import mtt_moves
 from studclients.table.store import Store
 from studclients.table.tournament import parse_levels
+from support.stand_in_engine import one_check_update
 
 
 class ChipEngine:
@@ -35,12 +36,7 @@ class ChipEngine:
 
     def _update(self, index: int, seq: int, over: bool) -> pb.HandUpdate:
         players = len(self.starts[index].players)
-        views = [pb.View(viewer_seat=i, seats=[pb.SeatInfo(seat=j) for j in range(players)])
-                 for i in range(players)]  # fmt: skip
-        update = pb.HandUpdate(
-            hand_id=f"{index:032x}", seq=seq, state=str(index).encode(), seats=views,
-            spectator=views[0], over=over,
-        )  # fmt: skip
+        stacks = None
         if over:
             stacks = [p.stack for p in self.starts[index].players]
             winner = self.rng.randrange(players)
@@ -49,11 +45,7 @@ class ChipEngine:
                     share = stacks[loser] if self.rng.random() < 0.34 else stacks[loser] // 4
                     stacks[loser] -= share
                     stacks[winner] += share
-            update.result.stacks.extend(stacks)
-        else:
-            update.to_act = 0
-            update.legal_actions.append(pb.LegalAction(type=pb.ACTION_TYPE_CHECK))
-        return update
+        return one_check_update(f"{index:032x}", seq, str(index).encode(), players, stacks)
 
     async def start_hand(self, request: pb.StartHandRequest) -> pb.HandUpdate:
         self.starts.append(request)

@@ -19,6 +19,7 @@ from studclients.table.errors import ApiError
 from studclients.table.game import Tables, TableSettings, Timing
 from studclients.table.mixed import HORSE_STUD
 from studclients.table.store import Store
+from support.stand_in_engine import one_check_update
 
 Script = Callable[[list[int]], list[int]]
 
@@ -32,19 +33,12 @@ class BustingEngine:
         self.starts: list[pb.StartHandRequest] = []
 
     def _update(self, seq: int, players: int, over: bool) -> pb.HandUpdate:
-        views = [pb.View(viewer_seat=i, seats=[pb.SeatInfo(seat=j) for j in range(players)])
-                 for i in range(players)]  # fmt: skip
-        update = pb.HandUpdate(
-            hand_id=f"{len(self.starts):032x}", seq=seq, state=f"s{seq}".encode(), seats=views,
-            spectator=views[0], over=over,
-        )  # fmt: skip
+        stacks = None
         if over:
-            stacks = [p.stack for p in self.starts[-1].players]
-            update.result.stacks.extend(self.scripts[len(self.starts) - 1](stacks))
-        else:
-            update.to_act = 0
-            update.legal_actions.append(pb.LegalAction(type=pb.ACTION_TYPE_CHECK))
-        return update
+            starts = [p.stack for p in self.starts[-1].players]
+            stacks = self.scripts[len(self.starts) - 1](starts)
+        hand_id = f"{len(self.starts):032x}"
+        return one_check_update(hand_id, seq, f"s{seq}".encode(), players, stacks)
 
     async def start_hand(self, request: pb.StartHandRequest) -> pb.HandUpdate:
         self.starts.append(request)
