@@ -7,11 +7,10 @@ from __future__ import annotations
 
 from typing import Final
 
-from stud_api.stud.v1 import stud_engine_pb2 as pb
-
-from studengine.api.conversions import CARD_TEXT
+from studengine.api._gen.stud.v1 import stud_engine_keys as keys
+from studengine.api.conversions import card_fields
 from studengine.rules.variants import VariantSpec
-from studengine.state.wire import BytesWriter, length_key, record
+from studengine.state.wire import BytesWriter, record
 
 
 class HeldCards:
@@ -69,11 +68,10 @@ def _held_cards(spec: VariantSpec, cards: list[int]) -> tuple[bytes, bytes]:
     return hidden.getvalue(), shown.getvalue()
 
 
-_SEAT = pb.SeatInfo.DESCRIPTOR.fields_by_name
 # each card's text as one element of SeatInfo's repeated strings; a hidden card is ""
-_CARDS: Final = tuple(record(length_key(_SEAT["cards"]), t.encode()) for t in CARD_TEXT)
-_UP_CARDS: Final = tuple(record(length_key(_SEAT["up_cards"]), t.encode()) for t in CARD_TEXT)
-_DOWN_CARDS: Final = tuple(record(length_key(_SEAT["down_cards"]), t.encode()) for t in CARD_TEXT)
-_HIDDEN_CARD: Final = record(length_key(_SEAT["cards"]), b"")
+_CARDS: Final = card_fields(keys.SEAT_INFO_CARDS)
+_UP_CARDS: Final = card_fields(keys.SEAT_INFO_UP_CARDS)
+_DOWN_CARDS: Final = card_fields(keys.SEAT_INFO_DOWN_CARDS)
+_HIDDEN_CARD: Final = record(keys.SEAT_INFO_CARDS, b"")
 
 HELD_CARDS: Final = HeldCards()  # the process's: what it holds is the same for every call
