@@ -40,6 +40,7 @@ COMPILED = (
     "studengine/rules/validation.py",
     "studengine/rules/hand.py",
     "studengine/rules/visibility.py",
+    "studengine/state/bounded.py",
     "studengine/state/wire.py",
     # generated (proto/generate.py): the encoder's field keys, inlined where they are used;
     # listed so that its hash in the build record marks a stale compiled encoder

@@ -12,6 +12,7 @@ from studengine.api._gen.stud.v1 import stud_engine_keys as api_keys
 from studengine.state import bytewriter, wire
 from studengine.state._gen.stud.internal.v1 import state_keys as keys
 from studengine.state._gen.stud.internal.v1 import state_pb2
+from studengine.state.bounded import DEFAULT_LIMIT, BoundedCache
 
 VALUES = [0, 1, 0x7F, 0x80, 300, 2**14 - 1, 2**14, 2**21 - 1, 2**21, 2**31, 2**63 - 1, 2**64 - 1]
 
@@ -222,3 +223,17 @@ def test_byte_string_is_bytes_of_the_values(values: list[int]) -> None:
     """What the deck commitment hashes (its form is public: docs/api.md): ``bytes()``."""
     assert wire.byte_string(values) == bytes(values)
     assert type(wire.byte_string(values)) is bytes
+
+
+def test_a_bounded_cache_holds_at_most_its_limit_then_starts_over() -> None:
+    """The one cache of the hot path (``state.bounded``): what was put is found until the
+    cache is full; the entry past the limit empties it first."""
+    cache: BoundedCache[int, str] = BoundedCache(3)
+    for n in range(3):
+        assert cache.put(n, f"v{n}") == f"v{n}"
+    assert [cache.get(n) for n in range(4)] == ["v0", "v1", "v2", None]
+    cache.put(1, "again")  # full: emptied, then this one held
+    assert len(cache) == 1 and cache.get(0) is None and cache.get(1) == "again"
+    assert len(BoundedCache()) == 0 and BoundedCache().limit == DEFAULT_LIMIT
+    with pytest.raises(ValueError, match="0 entries"):
+        BoundedCache(0)

@@ -10,6 +10,7 @@ from typing import Final
 from studengine.api._gen.stud.v1 import stud_engine_keys as keys
 from studengine.api.conversions import card_fields
 from studengine.rules.variants import VariantSpec
+from studengine.state.bounded import BoundedCache
 from studengine.state.wire import BytesWriter, record
 
 
@@ -21,17 +22,15 @@ class HeldCards:
     (then it starts over). What is found depends on the number alone: no viewer, no table."""
 
     def __init__(self, limit: int = 4096) -> None:
-        self.limit = limit
-        self.found: dict[int, tuple[bytes, bytes]] = {}  # held_key: (hidden, shown)
+        # held_key: (hidden, shown); about 4,096 hands of some 60 bytes each at most
+        self.found: BoundedCache[int, tuple[bytes, bytes]] = BoundedCache(limit)
 
     def get(self, spec: VariantSpec, pattern: int, cards: list[int]) -> tuple[bytes, bytes]:
         """``cards``' fields, hidden and shown; ``pattern``: the spec's ``card_pattern``."""
         key = held_key(pattern, cards)
         found = self.found.get(key)
         if found is None:
-            if len(self.found) >= self.limit:
-                self.found.clear()
-            found = self.found[key] = _held_cards(spec, cards)
+            found = self.found.put(key, _held_cards(spec, cards))
         return found
 
 

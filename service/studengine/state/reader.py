@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Final
 
 from studengine.state._gen.stud.internal.v1 import state_keys as keys
+from studengine.state.bounded import BoundedCache
 from studengine.state.checks import StateInvalid, well_formed_message
 
 if TYPE_CHECKING:  # a native (unboxed) integer in the compiled build, an int when run pure
@@ -468,8 +469,7 @@ def _read_round_field(c: Cursor, h: HandFields, key: i64) -> None:
         c.skip(key)
 
 
-_TABLES_READ: dict[bytes, TableFields] = {}  # a few distinct tables serve many calls
-_MAX_TABLES: Final = 256
+_TABLES_READ: BoundedCache[bytes, TableFields] = BoundedCache()  # a few serve many calls
 
 
 def read_table_once(wire: bytes, depth: i64) -> TableFields:
@@ -480,9 +480,7 @@ def read_table_once(wire: bytes, depth: i64) -> TableFields:
     if found is None:
         found = TableFields()
         read_table(Cursor(wire, 0, len(wire), depth), found)
-        if len(_TABLES_READ) >= _MAX_TABLES:
-            _TABLES_READ.clear()
-        _TABLES_READ[wire] = found
+        _TABLES_READ.put(wire, found)
     return found
 
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Final
 
+from studengine.state.bounded import DEFAULT_LIMIT, BoundedCache
+
 try:
     from librt.strings import BytesWriter as BytesWriter
 except ImportError:  # no librt (the pure-Python sources run): its methods on a bytearray
@@ -168,17 +170,14 @@ class GameFields:
     for each of its fields, and a decoded hand's table is the one object its decoding made
     (``codec._decode_table`` keeps one per distinct table). At most ``limit`` are kept."""
 
-    def __init__(self, serialize: Callable[[Any, Any], bytes], limit: int = 256) -> None:
+    def __init__(self, serialize: Callable[[Any, Any], bytes], limit: int = DEFAULT_LIMIT) -> None:
         self.serialize = serialize
-        self.limit = limit
         # (id(variant), id(table)): (the table, held so that its id stays its own; bytes)
-        self.found: dict[tuple[int, int], tuple[object, bytes]] = {}
+        self.found: BoundedCache[tuple[int, int], tuple[object, bytes]] = BoundedCache(limit)
 
     def get(self, variant: object, table: object) -> bytes:
         key = (id(variant), id(table))
         found = self.found.get(key)
         if found is None or found[0] is not table:
-            if len(self.found) >= self.limit:
-                self.found.clear()
-            found = self.found[key] = (table, self.serialize(variant, table))
+            found = self.found.put(key, (table, self.serialize(variant, table)))
         return found[1]
