@@ -39,7 +39,7 @@ def _load(path: Path, name: str) -> ModuleType:
     return module
 
 
-def _with_fields(root: Path) -> None:
+def with_fields(root: Path) -> None:
     """A copy of the protos under ``root`` with ``ADDED`` in state.proto."""
     shutil.copytree(REPO / "proto" / "stud", root / "stud")
     text = (root / STATE_PROTO).read_text()
@@ -50,7 +50,7 @@ def _with_fields(root: Path) -> None:
     (root / STATE_PROTO).write_text(text)
 
 
-def _message_class(root: Path, out: Path, name: str) -> Any:
+def message_class(root: Path, out: Path, name: str) -> Any:
     """The copy's message ``name``, made by protobuf from its descriptors in a pool of
     its own (the real state.proto is already in the default one)."""
     descriptors = out / "set.pb"
@@ -148,11 +148,11 @@ def test_every_field_has_the_key_protobuf_writes_it_with(pb2: ModuleType, keys: 
 
 def test_a_field_added_to_state_proto_gets_its_key(tmp_path: Path) -> None:
     root, out = tmp_path / "proto", tmp_path / "gen"
-    _with_fields(root)
+    with_fields(root)
     generate._generate(generate.INTERNAL, out, root)
     keys = _load(out / "stud/internal/v1/state_keys.py", "copy_state_keys")
-    hand = _message_class(root, tmp_path, "EngineHand")
-    uncalled = _message_class(root, tmp_path, "EngineUncalled")
+    hand = message_class(root, tmp_path, "EngineHand")
+    uncalled = message_class(root, tmp_path, "EngineUncalled")
     cases = [
         (keys.ENGINE_HAND_SIDE_POT_CAP, hand(side_pot_cap=300)),
         (keys.ENGINE_HAND_SIDE_BETS, hand(side_bets=[1, 2])),
