@@ -426,7 +426,7 @@ def test_each_distinct_table_is_read_once_and_merges_as_its_bytes_joined() -> No
     broken = first + b"\x08"  # a key with no value
     for _ in range(2):
         assert read_outcome(read_state, in_hand(join([(2, LEN, broken)]))) == MALFORMED
-    assert reader._TABLES_READ.get(broken) is None
+    assert broken not in reader._TABLES_READ.found
 
 
 #: how to put a message's bytes in a state, for each message of the schema

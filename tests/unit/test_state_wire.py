@@ -178,7 +178,7 @@ def test_game_fields_are_serialized_once_per_game_and_found_by_identity() -> Non
     assert len(made) == 3  # by identity: an equal table, another game, each made once
     other = Table(ante=7, bring_in=10, small_bet=20, big_bet=40)
     assert cache.get(seven, other) == f"{seven.value}/7".encode()
-    assert len(cache.found) <= 2  # bounded: cleared when full
+    assert len(cache.cache) <= 2  # bounded: cleared when full
 
 
 def test_one_table_under_two_games_is_made_once_for_each() -> None:
@@ -231,9 +231,9 @@ def test_a_bounded_cache_holds_at_most_its_limit_then_starts_over() -> None:
     cache: BoundedCache[int, str] = BoundedCache(3)
     for n in range(3):
         assert cache.put(n, f"v{n}") == f"v{n}"
-    assert [cache.get(n) for n in range(4)] == ["v0", "v1", "v2", None]
+    assert [cache.found.get(n) for n in range(4)] == ["v0", "v1", "v2", None]
     cache.put(1, "again")  # full: emptied, then this one held
-    assert len(cache) == 1 and cache.get(0) is None and cache.get(1) == "again"
+    assert len(cache) == 1 and cache.found == {1: "again"}
     assert len(BoundedCache()) == 0 and BoundedCache().limit == DEFAULT_LIMIT
     with pytest.raises(ValueError, match="0 entries"):
         BoundedCache(0)

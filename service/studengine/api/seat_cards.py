@@ -23,14 +23,14 @@ class HeldCards:
 
     def __init__(self, limit: int = 4096) -> None:
         # held_key: (hidden, shown); about 4,096 hands of some 60 bytes each at most
-        self.found: BoundedCache[int, tuple[bytes, bytes]] = BoundedCache(limit)
+        self.cache: BoundedCache[int, tuple[bytes, bytes]] = BoundedCache(limit)
 
     def get(self, spec: VariantSpec, pattern: int, cards: list[int]) -> tuple[bytes, bytes]:
         """``cards``' fields, hidden and shown; ``pattern``: the spec's ``card_pattern``."""
         key = held_key(pattern, cards)
-        found = self.found.get(key)
+        found = self.cache.found.get(key)
         if found is None:
-            found = self.found.put(key, _held_cards(spec, cards))
+            found = self.cache.put(key, _held_cards(spec, cards))
         return found
 
 

@@ -281,7 +281,7 @@ def _decode_table(msg: TableFields | None) -> Table:
     once."""
     if msg is None:
         msg = TableFields()
-    table = _TABLES.get(msg.wire)
+    table = _TABLES.found.get(msg.wire)
     if table is not None:
         return table
     # every field by its name (once per distinct table: no cost to the calls)

@@ -476,7 +476,7 @@ def read_table_once(wire: bytes, depth: i64) -> TableFields:
     """EngineTable's fields read from ``wire``: every occurrence's bytes so far, joined (a
     message given twice merges as its bytes joined parse). Each distinct table is read
     once (its fields never changed after; ``depth`` is always the hand's table's)."""
-    found = _TABLES_READ.get(wire)
+    found = _TABLES_READ.found.get(wire)
     if found is None:
         found = TableFields()
         read_table(Cursor(wire, 0, len(wire), depth), found)

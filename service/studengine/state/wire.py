@@ -70,7 +70,11 @@ def record(key: int, payload: bytes) -> bytes:
     """A serialized message (or bytes, or string) as one length-delimited field: the
     field's ``key``, the payload's length, the payload."""
     size = len(payload)
-    return b"%b%b%b" % (varint(key), _ONE_BYTE[size] if size < 0x80 else varint(size), payload)
+    return b"%b%b%b" % (
+        _ONE_BYTE[key] if key < 0x80 else varint(key),  # fields 1 to 15: one byte, no call
+        _ONE_BYTE[size] if size < 0x80 else varint(size),
+        payload,
+    )
 
 
 # ---- into a BytesWriter (the state's encoding: one getvalue() at its end) -----------
@@ -158,7 +162,9 @@ def append_packed(out: BytesWriter, key: int, values: list[int]) -> None:
 def int_field(key: int, value: int) -> bytes:
     """The integer, enum or bool field ``key`` as proto3 writes it: nothing when the value
     is 0 (its default); ValueError when it is negative."""
-    return varint(key) + varint(value) if value else b""
+    if not value:
+        return b""
+    return (_ONE_BYTE[key] if key < 0x80 else varint(key)) + varint(value)
 
 
 # ---- serialized parts made once per distinct game ------------------------------------
@@ -173,11 +179,11 @@ class GameFields:
     def __init__(self, serialize: Callable[[Any, Any], bytes], limit: int = DEFAULT_LIMIT) -> None:
         self.serialize = serialize
         # (id(variant), id(table)): (the table, held so that its id stays its own; bytes)
-        self.found: BoundedCache[tuple[int, int], tuple[object, bytes]] = BoundedCache(limit)
+        self.cache: BoundedCache[tuple[int, int], tuple[object, bytes]] = BoundedCache(limit)
 
     def get(self, variant: object, table: object) -> bytes:
         key = (id(variant), id(table))
-        found = self.found.get(key)
+        found = self.cache.found.get(key)
         if found is None or found[0] is not table:
-            found = self.found.put(key, (table, self.serialize(variant, table)))
+            found = self.cache.put(key, (table, self.serialize(variant, table)))
         return found[1]
