@@ -62,9 +62,10 @@ COMPILED = (
 )
 BUILD_RECORD = SERVICE / "studengine/_mypyc_build.py"
 
-# The generated internal state schema (gitignored) must exist before the packages are
-# collected: a fresh clone built with `pip wheel .` gets it from proto/generate.py here
-# (grpcio-tools is a build requirement). `make` regenerates it when the protos change.
+# The generated internal state schema and the API's field keys (gitignored) must exist
+# before the packages are collected: a fresh clone built with `pip wheel .` gets them from
+# proto/generate.py here (grpcio-tools is a build requirement). `make` regenerates them
+# when the protos change.
 if not all((SERVICE / f"studengine/{part}/_gen/__init__.py").exists() for part in ("state", "api")):
     subprocess.check_call([sys.executable, str(HERE / "proto/generate.py")])
 
