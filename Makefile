@@ -12,7 +12,8 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 PY     := $(BIN)/python
 STAMP  := $(VENV)/.installed
-GEN    := proto/python/stud_api/__init__.py service/studengine/state/_gen/__init__.py
+GEN    := proto/python/stud_api/__init__.py service/studengine/state/_gen/__init__.py \
+          service/studengine/api/_gen/__init__.py
 PROTOS := $(shell find proto -name '*.proto' -not -path '*/node_modules/*')
 BUF    := proto/node_modules/.bin/buf
 # the three distributions, editable; the server with its dev, deploy and test extras (the
@@ -50,7 +51,7 @@ venv: $(STAMP)
 ENGINE_SRC := $(wildcard service/studengine/cards.py service/studengine/rules/*.py \
                          service/studengine/state/*.py service/studengine/api/*.py)
 COMPILED   := service/studengine/_mypyc_build.py
-# after $(GEN) too: the generated field keys (state/_gen/.../state_keys.py) are compiled
+# after $(GEN) too: the generated field keys (state/_gen/, api/_gen/: *_keys.py) are compiled
 # into the encoder, and regenerating removes their compiled module
 $(COMPILED): $(STAMP) setup.py $(ENGINE_SRC) $(GEN)
 	$(PY) setup.py -q build_ext --inplace
@@ -376,7 +377,7 @@ table: $(STAMP) $(GEN)
 clean:
 	rm -rf $(VENV) $(BENCH_VENV) .tools build dist proto/python/build clients/python/build \
 	    $(NODE_DIR)/dist $(NODE_DIR)/src/gen \
-	    proto/python/stud_api service/studengine/state/_gen \
+	    proto/python/stud_api service/studengine/state/_gen service/studengine/api/_gen \
 	    .pytest_cache .mypy_cache .ruff_cache .hypothesis .import_linter_cache
 	find . -name '*.egg-info' -not -path './*/node_modules/*' -prune -exec rm -rf {} +
 	find service -name '*.so' -delete

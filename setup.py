@@ -40,10 +40,12 @@ COMPILED = (
     "studengine/rules/validation.py",
     "studengine/rules/hand.py",
     "studengine/rules/visibility.py",
+    "studengine/state/bounded.py",
     "studengine/state/wire.py",
     # generated (proto/generate.py): the encoder's field keys, inlined where they are used;
     # listed so that its hash in the build record marks a stale compiled encoder
     "studengine/state/_gen/stud/internal/v1/state_keys.py",
+    "studengine/api/_gen/stud/v1/stud_engine_keys.py",  # the views' and updates' keys
     "studengine/state/checks.py",
     "studengine/state/reader.py",
     "studengine/state/codec.py",
@@ -60,10 +62,11 @@ COMPILED = (
 )
 BUILD_RECORD = SERVICE / "studengine/_mypyc_build.py"
 
-# The generated internal state schema (gitignored) must exist before the packages are
-# collected: a fresh clone built with `pip wheel .` gets it from proto/generate.py here
-# (grpcio-tools is a build requirement). `make` regenerates it when the protos change.
-if not (SERVICE / "studengine/state/_gen/__init__.py").exists():
+# The generated internal state schema and the API's field keys (gitignored) must exist
+# before the packages are collected: a fresh clone built with `pip wheel .` gets them from
+# proto/generate.py here (grpcio-tools is a build requirement). `make` regenerates them
+# when the protos change.
+if not all((SERVICE / f"studengine/{part}/_gen/__init__.py").exists() for part in ("state", "api")):
     subprocess.check_call([sys.executable, str(HERE / "proto/generate.py")])
 
 

@@ -8,7 +8,7 @@ import hashlib
 import os
 import random
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import grpc
 import pytest
@@ -21,7 +21,6 @@ from studengine.api.errors import ApiError
 from studengine.cards import format_card
 from studengine.rules.hand import Hand
 from studengine.rules.types import ActionType
-from studengine.state import wire
 from studengine.state.sealing import KeyRing
 
 if TYPE_CHECKING:
@@ -101,6 +100,15 @@ def random_act(rng: random.Random, update: pb.HandUpdate) -> pb.ActRequest:
     return request
 
 
+def is_repeated(field: Any) -> bool:
+    """Whether a field descriptor's field is repeated, on every protobuf the package
+    declares: ``is_repeated`` from protobuf 6 (which later drops ``label``), ``label``
+    before it (4.25, the floor)."""
+    if hasattr(field, "is_repeated"):
+        return bool(field.is_repeated)
+    return bool(field.label == FieldDescriptor.LABEL_REPEATED)
+
+
 CARD_INDEX = {format_card(c): c for c in range(52)}
 _SKIP, _MESSAGE, _MESSAGES, _STRING, _STRINGS = range(5)
 _KINDS: dict[FieldDescriptor, int] = {}
@@ -109,7 +117,7 @@ _KINDS: dict[FieldDescriptor, int] = {}
 def _kind(field: FieldDescriptor) -> int:
     kind = _KINDS.get(field)
     if kind is None:
-        many = wire.is_repeated(field)
+        many = is_repeated(field)
         if field.message_type is not None:
             kind = _MESSAGES if many else _MESSAGE
         elif field.type == FieldDescriptor.TYPE_STRING:

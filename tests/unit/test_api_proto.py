@@ -17,7 +17,7 @@ BUF = REPO / "proto" / "node_modules" / ".bin" / "buf"
 def test_generate_writes_packages_with_their_own_imports(tmp_path: Path) -> None:
     """The public API goes to ``stud_api``, the internal state schema to the server's own
     ``studengine.state._gen``; protoc's absolute ``stud.`` imports are rewritten."""
-    api, internal = tmp_path / "stud_api", tmp_path / "_gen"
+    api, internal, api_keys = tmp_path / "stud_api", tmp_path / "_gen", tmp_path / "api_gen"
     subprocess.run(
         [
             sys.executable,
@@ -26,6 +26,8 @@ def test_generate_writes_packages_with_their_own_imports(tmp_path: Path) -> None
             str(api),
             "--internal-out",
             str(internal),
+            "--api-keys-out",
+            str(api_keys),
         ],
         check=True,
         capture_output=True,
@@ -43,6 +45,9 @@ def test_generate_writes_packages_with_their_own_imports(tmp_path: Path) -> None
     for package in ("", "stud", "stud/internal", "stud/internal/v1"):
         assert (internal / package / "__init__.py").exists()
     assert (api / "py.typed").exists()
+    # the API's field keys alone, for the server: no protobuf module beside them
+    assert (api_keys / "stud" / "v1" / "stud_engine_keys.py").exists()
+    assert not list(api_keys.rglob("*_pb2*"))
 
 
 def test_the_service_and_its_methods() -> None:

@@ -276,7 +276,7 @@ def test_held_cards_found_again_are_the_ones_made() -> None:
         )
         assert held.get(spec, pattern, cards) == expected
         assert held.get(spec, pattern, cards) == expected  # found again
-        assert len(held.found) <= 40
+        assert len(held.cache) <= 40
     assert len(owners) > 2500
 
 

@@ -323,7 +323,7 @@ def test_a_state_from_before_the_option_opens_with_it_off_r_all_in_face_up() -> 
     assert hand.tabled == [] and hand.to_act == 1
     commitment = hashlib.sha256(record.hand_id + record.salt + bytes(hand.deck)).digest()
     assert record.deck_commitment == commitment
-    assert encode(record) == OLD_STATE + wire.record(b"\x42", commitment)  # field 8
+    assert encode(record) == OLD_STATE + wire.record(8 << 3 | 2, commitment)  # field 8
     hand.act(1, ActionType.RAISE, 40)
     hand.act(0, ActionType.CALL)  # all-in: with the option on this would table both
     assert hand.over and hand.tabled == []

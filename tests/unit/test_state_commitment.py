@@ -67,7 +67,7 @@ def test_a_new_record_commits_to_its_deal() -> None:
 def test_the_commitment_is_kept_and_read_back(read: Callable[[bytes], StateFields]) -> None:
     record = a_record(1)
     data = encode(record)
-    assert data == without_commitment(data) + wire.record(b"\x42", record.deck_commitment)
+    assert data == without_commitment(data) + wire.record(8 << 3 | 2, record.deck_commitment)
     back = decode_state(read(data))
     assert back == record and back.deck_commitment == sha256_of_deal(record)
 

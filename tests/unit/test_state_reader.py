@@ -14,6 +14,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -27,6 +28,7 @@ from studengine.state.message_reader import parse_state
 from studengine.state.reader import MALFORMED, Cursor, TableFields, read_state, read_table
 from studengine.state.wire import put_varint, read_varint
 from support.state_decode_reference import as_tree, reference_decode, reference_fields
+from test_generated_keys import message_class, with_fields
 from test_state_encoding import every_step, record_of
 
 VARINT, FIXED64, LEN, START_GROUP, END_GROUP, FIXED32 = range(6)
@@ -424,7 +426,7 @@ def test_each_distinct_table_is_read_once_and_merges_as_its_bytes_joined() -> No
     broken = first + b"\x08"  # a key with no value
     for _ in range(2):
         assert read_outcome(read_state, in_hand(join([(2, LEN, broken)]))) == MALFORMED
-    assert broken not in reader._TABLES_READ
+    assert broken not in reader._TABLES_READ.found
 
 
 #: how to put a message's bytes in a state, for each message of the schema
@@ -495,3 +497,33 @@ def test_packed_runs_are_read_as_protobuf_reads_them() -> None:
         wrap, number = rng.choice(PACKED)
         verdicts[same_as_protobuf(wrap(join([(number, LEN, run)])))] += 1
     assert verdicts["malformed"] > 100 and verdicts["refused"] > 100, verdicts
+
+
+def test_a_state_a_newer_schema_wrote_opens_alike_on_both_builds(tmp_path: Path) -> None:
+    """The reader accepts what protobuf's parser accepts, not only what this encoder writes
+    (docs/architecture.md, "What the state reader accepts"): during a rolling upgrade a
+    replica of the newer build, a field added to state.proto and the format version the
+    same, seals states that one of the older build opens. Such a state opens on both
+    readers (the compiled build's, the pure build's protobuf) to the record of the state
+    without the new fields."""
+    root = tmp_path / "proto"
+    with_fields(root)
+    newer_state = message_class(root, tmp_path, "HandState")
+    rng = random.Random("i30-newer-schema")
+    opened = uncalled = 0
+    for variant in Variant:
+        for hand in every_step(rng, variant):
+            record = record_of(rng, hand)
+            newer = newer_state.FromString(encode(record))
+            newer.hand.side_pot_cap = 300
+            newer.hand.side_bets.extend([1, 2**40])
+            if newer.hand.HasField("result"):
+                for returned in newer.hand.result.uncalled:
+                    returned.reason = "timeout"
+                    uncalled += 1
+            data = newer.SerializeToString(deterministic=True)
+            assert len(data) > len(encode(record))
+            assert decode_state(read_state(data)) == record
+            assert decode_state(parse_state(data)) == record
+            opened += 1
+    assert opened > 40 and uncalled > 0

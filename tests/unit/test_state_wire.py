@@ -6,11 +6,13 @@ from collections.abc import Callable
 
 import pytest
 from google.protobuf import wrappers_pb2
-from google.protobuf.descriptor import FieldDescriptor
 from stud_api.stud.v1 import stud_engine_pb2 as pb
 from studengine import compiled
+from studengine.api._gen.stud.v1 import stud_engine_keys as api_keys
 from studengine.state import bytewriter, wire
+from studengine.state._gen.stud.internal.v1 import state_keys as keys
 from studengine.state._gen.stud.internal.v1 import state_pb2
+from studengine.state.bounded import DEFAULT_LIMIT, BoundedCache
 
 VALUES = [0, 1, 0x7F, 0x80, 300, 2**14 - 1, 2**14, 2**21 - 1, 2**21, 2**31, 2**63 - 1, 2**64 - 1]
 
@@ -43,22 +45,10 @@ def test_read_varint_refuses_truncated_or_too_long(raw: bytes) -> None:
 def test_record_is_a_length_delimited_field() -> None:
     spectator = pb.View(street_name="x" * 200, pot=7)  # a length past one byte
     payload = spectator.SerializeToString()
-    key = wire.length_key(pb.HandUpdate.DESCRIPTOR.fields_by_name["spectator"])
-    assert wire.record(key, payload) == pb.HandUpdate(spectator=spectator).SerializeToString()
-
-
-def test_varint_key_is_protobufs() -> None:
-    field = pb.View.DESCRIPTOR.fields_by_name["pot"]
-    assert wire.varint_key(field) + wire.varint(7) == pb.View(pot=7).SerializeToString()
-
-
-def test_length_key_refuses_a_field_number_past_15() -> None:
-    far = max(state_pb2.EngineHand.DESCRIPTOR.fields, key=lambda f: f.number)
-    assert far.number >= 16
-    with pytest.raises(ValueError, match="longer key"):
-        wire.length_key(far)
-    with pytest.raises(ValueError, match="longer key"):
-        wire.varint_key(far)
+    assert (
+        wire.record(api_keys.HAND_UPDATE_SPECTATOR, payload)
+        == pb.HandUpdate(spectator=spectator).SerializeToString()
+    )
 
 
 # The writers the state's encoding writes into: librt's BytesWriter (wire's, where librt is
@@ -110,24 +100,20 @@ PACKED.append([2**31] * 30)
 def test_append_packed_and_tags_are_protobufs(appended: Appended, values: list[int]) -> None:
     """Packed repeated fields of numbers below 16 and past them (two-byte keys), lengths
     of one byte and more, and nothing at all for no values."""
-    for name in ("stacks", "tabled"):  # fields 7 and 30
-        field = state_pb2.EngineHand.DESCRIPTOR.fields_by_name[name]
-        key = wire.tag(field, wire.LENGTH_DELIMITED)
+    for name, key in (("stacks", keys.ENGINE_HAND_STACKS), ("tabled", keys.ENGINE_HAND_TABLED)):
         ours = appended(lambda out, k=key: wire.append_packed(out, k, values))
         assert ours == state_pb2.EngineHand(**{name: values}).SerializeToString()
-    stacks = state_pb2.EngineHand.DESCRIPTOR.fields_by_name["stacks"]
     largest = [2**63 - 1, *values]  # int64's largest
-    ours = appended(lambda out: wire.append_packed(out, wire.tag(stacks, 2), largest))
+    ours = appended(lambda out: wire.append_packed(out, keys.ENGINE_HAND_STACKS, largest))
     assert ours == state_pb2.EngineHand(stacks=largest).SerializeToString()
 
 
 @pytest.mark.parametrize("size", [1, 0x7F, 0x80, 300, 2**14])
 def test_open_and_close_record_write_the_length_after(appended: Appended, size: int) -> None:
-    field = state_pb2.EngineHand.DESCRIPTOR.fields_by_name["moves"]  # field 29
     payload = bytes(range(256)) * (size // 256) + bytes(range(size % 256))
 
     def write(out: wire.BytesWriter) -> None:
-        start = wire.open_record(out, wire.tag(field, wire.LENGTH_DELIMITED))
+        start = wire.open_record(out, keys.ENGINE_HAND_MOVES)  # field 29
         out.write(payload)
         wire.close_record(out, start)
         out.append(9)  # and what comes after it
@@ -135,33 +121,28 @@ def test_open_and_close_record_write_the_length_after(appended: Appended, size: 
     assert appended(write) == state_pb2.EngineHand(moves=payload).SerializeToString() + b"\x09"
 
 
-def test_tags_are_protobufs_keys(appended: Appended) -> None:
+def test_two_byte_keys_are_protobufs(appended: Appended) -> None:
     """A varint field's key, for field numbers below 16 and past them."""
-    for name in ("button", "level", "over"):  # 3, 16, 27
-        field = state_pb2.EngineHand.DESCRIPTOR.fields_by_name[name]
-        value = True if name == "over" else 5
-        key = appended(lambda out, f=field: wire.append_varint(out, wire.tag(f, wire.VARINT)))
-        assert (
-            key + wire.varint(int(value))
-            == state_pb2.EngineHand(**{name: value}).SerializeToString()
-        )
+    for name, key in (("button", keys.ENGINE_HAND_BUTTON), ("level", keys.ENGINE_HAND_LEVEL)):
+        ours = appended(lambda out, k=key: wire.append_int_field(out, k, 5))
+        assert ours == state_pb2.EngineHand(**{name: 5}).SerializeToString()
 
 
 @pytest.mark.parametrize("value", [v for v in VALUES if v < 2**63])
 def test_int_field_is_protobufs(value: int) -> None:
-    key = wire.varint_key(pb.View.DESCRIPTOR.fields_by_name["pot"])  # an int64
-    assert wire.int_field(key, value) == pb.View(pot=value).SerializeToString()  # 0: b""
+    assert (
+        wire.int_field(api_keys.VIEW_POT, value) == pb.View(pot=value).SerializeToString()
+    )  # 0: b""
 
 
 def test_int_field_refuses_a_negative_value() -> None:
-    key = wire.varint_key(pb.View.DESCRIPTOR.fields_by_name["pot"])
     with pytest.raises(ValueError, match="negative"):
-        wire.int_field(key, -1)
+        wire.int_field(api_keys.VIEW_POT, -1)
 
 
 @pytest.mark.parametrize("value", [v for v in VALUES if v < 2**63])
 def test_append_int_field_is_protobufs(appended: Appended, value: int) -> None:
-    key = wire.tag(pb.View.DESCRIPTOR.fields_by_name["pot"], wire.VARINT)  # an int64
+    key = api_keys.VIEW_POT  # an int64
     ours = appended(lambda out: wire.append_int_field(out, key, value))
     assert ours == pb.View(pot=value).SerializeToString()  # 0: nothing
     with pytest.raises(ValueError, match="negative"):
@@ -171,7 +152,7 @@ def test_append_int_field_is_protobufs(appended: Appended, value: int) -> None:
 @pytest.mark.parametrize("text", ["", "a", "player-7", "é" * 70, "x" * 300])
 def test_append_text_is_protobufs(appended: Appended, text: str) -> None:
     """Empty (nothing written), short, non-ASCII, lengths of one byte and of two."""
-    key = wire.tag(pb.View.DESCRIPTOR.fields_by_name["street_name"], wire.LENGTH_DELIMITED)
+    key = api_keys.VIEW_STREET_NAME
     ours = appended(lambda out: wire.append_text(out, key, text))
     assert ours == pb.View(street_name=text).SerializeToString()
 
@@ -197,7 +178,7 @@ def test_game_fields_are_serialized_once_per_game_and_found_by_identity() -> Non
     assert len(made) == 3  # by identity: an equal table, another game, each made once
     other = Table(ante=7, bring_in=10, small_bet=20, big_bet=40)
     assert cache.get(seven, other) == f"{seven.value}/7".encode()
-    assert len(cache.found) <= 2  # bounded: cleared when full
+    assert len(cache.cache) <= 2  # bounded: cleared when full
 
 
 def test_one_table_under_two_games_is_made_once_for_each() -> None:
@@ -244,30 +225,15 @@ def test_byte_string_is_bytes_of_the_values(values: list[int]) -> None:
     assert type(wire.byte_string(values)) is bytes
 
 
-def test_field_key_is_protobufs_key() -> None:
-    """Integers, enums and bools (wire type 0); strings, messages and packed repeated
-    integers (2), as the fields' own serialization starts."""
-    for message, name, value in [
-        (pb.View, "pot", 5),
-        (pb.View, "variant", pb.VARIANT_RAZZ),
-        (pb.SeatInfo, "folded", True),
-        (pb.View, "street_name", "x"),
-        (pb.View, "table", pb.Table(ante=1)),
-        (pb.HandEnded, "stacks", [1]),
-        (pb.SeatInfo, "cards", ["As"]),
-    ]:
-        first = message(**{name: value}).SerializeToString()[0]
-        assert wire.field_key(message, name) == first, name
-
-
-def test_is_repeated_on_either_protobuf_descriptor() -> None:
-    """``is_repeated`` from protobuf 6 on; ``label`` alone on 4.25 (the declared floor)."""
-    fields = pb.PotAwarded.DESCRIPTOR.fields_by_name
-    assert wire.is_repeated(fields["winners"]) and not wire.is_repeated(fields["amount"])
-
-    class OldDescriptor:  # a 4.25 descriptor: no is_repeated
-        def __init__(self, label: int) -> None:
-            self.label = label
-
-    assert wire.is_repeated(OldDescriptor(FieldDescriptor.LABEL_REPEATED))
-    assert not wire.is_repeated(OldDescriptor(FieldDescriptor.LABEL_OPTIONAL))
+def test_a_bounded_cache_holds_at_most_its_limit_then_starts_over() -> None:
+    """The one cache of the hot path (``state.bounded``): what was put is found until the
+    cache is full; the entry past the limit empties it first."""
+    cache: BoundedCache[int, str] = BoundedCache(3)
+    for n in range(3):
+        assert cache.put(n, f"v{n}") == f"v{n}"
+    assert [cache.found.get(n) for n in range(4)] == ["v0", "v1", "v2", None]
+    cache.put(1, "again")  # full: emptied, then this one held
+    assert len(cache) == 1 and cache.found == {1: "again"}
+    assert len(BoundedCache()) == 0 and BoundedCache().limit == DEFAULT_LIMIT
+    with pytest.raises(ValueError, match="0 entries"):
+        BoundedCache(0)

@@ -10,6 +10,7 @@ from typing import Any, Final, TypeVar
 
 from stud_api.stud.v1 import stud_engine_pb2 as pb
 
+from studengine.api._gen.stud.v1 import stud_engine_keys as keys
 from studengine.cards import DECK_SIZE, format_card
 from studengine.history.phh import Audience
 from studengine.rules.types import (
@@ -25,7 +26,7 @@ from studengine.rules.types import (
 from studengine.rules.variants import HIGH, LOW_8, LOW_A5
 from studengine.state import wire
 from studengine.state.messages import field_values, table_to_message
-from studengine.state.wire import BytesWriter, field_key
+from studengine.state.wire import BytesWriter
 
 E = TypeVar("E", bound=enum.Enum)
 
@@ -100,51 +101,51 @@ def result_bytes(result: HandResult) -> bytes:
     """A HandResult message's fields, serialized."""
     out = BytesWriter()
     for pot in result.pots:
-        start = wire.open_record(out, _RESULT_POTS)
+        start = wire.open_record(out, keys.HAND_RESULT_POTS)
         _pot_fields(out, pot)
         wire.close_record(out, start)
-    wire.append_packed(out, _RESULT_STACKS, list(result.stacks))
+    wire.append_packed(out, keys.HAND_RESULT_STACKS, list(result.stacks))
     for shown in result.shown:
-        start = wire.open_record(out, _RESULT_SHOWN)
+        start = wire.open_record(out, keys.HAND_RESULT_SHOWN)
         shown_fields(out, shown)
         wire.close_record(out, start)
-    wire.append_packed(out, _RESULT_REVEALED, list(result.revealed))
+    wire.append_packed(out, keys.HAND_RESULT_REVEALED, list(result.revealed))
     for seat, amount in result.uncalled:
-        start = wire.open_record(out, _RESULT_UNCALLED)
+        start = wire.open_record(out, keys.HAND_RESULT_UNCALLED)
         uncalled_fields(out, seat, amount)
         wire.close_record(out, start)
-    wire.append_int_field(out, _RESULT_RAKE, result.rake)
+    wire.append_int_field(out, keys.HAND_RESULT_RAKE, result.rake)
     return out.getvalue()
 
 
 def _pot_fields(out: BytesWriter, pot: Pot) -> None:
     """A Pot message's fields."""
-    wire.append_int_field(out, _POT_AMOUNT, pot.amount)
-    wire.append_packed(out, _POT_ELIGIBLE, list(pot.eligible))
-    wire.append_packed(out, _POT_WINNERS, list(pot.winners))
-    wire.append_packed(out, _POT_SHARES, list(pot.shares))
-    wire.append_packed(out, _POT_LOW_WINNERS, list(pot.low_winners))
-    wire.append_packed(out, _POT_LOW_SHARES, list(pot.low_shares))
-    wire.append_int_field(out, _POT_RAKE, pot.rake)
+    wire.append_int_field(out, keys.POT_AMOUNT, pot.amount)
+    wire.append_packed(out, keys.POT_ELIGIBLE, list(pot.eligible))
+    wire.append_packed(out, keys.POT_WINNERS, list(pot.winners))
+    wire.append_packed(out, keys.POT_SHARES, list(pot.shares))
+    wire.append_packed(out, keys.POT_LOW_WINNERS, list(pot.low_winners))
+    wire.append_packed(out, keys.POT_LOW_SHARES, list(pot.low_shares))
+    wire.append_int_field(out, keys.POT_RAKE, pot.rake)
 
 
 def shown_fields(out: BytesWriter, shown: ShownHand) -> None:
     """A ShownHand message's fields (and a HandShown event's: the two messages number
     their fields alike, checked at import)."""
-    wire.append_int_field(out, _SHOWN_SEAT, shown.seat)
+    wire.append_int_field(out, keys.SHOWN_HAND_SEAT, shown.seat)
     _card_texts(out, _SHOWN_CARDS, shown.cards)
     _card_texts(out, _SHOWN_BEST_FIVE, shown.best_five)
-    wire.append_int_field(out, _SHOWN_RANK, shown.rank)
-    wire.append_text(out, _SHOWN_DESCRIPTION, shown.description)
-    wire.append_int_field(out, _SHOWN_LOW, shown.low)
+    wire.append_int_field(out, keys.SHOWN_HAND_RANK, shown.rank)
+    wire.append_text(out, keys.SHOWN_HAND_DESCRIPTION, shown.description)
+    wire.append_int_field(out, keys.SHOWN_HAND_LOW, shown.low)
     _card_texts(out, _SHOWN_LOW_BEST_FIVE, shown.low_best_five)
-    wire.append_text(out, _SHOWN_LOW_DESCRIPTION, shown.low_description)
+    wire.append_text(out, keys.SHOWN_HAND_LOW_DESCRIPTION, shown.low_description)
 
 
 def uncalled_fields(out: BytesWriter, seat: int, amount: int) -> None:
     """An UncalledReturned message's fields (the result's, and the event's)."""
-    wire.append_int_field(out, _UNCALLED_SEAT, seat)
-    wire.append_int_field(out, _UNCALLED_AMOUNT, amount)
+    wire.append_int_field(out, keys.UNCALLED_RETURNED_SEAT, seat)
+    wire.append_int_field(out, keys.UNCALLED_RETURNED_AMOUNT, amount)
 
 
 def reveal_bytes(
@@ -153,12 +154,12 @@ def reveal_bytes(
     """``pb.Reveal(salt=salt.hex(), deck=cards_text(deck), server_seed=server_seed.hex(),
     contributions=[c.hex() for c in contributions]).SerializeToString()``."""
     out = BytesWriter()
-    wire.append_text(out, _REVEAL_SALT, salt.hex())
+    wire.append_text(out, keys.REVEAL_SALT, salt.hex())
     _card_texts(out, _REVEAL_DECK, deck)
     if server_seed:
-        wire.append_text(out, _REVEAL_SERVER_SEED, server_seed.hex())
+        wire.append_text(out, keys.REVEAL_SERVER_SEED, server_seed.hex())
     for contribution in contributions:
-        wire.append_text(out, _REVEAL_CONTRIBUTION, contribution.hex())
+        wire.append_text(out, keys.REVEAL_CONTRIBUTIONS, contribution.hex())
     return out.getvalue()
 
 
@@ -169,40 +170,16 @@ def _card_texts(out: BytesWriter, fields: tuple[bytes, ...], cards: Sequence[int
 
 
 def card_fields(key: int) -> tuple[bytes, ...]:
-    """Each card's text as one string field ``key`` (``wire.tag``), or one element of a
-    repeated one."""
-    return tuple(wire.record(wire.varint(key), text.encode()) for text in CARD_TEXT)
+    """Each card's text as one string field ``key``, or one element of a repeated one."""
+    return tuple(wire.record(key, text.encode()) for text in CARD_TEXT)
 
 
-if [field_key(pb.ShownHand, f) for f in ShownHand.__match_args__] != [
-    field_key(pb.HandShown, f) for f in ShownHand.__match_args__
+if [pb.ShownHand.DESCRIPTOR.fields_by_name[f].number for f in ShownHand.__match_args__] != [
+    pb.HandShown.DESCRIPTOR.fields_by_name[f].number for f in ShownHand.__match_args__
 ]:
     raise ImportError("ShownHand and HandShown no longer number their fields alike")
-# the keys (Final: a compiled module reads them natively, not from its dict)
-_RESULT_POTS: Final = field_key(pb.HandResult, "pots")
-_RESULT_STACKS: Final = field_key(pb.HandResult, "stacks")
-_RESULT_SHOWN: Final = field_key(pb.HandResult, "shown")
-_RESULT_REVEALED: Final = field_key(pb.HandResult, "revealed")
-_RESULT_UNCALLED: Final = field_key(pb.HandResult, "uncalled")
-_RESULT_RAKE: Final = field_key(pb.HandResult, "rake")
-_POT_AMOUNT: Final = field_key(pb.Pot, "amount")
-_POT_ELIGIBLE: Final = field_key(pb.Pot, "eligible")
-_POT_WINNERS: Final = field_key(pb.Pot, "winners")
-_POT_SHARES: Final = field_key(pb.Pot, "shares")
-_POT_LOW_WINNERS: Final = field_key(pb.Pot, "low_winners")
-_POT_LOW_SHARES: Final = field_key(pb.Pot, "low_shares")
-_POT_RAKE: Final = field_key(pb.Pot, "rake")
-_UNCALLED_SEAT: Final = field_key(pb.UncalledReturned, "seat")
-_UNCALLED_AMOUNT: Final = field_key(pb.UncalledReturned, "amount")
-_SHOWN_SEAT: Final = field_key(pb.ShownHand, "seat")
-_SHOWN_CARDS: Final = card_fields(field_key(pb.ShownHand, "cards"))
-_SHOWN_BEST_FIVE: Final = card_fields(field_key(pb.ShownHand, "best_five"))
-_SHOWN_RANK: Final = field_key(pb.ShownHand, "rank")
-_SHOWN_DESCRIPTION: Final = field_key(pb.ShownHand, "description")
-_SHOWN_LOW: Final = field_key(pb.ShownHand, "low")
-_SHOWN_LOW_BEST_FIVE: Final = card_fields(field_key(pb.ShownHand, "low_best_five"))
-_SHOWN_LOW_DESCRIPTION: Final = field_key(pb.ShownHand, "low_description")
-_REVEAL_SALT: Final = field_key(pb.Reveal, "salt")
-_REVEAL_DECK: Final = card_fields(field_key(pb.Reveal, "deck"))
-_REVEAL_SERVER_SEED: Final = field_key(pb.Reveal, "server_seed")
-_REVEAL_CONTRIBUTION: Final = field_key(pb.Reveal, "contributions")
+# each card's whole field, made once (the keys: ``keys``, generated)
+_SHOWN_CARDS: Final = card_fields(keys.SHOWN_HAND_CARDS)
+_SHOWN_BEST_FIVE: Final = card_fields(keys.SHOWN_HAND_BEST_FIVE)
+_SHOWN_LOW_BEST_FIVE: Final = card_fields(keys.SHOWN_HAND_LOW_BEST_FIVE)
+_REVEAL_DECK: Final = card_fields(keys.REVEAL_DECK)

@@ -26,6 +26,7 @@ from stud_api.stud.v1 import stud_engine_pb2 as pb
 from studengine import cards as cardlib
 from studengine import equity as eq
 from studengine.api import logfields, updates
+from studengine.api._gen.stud.v1 import stud_engine_keys as keys
 from studengine.api.conversions import AUDIENCE_TO_PB, legal_to_pb, result_to_pb
 from studengine.api.errors import (
     ApiError,
@@ -76,9 +77,6 @@ DEFAULT_EQUITY_CPU_SECONDS = 2.0  # CPU time one Equity call may use (about 4x t
 MAX_EQUITY_SECONDS = 10.0  # the most one Equity call may work, whatever its deadline
 EQUITY_MARGIN_SECONDS = 0.05  # left of the caller's deadline to send the answer
 _log = structlog.get_logger("studengine.api")
-# the key of StartHandResponse.hand and of ActResponse.hand, the one field of each
-_START_HAND_KEY = wire.length_key(pb.StartHandResponse.DESCRIPTOR.fields_by_name["hand"])
-_ACT_KEY = wire.length_key(pb.ActResponse.DESCRIPTOR.fields_by_name["hand"])
 
 
 def unix_ms() -> int:
@@ -144,7 +142,7 @@ class Handlers:
         )
         logfields.bind(hand_id=record.hand_id.hex(), seq=0)
         self.observer.hand_started(new.variant.value)
-        return wire.record(_START_HAND_KEY, self._update(record, events))
+        return wire.record(keys.START_HAND_RESPONSE_HAND, self._update(record, events))
 
     def _ticket_deal(self, new: NewHand) -> tuple[bytes, list[int], DealEntropy]:
         """A verifiable deal's hand id, deck and entropy, from its ticket (opened, not
@@ -198,7 +196,7 @@ class Handlers:
             self.observer.hand_finished(variant)
             if hand.result is not None and hand.result.rake:
                 self.observer.rake_taken(variant, hand.result.rake)
-        return wire.record(_ACT_KEY, self._update(record, events))
+        return wire.record(keys.ACT_RESPONSE_HAND, self._update(record, events))
 
     def _deal(self, new: NewHand, deck: list[int]) -> tuple[Hand, Sequence[Event]]:
         """The rules engine's new hand and its first events (the step ``rules``)."""

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from typing import Final
 
-from stud_api.stud.v1 import stud_engine_pb2 as pb
-
-from studengine.api.conversions import CARD_TEXT
+from studengine.api._gen.stud.v1 import stud_engine_keys as keys
+from studengine.api.conversions import card_fields
 from studengine.rules.variants import VariantSpec
-from studengine.state.wire import BytesWriter, length_key, record
+from studengine.state.bounded import BoundedCache
+from studengine.state.wire import BytesWriter, record
 
 
 class HeldCards:
@@ -22,17 +22,15 @@ class HeldCards:
     (then it starts over). What is found depends on the number alone: no viewer, no table."""
 
     def __init__(self, limit: int = 4096) -> None:
-        self.limit = limit
-        self.found: dict[int, tuple[bytes, bytes]] = {}  # held_key: (hidden, shown)
+        # held_key: (hidden, shown); about 4,096 hands of some 60 bytes each at most
+        self.cache: BoundedCache[int, tuple[bytes, bytes]] = BoundedCache(limit)
 
     def get(self, spec: VariantSpec, pattern: int, cards: list[int]) -> tuple[bytes, bytes]:
         """``cards``' fields, hidden and shown; ``pattern``: the spec's ``card_pattern``."""
         key = held_key(pattern, cards)
-        found = self.found.get(key)
+        found = self.cache.found.get(key)
         if found is None:
-            if len(self.found) >= self.limit:
-                self.found.clear()
-            found = self.found[key] = _held_cards(spec, cards)
+            found = self.cache.put(key, _held_cards(spec, cards))
         return found
 
 
@@ -69,11 +67,10 @@ def _held_cards(spec: VariantSpec, cards: list[int]) -> tuple[bytes, bytes]:
     return hidden.getvalue(), shown.getvalue()
 
 
-_SEAT = pb.SeatInfo.DESCRIPTOR.fields_by_name
 # each card's text as one element of SeatInfo's repeated strings; a hidden card is ""
-_CARDS: Final = tuple(record(length_key(_SEAT["cards"]), t.encode()) for t in CARD_TEXT)
-_UP_CARDS: Final = tuple(record(length_key(_SEAT["up_cards"]), t.encode()) for t in CARD_TEXT)
-_DOWN_CARDS: Final = tuple(record(length_key(_SEAT["down_cards"]), t.encode()) for t in CARD_TEXT)
-_HIDDEN_CARD: Final = record(length_key(_SEAT["cards"]), b"")
+_CARDS: Final = card_fields(keys.SEAT_INFO_CARDS)
+_UP_CARDS: Final = card_fields(keys.SEAT_INFO_UP_CARDS)
+_DOWN_CARDS: Final = card_fields(keys.SEAT_INFO_DOWN_CARDS)
+_HIDDEN_CARD: Final = record(keys.SEAT_INFO_CARDS, b"")
 
 HELD_CARDS: Final = HeldCards()  # the process's: what it holds is the same for every call

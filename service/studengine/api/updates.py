@@ -11,8 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
-from stud_api.stud.v1 import stud_engine_pb2 as pb
-
+from studengine.api._gen.stud.v1 import stud_engine_keys as keys
 from studengine.api.conversions import ACTION_TO_PB, result_bytes, reveal_bytes
 from studengine.api.views import write_views
 from studengine.deal import commitment
@@ -21,25 +20,12 @@ from studengine.state import wire
 from studengine.state.codec import HandRecord
 from studengine.state.wire import BytesWriter
 
-# the fields' keys (Final: a compiled module reads them natively, not from its dict)
-_FIELDS = pb.HandUpdate.DESCRIPTOR.fields_by_name
-_HAND_ID: Final = wire.length_key(_FIELDS["hand_id"])
-_SEQ: Final = wire.varint_key(_FIELDS["seq"])
-_STATE: Final = wire.length_key(_FIELDS["state"])
-_TO_ACT: Final = wire.varint_key(_FIELDS["to_act"])
-_LEGAL_ACTION: Final = wire.tag(_FIELDS["legal_actions"], wire.LENGTH_DELIMITED)
-_DECK_COMMITMENT: Final = wire.length_key(_FIELDS["deck_commitment"])
-_OVER: Final = wire.varint_key(_FIELDS["over"]) + wire.varint(1)  # written only when true
-_RESULT: Final = wire.length_key(_FIELDS["result"])
-_REVEAL: Final = wire.length_key(_FIELDS["reveal"])
-_DEAL_COMMITMENT: Final = wire.length_key(_FIELDS["deal_commitment"])
-_LEGAL_FIELDS = pb.LegalAction.DESCRIPTOR.fields_by_name
-_LEGAL_TO: Final = wire.varint_key(_LEGAL_FIELDS["to"])
-# each action's LegalAction.type field, in ACTION_TYPES' order (no action has the code
+# whole fields made once (the keys: ``keys``, generated): ``over`` (written only when
+# true), each action's LegalAction.type, in ACTION_TYPES' order (no action has the code
 # 0, which proto3 leaves out)
+_OVER: Final = wire.int_field(keys.HAND_UPDATE_OVER, True)
 _LEGAL_TYPE: Final = tuple(
-    wire.varint_key(_LEGAL_FIELDS["type"]) + wire.varint(ACTION_TO_PB[action])
-    for action in ACTION_TYPES
+    wire.int_field(keys.LEGAL_ACTION_TYPE, ACTION_TO_PB[action]) for action in ACTION_TYPES
 )
 
 
@@ -68,20 +54,21 @@ def update_bytes(record: HandRecord, sealed: bytes, events: Sequence[Event]) -> 
 
 def head(hand_id: bytes, seq: int, sealed: bytes) -> bytes:
     """HandUpdate's fields 1 to 3: the hand's id (hex), its seq (left out at 0), the state."""
-    hand_hex = wire.record(_HAND_ID, hand_id.hex().encode("ascii"))
-    if seq == 0:
-        return hand_hex + wire.record(_STATE, sealed)
-    return hand_hex + _SEQ + wire.varint(seq) + wire.record(_STATE, sealed)
+    return (
+        wire.record(keys.HAND_UPDATE_HAND_ID, hand_id.hex().encode("ascii"))
+        + wire.int_field(keys.HAND_UPDATE_SEQ, seq)
+        + wire.record(keys.HAND_UPDATE_STATE, sealed)
+    )
 
 
 def legal_actions(actions: Sequence[LegalAction]) -> bytes:
     """HandUpdate's field 7: each legal action as one LegalAction record."""
     out = BytesWriter()
     for action in actions:
-        start = wire.open_record(out, _LEGAL_ACTION)
+        start = wire.open_record(out, keys.HAND_UPDATE_LEGAL_ACTIONS)
         out.write(_LEGAL_TYPE[action_index(action.type)])  # by identity: no enum hashing
         if action.to is not None:
-            out.write(_LEGAL_TO)
+            wire.append_varint(out, keys.LEGAL_ACTION_TO)
             wire.append_varint(out, action.to)
         wire.close_record(out, start)
     return out.getvalue()
@@ -95,16 +82,20 @@ def tail(record: HandRecord) -> bytes:
     hand = record.hand
     parts = []
     if hand.to_act is not None:
-        parts.append(_TO_ACT + wire.varint(hand.to_act))
+        parts.append(wire.varint(keys.HAND_UPDATE_TO_ACT) + wire.varint(hand.to_act))
     parts.append(legal_actions(hand.legal_actions()))
-    parts.append(wire.record(_DECK_COMMITMENT, deck_commitment(record).encode("ascii")))
+    parts.append(
+        wire.record(keys.HAND_UPDATE_DECK_COMMITMENT, deck_commitment(record).encode("ascii"))
+    )
     if hand.over:
         parts.append(_OVER)
     if hand.result is not None:
-        parts.append(wire.record(_RESULT, result_bytes(hand.result)))
-        parts.append(wire.record(_REVEAL, _reveal(record)))
+        parts.append(wire.record(keys.HAND_UPDATE_RESULT, result_bytes(hand.result)))
+        parts.append(wire.record(keys.HAND_UPDATE_REVEAL, _reveal(record)))
     if record.deal is not None:
-        parts.append(wire.record(_DEAL_COMMITMENT, deal_commitment(record).encode("ascii")))
+        parts.append(
+            wire.record(keys.HAND_UPDATE_DEAL_COMMITMENT, deal_commitment(record).encode("ascii"))
+        )
     return b"".join(parts)
 
 

@@ -10,6 +10,7 @@ from typing import Final
 
 from stud_api.stud.v1 import stud_engine_pb2 as pb
 
+from studengine.api._gen.stud.v1 import stud_engine_keys as keys
 from studengine.api.conversions import (
     ACTION_TO_PB,
     VARIANT_TO_PB,
@@ -55,11 +56,8 @@ from studengine.state.wire import (
     append_text,
     append_varint,
     close_record,
-    field_key,
     int_field,
     open_record,
-    varint,
-    varint_key,
 )
 
 
@@ -92,9 +90,9 @@ def write_views(
     """Write HandUpdate's ``spectator`` and ``seats`` fields: the public parts built once,
     each seat's view those with its own private parts swapped in."""
     public = PublicParts(hand, player_ids, events)
-    public.write_view(out, None, _SPECTATOR_KEY)
+    public.write_view(out, None, keys.HAND_UPDATE_SPECTATOR)
     for seat in range(hand.players):
-        public.write_view(out, seat, _SEAT_VIEWS_KEY)
+        public.write_view(out, seat, keys.HAND_UPDATE_SEATS)
 
 
 # ---- views as serialized parts --------------------------------------------------------
@@ -198,7 +196,7 @@ def _write_seat(
 def _write_seat_record(out: BytesWriter, front: bytes, held: bytes, back: bytes) -> None:
     """View's field 3: one SeatInfo record, its cards (fields 8 to 10) between the fields
     before and after them."""
-    append_varint(out, _SEATS_KEY)
+    append_varint(out, keys.VIEW_SEATS)
     append_varint(out, len(front) + len(held) + len(back))
     out.write(front)
     out.write(held)
@@ -210,10 +208,10 @@ def _seat_front(hand: Hand, seat: int, player_id: str) -> bytes:
     stack, folded = hand.stacks[seat], hand.folded[seat]
     out = BytesWriter()
     out.write(_SEAT_NUMBERS[seat])
-    append_text(out, _PLAYER_ID, player_id)
-    append_int_field(out, _STACK, stack)
-    append_int_field(out, _COMMITTED, hand.committed[seat])
-    append_int_field(out, _ROUND_BET, hand.round.bets[seat])
+    append_text(out, keys.SEAT_INFO_PLAYER_ID, player_id)
+    append_int_field(out, keys.SEAT_INFO_STACK, stack)
+    append_int_field(out, keys.SEAT_INFO_COMMITTED, hand.committed[seat])
+    append_int_field(out, keys.SEAT_INFO_ROUND_BET, hand.round.bets[seat])
     if folded:
         out.write(_FOLDED)
     elif stack == 0:
@@ -234,10 +232,10 @@ def _seat_back(hand: Hand, seat: int, revealed: bool) -> bytes:
 def _write_head(out: BytesWriter, hand: Hand) -> None:
     """View's fields 2 to 7: the game, its table, the button, the street and the pot."""
     out.write(_GAME_FIELDS.get(hand.variant, hand.table))
-    append_int_field(out, _BUTTON, hand.button)
-    append_int_field(out, _STREET, hand.street)
-    append_text(out, _STREET_NAME, hand.street_name)
-    append_int_field(out, _POT, hand.pot)
+    append_int_field(out, keys.VIEW_BUTTON, hand.button)
+    append_int_field(out, keys.VIEW_STREET, hand.street)
+    append_text(out, keys.VIEW_STREET_NAME, hand.street_name)
+    append_int_field(out, keys.VIEW_POT, hand.pot)
 
 
 def _write_tail(out: BytesWriter, hand: Hand) -> None:
@@ -246,7 +244,7 @@ def _write_tail(out: BytesWriter, hand: Hand) -> None:
     if hand.community is not None:
         out.write(_COMMUNITY_CARDS[hand.community])
     if hand.to_act is not None:
-        append_varint(out, _TO_ACT)
+        append_varint(out, keys.VIEW_TO_ACT)
         append_varint(out, hand.to_act)
 
 
@@ -260,7 +258,7 @@ def _event_record(event: Event, viewer: int | None, tabled: frozenset[int]) -> b
 def _write_event_record(
     out: BytesWriter, event: Event, viewer: int | None, tabled: frozenset[int]
 ) -> None:
-    start = open_record(out, _EVENTS_KEY)
+    start = open_record(out, keys.VIEW_EVENTS)
     write_event(out, event, viewer, tabled)
     close_record(out, start)
 
@@ -279,32 +277,32 @@ def write_event(
     mypyc compiles these to native reads)."""
     if isinstance(event, CardDealt):
         visible = sees_dealt_card(event, viewer, tabled)
-        start = open_record(out, _CARD_DEALT)
-        _optional(out, _DEALT_SEAT, event.seat)
+        start = open_record(out, keys.EVENT_CARD_DEALT)
+        _optional(out, keys.CARD_DEALT_SEAT, event.seat)
         if visible:
             out.write(_DEALT_CARDS[event.card])
-        append_int_field(out, _DEALT_FACE_UP, event.face_up)
-        append_int_field(out, _DEALT_STREET, event.street)
-        append_int_field(out, _DEALT_HIDDEN, not visible)
+        append_int_field(out, keys.CARD_DEALT_FACE_UP, event.face_up)
+        append_int_field(out, keys.CARD_DEALT_STREET, event.street)
+        append_int_field(out, keys.CARD_DEALT_HIDDEN, not visible)
     elif isinstance(event, ActionTaken):
-        start = open_record(out, _ACTION_TAKEN)
-        append_int_field(out, _ACTION_SEAT, event.seat)
+        start = open_record(out, keys.EVENT_ACTION_TAKEN)
+        append_int_field(out, keys.ACTION_TAKEN_SEAT, event.seat)
         out.write(_ACTION_TYPES[action_index(event.type)])  # by identity: no enum hashing
-        append_int_field(out, _ACTION_TO, event.to)
-        append_int_field(out, _ACTION_AMOUNT, event.amount)
-        append_int_field(out, _ACTION_ALL_IN, event.all_in)
-        append_int_field(out, _ACTION_TIMEOUT, event.timeout)
+        append_int_field(out, keys.ACTION_TAKEN_TO, event.to)
+        append_int_field(out, keys.ACTION_TAKEN_AMOUNT, event.amount)
+        append_int_field(out, keys.ACTION_TAKEN_ALL_IN, event.all_in)
+        append_int_field(out, keys.ACTION_TAKEN_TIMEOUT, event.timeout)
     elif isinstance(event, StreetStarted):
-        start = open_record(out, _STREET_STARTED)
-        append_int_field(out, _STARTED_STREET, event.street)
-        append_text(out, _STARTED_NAME, event.name)
-        append_int_field(out, _STARTED_BETTING, event.betting)
-        _optional(out, _FIRST_TO_ACT, event.first_to_act)
+        start = open_record(out, keys.EVENT_STREET_STARTED)
+        append_int_field(out, keys.STREET_STARTED_STREET, event.street)
+        append_text(out, keys.STREET_STARTED_NAME, event.name)
+        append_int_field(out, keys.STREET_STARTED_BETTING, event.betting)
+        _optional(out, keys.STREET_STARTED_FIRST_TO_ACT, event.first_to_act)
     elif isinstance(event, AntePosted):
-        start = open_record(out, _ANTE_POSTED)
-        append_int_field(out, _ANTE_SEAT, event.seat)
-        append_int_field(out, _ANTE_AMOUNT, event.amount)
-        append_int_field(out, _ANTE_ALL_IN, event.all_in)
+        start = open_record(out, keys.EVENT_ANTE_POSTED)
+        append_int_field(out, keys.ANTE_POSTED_SEAT, event.seat)
+        append_int_field(out, keys.ANTE_POSTED_AMOUNT, event.amount)
+        append_int_field(out, keys.ANTE_POSTED_ALL_IN, event.all_in)
     else:
         start = _write_end_event(out, event)
     close_record(out, start)
@@ -315,31 +313,31 @@ def _write_end_event(out: BytesWriter, event: Event) -> int:
     its contents start, for ``close_record``."""
     match event:
         case UncalledReturned(seat, amount):
-            start = open_record(out, _UNCALLED_RETURNED)
+            start = open_record(out, keys.EVENT_UNCALLED_RETURNED)
             uncalled_fields(out, seat, amount)
         case HandShown():
-            start = open_record(out, _HAND_SHOWN)
+            start = open_record(out, keys.EVENT_HAND_SHOWN)
             shown_fields(out, event)
         case HandsTabled(seats, cards):
-            start = open_record(out, _HANDS_TABLED)
+            start = open_record(out, keys.EVENT_HANDS_TABLED)
             for seat, held in zip(seats, cards, strict=True):
-                hand_start = open_record(out, _TABLED_HANDS)
-                append_int_field(out, _TABLED_SEAT, seat)
+                hand_start = open_record(out, keys.HANDS_TABLED_HANDS)
+                append_int_field(out, keys.TABLED_HAND_SEAT, seat)
                 for card in held:
                     out.write(_TABLED_CARDS[card])
                 close_record(out, hand_start)
         case RakeTaken(amount):
-            start = open_record(out, _RAKE_TAKEN)
-            append_int_field(out, _RAKE_AMOUNT, amount)
+            start = open_record(out, keys.EVENT_RAKE_TAKEN)
+            append_int_field(out, keys.RAKE_TAKEN_AMOUNT, amount)
         case HandMucked(seat):
-            start = open_record(out, _HAND_MUCKED)
-            append_int_field(out, _MUCKED_SEAT, seat)
+            start = open_record(out, keys.EVENT_HAND_MUCKED)
+            append_int_field(out, keys.HAND_MUCKED_SEAT, seat)
         case PotAwarded():
-            start = open_record(out, _POT_AWARDED)
+            start = open_record(out, keys.EVENT_POT_AWARDED)
             _pot_fields(out, event)
         case HandEnded(stacks):
-            start = open_record(out, _HAND_ENDED)
-            append_packed(out, _ENDED_STACKS, list(stacks))
+            start = open_record(out, keys.EVENT_HAND_ENDED)
+            append_packed(out, keys.HAND_ENDED_STACKS, list(stacks))
         case _:
             raise TypeError(f"unknown event {event!r}")
     return start
@@ -347,15 +345,15 @@ def _write_end_event(out: BytesWriter, event: Event) -> int:
 
 def _pot_fields(out: BytesWriter, pot: PotAwarded) -> None:
     """A PotAwarded message's fields."""
-    append_int_field(out, _POT_INDEX, pot.pot)
-    append_int_field(out, _POT_AMOUNT, pot.amount)
-    append_packed(out, _POT_WINNERS, list(pot.winners))
-    append_packed(out, _POT_SHARES, list(pot.shares))
-    append_text(out, _POT_DESCRIPTION, pot.description)
-    append_packed(out, _POT_LOW_WINNERS, list(pot.low_winners))
-    append_packed(out, _POT_LOW_SHARES, list(pot.low_shares))
-    append_text(out, _POT_LOW_DESCRIPTION, pot.low_description)
-    append_int_field(out, _POT_RAKE, pot.rake)
+    append_int_field(out, keys.POT_AWARDED_POT, pot.pot)
+    append_int_field(out, keys.POT_AWARDED_AMOUNT, pot.amount)
+    append_packed(out, keys.POT_AWARDED_WINNERS, list(pot.winners))
+    append_packed(out, keys.POT_AWARDED_SHARES, list(pot.shares))
+    append_text(out, keys.POT_AWARDED_DESCRIPTION, pot.description)
+    append_packed(out, keys.POT_AWARDED_LOW_WINNERS, list(pot.low_winners))
+    append_packed(out, keys.POT_AWARDED_LOW_SHARES, list(pot.low_shares))
+    append_text(out, keys.POT_AWARDED_LOW_DESCRIPTION, pot.low_description)
+    append_int_field(out, keys.POT_AWARDED_RAKE, pot.rake)
 
 
 def _optional(out: BytesWriter, key: int, value: int | None) -> None:
@@ -365,87 +363,28 @@ def _optional(out: BytesWriter, key: int, value: int | None) -> None:
         append_varint(out, value)
 
 
-_SEAT = pb.SeatInfo.DESCRIPTOR.fields_by_name
-# the keys of the fields written into a BytesWriter (``wire.field_key``)
-_BUTTON: Final = field_key(pb.View, "button")
-_STREET: Final = field_key(pb.View, "street")
-_STREET_NAME: Final = field_key(pb.View, "street_name")
-_POT: Final = field_key(pb.View, "pot")
-_SEATS_KEY: Final = field_key(pb.View, "seats")
-_TO_ACT: Final = field_key(pb.View, "to_act")
-_EVENTS_KEY: Final = field_key(pb.View, "events")
-_PLAYER_ID: Final = field_key(pb.SeatInfo, "player_id")
-_STACK: Final = field_key(pb.SeatInfo, "stack")
-_COMMITTED: Final = field_key(pb.SeatInfo, "committed")
-_ROUND_BET: Final = field_key(pb.SeatInfo, "round_bet")
-_SPECTATOR_KEY: Final = field_key(pb.HandUpdate, "spectator")
-_SEAT_VIEWS_KEY: Final = field_key(pb.HandUpdate, "seats")
-# whole fields: each seat number, each count of down cards, the flags set (true)
+# whole fields made once (the keys: ``keys``, generated): each seat number, each count of
+# down cards, the flags set (true), each card, each action's type
 _MOST_SEATS: Final = max(spec.max_players for spec in VARIANTS.values())
 _MOST_CARDS: Final = max(len(spec.face_up) for spec in VARIANTS.values())
-_SEAT_NUMBERS: Final = tuple(int_field(varint_key(_SEAT["seat"]), n) for n in range(_MOST_SEATS))
+_SEAT_NUMBERS: Final = tuple(int_field(keys.SEAT_INFO_SEAT, n) for n in range(_MOST_SEATS))
 _DOWN_CARD_COUNTS: Final = tuple(
-    int_field(varint_key(_SEAT["down_card_count"]), n) for n in range(_MOST_CARDS + 1)
+    int_field(keys.SEAT_INFO_DOWN_CARD_COUNT, n) for n in range(_MOST_CARDS + 1)
 )
-_FOLDED: Final = varint_key(_SEAT["folded"]) + b"\x01"
-_ALL_IN: Final = varint_key(_SEAT["all_in"]) + b"\x01"
-_REVEALED: Final = varint_key(_SEAT["revealed"]) + b"\x01"
-_TABLED: Final = varint_key(_SEAT["tabled"]) + b"\x01"
-_COMMUNITY_CARDS: Final = card_fields(field_key(pb.View, "community_card"))
+_FOLDED: Final = int_field(keys.SEAT_INFO_FOLDED, True)
+_ALL_IN: Final = int_field(keys.SEAT_INFO_ALL_IN, True)
+_REVEALED: Final = int_field(keys.SEAT_INFO_REVEALED, True)
+_TABLED: Final = int_field(keys.SEAT_INFO_TABLED, True)
+_COMMUNITY_CARDS: Final = card_fields(keys.VIEW_COMMUNITY_CARD)
+_DEALT_CARDS: Final = card_fields(keys.CARD_DEALT_CARD)
+_TABLED_CARDS: Final = card_fields(keys.TABLED_HAND_CARDS)
+_ACTION_TYPES: Final = tuple(  # in ACTION_TYPES' order
+    int_field(keys.ACTION_TAKEN_TYPE, ACTION_TO_PB[kind]) for kind in ACTION_TYPES
+)
 # View.viewer_seat for each seat
 _VIEWER_SEAT: Final[tuple[bytes, ...]] = tuple(
     pb.View(viewer_seat=s).SerializeToString() for s in range(_MOST_SEATS)
 )
-
-# the events' keys (``wire.field_key``): each kind's in Event (a oneof), then each
-# kind's own fields
-_ANTE_POSTED: Final = field_key(pb.Event, "ante_posted")
-_CARD_DEALT: Final = field_key(pb.Event, "card_dealt")
-_STREET_STARTED: Final = field_key(pb.Event, "street_started")
-_ACTION_TAKEN: Final = field_key(pb.Event, "action_taken")
-_UNCALLED_RETURNED: Final = field_key(pb.Event, "uncalled_returned")
-_HAND_SHOWN: Final = field_key(pb.Event, "hand_shown")
-_HAND_MUCKED: Final = field_key(pb.Event, "hand_mucked")
-_POT_AWARDED: Final = field_key(pb.Event, "pot_awarded")
-_HAND_ENDED: Final = field_key(pb.Event, "hand_ended")
-_RAKE_TAKEN: Final = field_key(pb.Event, "rake_taken")
-_HANDS_TABLED: Final = field_key(pb.Event, "hands_tabled")
-_ANTE_SEAT: Final = field_key(pb.AntePosted, "seat")
-_ANTE_AMOUNT: Final = field_key(pb.AntePosted, "amount")
-_ANTE_ALL_IN: Final = field_key(pb.AntePosted, "all_in")
-_DEALT_SEAT: Final = field_key(pb.CardDealt, "seat")
-_DEALT_CARDS: Final = card_fields(field_key(pb.CardDealt, "card"))
-_DEALT_FACE_UP: Final = field_key(pb.CardDealt, "face_up")
-_DEALT_STREET: Final = field_key(pb.CardDealt, "street")
-_DEALT_HIDDEN: Final = field_key(pb.CardDealt, "hidden")
-_STARTED_STREET: Final = field_key(pb.StreetStarted, "street")
-_STARTED_NAME: Final = field_key(pb.StreetStarted, "name")
-_STARTED_BETTING: Final = field_key(pb.StreetStarted, "betting")
-_FIRST_TO_ACT: Final = field_key(pb.StreetStarted, "first_to_act")
-_ACTION_SEAT: Final = field_key(pb.ActionTaken, "seat")
-_ACTION_TYPES: Final = tuple(  # each kind's whole field, in ACTION_TYPES' order
-    int_field(varint(field_key(pb.ActionTaken, "type")), ACTION_TO_PB[kind])
-    for kind in ACTION_TYPES
-)
-_ACTION_TO: Final = field_key(pb.ActionTaken, "to")
-_ACTION_AMOUNT: Final = field_key(pb.ActionTaken, "amount")
-_ACTION_ALL_IN: Final = field_key(pb.ActionTaken, "all_in")
-_ACTION_TIMEOUT: Final = field_key(pb.ActionTaken, "timeout")
-_TABLED_HANDS: Final = field_key(pb.HandsTabled, "hands")
-_TABLED_SEAT: Final = field_key(pb.TabledHand, "seat")
-_TABLED_CARDS: Final = card_fields(field_key(pb.TabledHand, "cards"))
-_RAKE_AMOUNT: Final = field_key(pb.RakeTaken, "amount")
-_MUCKED_SEAT: Final = field_key(pb.HandMucked, "seat")
-_POT_INDEX: Final = field_key(pb.PotAwarded, "pot")
-_POT_AMOUNT: Final = field_key(pb.PotAwarded, "amount")
-_POT_WINNERS: Final = field_key(pb.PotAwarded, "winners")
-_POT_SHARES: Final = field_key(pb.PotAwarded, "shares")
-_POT_DESCRIPTION: Final = field_key(pb.PotAwarded, "description")
-_POT_LOW_WINNERS: Final = field_key(pb.PotAwarded, "low_winners")
-_POT_LOW_SHARES: Final = field_key(pb.PotAwarded, "low_shares")
-_POT_LOW_DESCRIPTION: Final = field_key(pb.PotAwarded, "low_description")
-_POT_RAKE: Final = field_key(pb.PotAwarded, "rake")
-_ENDED_STACKS: Final = field_key(pb.HandEnded, "stacks")
 
 
 def _serialized_game(variant: Variant, table: Table) -> bytes:

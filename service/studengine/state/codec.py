@@ -39,6 +39,7 @@ from studengine.rules.types import (
 from studengine.rules.validation import validate_table
 from studengine.rules.variants import VARIANTS
 from studengine.state._gen.stud.internal.v1 import state_pb2
+from studengine.state.bounded import BoundedCache
 from studengine.state.checks import (
     StateInvalid as StateInvalid,  # re-exported: where callers have always found it
 )
@@ -76,7 +77,6 @@ SALT_BYTES: Final = 32
 COMMITMENT_BYTES: Final = 32  # a SHA-256 digest
 MAX_PLAYER_ID: Final = 64
 
-_MAX_TABLES = 256  # bound on the caches of distinct tables
 VARIANT_CODES = {
     Variant.FIVE_CARD_STUD: 1,
     Variant.SEVEN_CARD_STUD: 2,
@@ -272,7 +272,7 @@ def _decode_result(msg: ResultFields, players: int) -> HandResult:
     )
 
 
-_TABLES: dict[bytes, Table] = {}  # a few distinct tables serve many calls
+_TABLES: BoundedCache[bytes, Table] = BoundedCache()  # a few distinct tables serve many calls
 
 
 def _decode_table(msg: TableFields | None) -> Table:
@@ -281,7 +281,7 @@ def _decode_table(msg: TableFields | None) -> Table:
     once."""
     if msg is None:
         msg = TableFields()
-    table = _TABLES.get(msg.wire)
+    table = _TABLES.found.get(msg.wire)
     if table is not None:
         return table
     # every field by its name (once per distinct table: no cost to the calls)
@@ -294,10 +294,7 @@ def _decode_table(msg: TableFields | None) -> Table:
         validate_table(table)
     except InvalidHand as error:
         raise StateInvalid(f"{error.field}: {error.reason}") from None
-    if len(_TABLES) >= _MAX_TABLES:
-        _TABLES.clear()
-    _TABLES[msg.wire] = table
-    return table
+    return _TABLES.put(msg.wire, table)
 
 
 def _optional_seat(value: int | None, players: int, name: str) -> int | None:

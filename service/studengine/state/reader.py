@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
+from studengine.state._gen.stud.internal.v1 import state_keys as keys
+from studengine.state.bounded import BoundedCache
 from studengine.state.checks import StateInvalid, well_formed_message
 
 if TYPE_CHECKING:  # a native (unboxed) integer in the compiled build, an int when run pure
@@ -50,18 +52,18 @@ class Cursor:
     def more(self) -> bool:
         return self.at < self.end
 
-    def key(self) -> tuple[i64, i64]:
-        """The next field's number and wire type (its key: at most five bytes, 32 bits)."""
+    def key(self) -> i64:
+        """The next field's key, number << 3 | wire type (at most five bytes, 32 bits)."""
         start = self.at
         if start < self.end:
             first: i64 = self.data[start]
             if first < 0x80:  # fields 1 to 15: one byte
                 self.at = start + 1
-                return first >> 3, first & 7
+                return first
         key = self.varint()
         if key > _UINT32_MASK or self.at - start > 5:
             raise StateInvalid(MALFORMED)
-        return key >> 3, key & 7
+        return key
 
     def varint(self) -> int:
         """A varint of up to ten bytes, cut to 64 bits (a uint64)."""
@@ -132,9 +134,9 @@ class Cursor:
         self.at = end
         return inner
 
-    def int64s(self, wire: i64, out: list[int]) -> None:
+    def int64s(self, key: i64, out: list[int]) -> None:
         """A repeated int64 field's values, packed (LEN) or one (VARINT)."""
-        if wire == VARINT:
+        if key & 7 == VARINT:
             out.append(self.int64())
             return
         end, outer = self.length(), self.end
@@ -156,9 +158,9 @@ class Cursor:
                 out.append(self.int64())
         self.end = outer
 
-    def uint32s(self, wire: i64, out: list[int]) -> None:
+    def uint32s(self, key: i64, out: list[int]) -> None:
         """A repeated uint32 field's values, packed (LEN) or one (VARINT)."""
-        if wire == VARINT:
+        if key & 7 == VARINT:
             out.append(self.uint32())
             return
         end, outer = self.length(), self.end
@@ -167,9 +169,9 @@ class Cursor:
             out.append(self.uint32())
         self.end = outer
 
-    def booleans(self, wire: i64, out: list[bool]) -> None:
+    def booleans(self, key: i64, out: list[bool]) -> None:
         """A repeated bool field's values, packed (LEN) or one (VARINT)."""
-        if wire == VARINT:
+        if key & 7 == VARINT:
             out.append(self.boolean())
             return
         end, outer = self.length(), self.end
@@ -185,12 +187,12 @@ class Cursor:
                 out.append(self.boolean())
         self.end = outer
 
-    def skip(self, number: i64, wire: i64) -> None:
+    def skip(self, key: i64) -> None:
         """An unknown field (or a known one of another wire type), skipped as protobuf
         skips it: field number 0 and a stray group end are malformed."""
-        if number == 0:
+        if key >> 3 == 0:
             raise StateInvalid(MALFORMED)
-        self._skip_value(number, wire)
+        self._skip_value(key >> 3, key & 7)
 
     def _skip_value(self, number: i64, wire: i64) -> None:
         if wire == VARINT:
@@ -219,12 +221,12 @@ class Cursor:
         while True:
             if self.at >= self.end:
                 raise StateInvalid(MALFORMED)
-            inner, wire = self.key()
-            if wire == END_GROUP:
-                if inner != number:
+            key = self.key()
+            if key & 7 == END_GROUP:
+                if key >> 3 != number:
                     raise StateInvalid(MALFORMED)
                 break
-            self._skip_value(inner, wire)
+            self._skip_value(key >> 3, key & 7)
         self.depth -= 1
 
 
@@ -347,7 +349,7 @@ class UncalledFields:
         self.amount = 0
 
 
-# ---- one reader per message: each field by its number, as in state.proto -------------
+# ---- one reader per message: each field by its key (generated from state.proto) -------
 
 
 def read_state(data: bytes) -> StateFields:
@@ -355,133 +357,130 @@ def read_state(data: bytes) -> StateFields:
     state = StateFields()
     c = Cursor(data, 0, len(data), 0)
     while c.more():
-        number, wire = c.key()
-        if number == 1 and wire == VARINT:
+        key = c.key()
+        if key == keys.HAND_STATE_FORMAT_VERSION:
             state.format_version = c.uint32()
-        elif number == 2 and wire == LEN:
+        elif key == keys.HAND_STATE_HAND_ID:
             state.hand_id = c.chunk()
-        elif number == 3 and wire == VARINT:
+        elif key == keys.HAND_STATE_SEQ:
             state.seq = c.varint()
-        elif number == 4 and wire == VARINT:
+        elif key == keys.HAND_STATE_TEST_DECK:
             state.test_deck = c.boolean()
-        elif number == 5 and wire == LEN:
+        elif key == keys.HAND_STATE_SALT:
             state.salt = c.chunk()
-        elif number == 6 and wire == LEN:
+        elif key == keys.HAND_STATE_PLAYER_IDS:
             state.player_ids.append(c.text())
-        elif number == 7 and wire == LEN:
+        elif key == keys.HAND_STATE_HAND:
             if state.hand is None:
                 state.hand = HandFields()
             read_hand(c.message(), state.hand)
-        elif number == 8 and wire == LEN:
+        elif key == keys.HAND_STATE_DECK_COMMITMENT:
             state.deck_commitment = c.chunk()
-        elif number == 9 and wire == LEN:
+        elif key == keys.HAND_STATE_DEAL:
             state.deal += well_formed_message(c)  # given twice: merged, as protobuf does
         else:
-            c.skip(number, wire)
+            c.skip(key)
     return state
 
 
 def read_hand(c: Cursor, h: HandFields) -> None:
     """EngineHand's fields into ``h`` (a second occurrence merges into the first's)."""
     while c.more():
-        number, wire = c.key()
-        if 16 <= number <= 26:
-            _read_round_field(c, h, number, wire)
+        key = c.key()
+        if keys.ENGINE_HAND_LEVEL <= key <= keys.ENGINE_HAND_ROUND_HELD:  # fields 16 to 26
+            _read_round_field(c, h, key)
         else:
-            _read_hand_field(c, h, number, wire)
+            _read_hand_field(c, h, key)
 
 
-def _read_hand_field(c: Cursor, h: HandFields, number: i64, wire: i64) -> None:
+def _read_hand_field(c: Cursor, h: HandFields, key: i64) -> None:
     """EngineHand's fields of the hand (1 to 15, 27 to 30)."""
-    if number == 1 and wire == VARINT:
+    if key == keys.ENGINE_HAND_VARIANT:
         h.variant = c.uint32()
-    elif number == 2 and wire == LEN:
+    elif key == keys.ENGINE_HAND_TABLE:
         table = c.message()
         earlier = b"" if h.table is None else h.table.wire
         h.table = read_table_once(earlier + table.data[table.at : table.end], table.depth)
-    elif number == 3 and wire == VARINT:
+    elif key == keys.ENGINE_HAND_BUTTON:
         h.button = c.uint32()
-    elif number == 4 and wire in (VARINT, LEN):
-        c.int64s(wire, h.starting_stacks)
-    elif number == 5 and wire == LEN:
+    elif key in (keys.ENGINE_HAND_STARTING_STACKS, keys.ENGINE_HAND_STARTING_STACKS_UNPACKED):
+        c.int64s(key, h.starting_stacks)
+    elif key == keys.ENGINE_HAND_DECK:
         h.deck = c.chunk()
-    elif number == 6 and wire == VARINT:
+    elif key == keys.ENGINE_HAND_DEALT:
         h.dealt = c.uint32()
-    elif number == 7 and wire in (VARINT, LEN):
-        c.int64s(wire, h.stacks)
-    elif number == 8 and wire in (VARINT, LEN):
-        c.int64s(wire, h.committed)
-    elif number == 9 and wire in (VARINT, LEN):
-        c.int64s(wire, h.round_bets)
-    elif number == 10 and wire == LEN:
+    elif key in (keys.ENGINE_HAND_STACKS, keys.ENGINE_HAND_STACKS_UNPACKED):
+        c.int64s(key, h.stacks)
+    elif key in (keys.ENGINE_HAND_COMMITTED, keys.ENGINE_HAND_COMMITTED_UNPACKED):
+        c.int64s(key, h.committed)
+    elif key in (keys.ENGINE_HAND_ROUND_BETS, keys.ENGINE_HAND_ROUND_BETS_UNPACKED):
+        c.int64s(key, h.round_bets)
+    elif key == keys.ENGINE_HAND_CARDS:
         h.cards.append(c.chunk())
-    elif number == 11 and wire == VARINT:
+    elif key == keys.ENGINE_HAND_COMMUNITY:
         h.community = c.uint32()
-    elif number == 12 and wire in (VARINT, LEN):
-        c.booleans(wire, h.folded)
-    elif number == 13 and wire in (VARINT, LEN):
-        c.booleans(wire, h.acted)
-    elif number == 14 and wire == VARINT:
+    elif key in (keys.ENGINE_HAND_FOLDED, keys.ENGINE_HAND_FOLDED_UNPACKED):
+        c.booleans(key, h.folded)
+    elif key in (keys.ENGINE_HAND_ACTED, keys.ENGINE_HAND_ACTED_UNPACKED):
+        c.booleans(key, h.acted)
+    elif key == keys.ENGINE_HAND_STREET:
         h.street = c.uint32()
-    elif number == 15 and wire == VARINT:
+    elif key == keys.ENGINE_HAND_TO_ACT:
         h.to_act = c.uint32()
-    elif number == 27 and wire == VARINT:
+    elif key == keys.ENGINE_HAND_OVER:
         h.over = c.boolean()
-    elif number == 28 and wire == LEN:
+    elif key == keys.ENGINE_HAND_RESULT:
         if h.result is None:
             h.result = ResultFields()
         read_result(c.message(), h.result)
-    elif number == 29 and wire == LEN:
+    elif key == keys.ENGINE_HAND_MOVES:
         h.moves = c.chunk()
-    elif number == 30 and wire in (VARINT, LEN):
-        c.uint32s(wire, h.tabled)
+    elif key in (keys.ENGINE_HAND_TABLED, keys.ENGINE_HAND_TABLED_UNPACKED):
+        c.uint32s(key, h.tabled)
     else:
-        c.skip(number, wire)
+        c.skip(key)
 
 
-def _read_round_field(c: Cursor, h: HandFields, number: i64, wire: i64) -> None:
+def _read_round_field(c: Cursor, h: HandFields, key: i64) -> None:
     """EngineHand's fields of the betting round (16 to 26)."""
-    if wire != VARINT:
-        c.skip(number, wire)
-    elif number == 16:
+    if key == keys.ENGINE_HAND_LEVEL:
         h.level = c.int64()
-    elif number == 17:
+    elif key == keys.ENGINE_HAND_FULL_LEVEL:
         h.full_level = c.int64()
-    elif number == 18:
+    elif key == keys.ENGINE_HAND_BETS:
         h.bets = c.uint32()
-    elif number == 19:
+    elif key == keys.ENGINE_HAND_UNCAPPED:
         h.uncapped = c.boolean()
-    elif number == 20:
+    elif key == keys.ENGINE_HAND_OPEN_PAIR:
         h.open_pair = c.boolean()
-    elif number == 21:
+    elif key == keys.ENGINE_HAND_BIG_MADE:
         h.big_made = c.boolean()
-    elif number == 22:
+    elif key == keys.ENGINE_HAND_BRING_IN_DUE:
         h.bring_in_due = c.boolean()
-    elif number == 23:
+    elif key == keys.ENGINE_HAND_OPENER_MAY_FOLD:
         h.opener_may_fold = c.boolean()
-    elif number == 24:
+    elif key == keys.ENGINE_HAND_FIRST_ACTOR:
         h.first_actor = c.uint32()
-    elif number == 25:
+    elif key == keys.ENGINE_HAND_LAST_AGGRESSOR:
         h.last_aggressor = c.uint32()
-    else:  # 26
+    elif key == keys.ENGINE_HAND_ROUND_HELD:
         h.round_held = c.boolean()
+    else:  # one of them of another wire type
+        c.skip(key)
 
 
-_TABLES_READ: dict[bytes, TableFields] = {}  # a few distinct tables serve many calls
-_MAX_TABLES: Final = 256
+_TABLES_READ: BoundedCache[bytes, TableFields] = BoundedCache()  # a few serve many calls
 
 
 def read_table_once(wire: bytes, depth: i64) -> TableFields:
     """EngineTable's fields read from ``wire``: every occurrence's bytes so far, joined (a
     message given twice merges as its bytes joined parse). Each distinct table is read
     once (its fields never changed after; ``depth`` is always the hand's table's)."""
-    found = _TABLES_READ.get(wire)
+    found = _TABLES_READ.found.get(wire)
     if found is None:
         found = TableFields()
         read_table(Cursor(wire, 0, len(wire), depth), found)
-        if len(_TABLES_READ) >= _MAX_TABLES:
-            _TABLES_READ.clear()
-        _TABLES_READ[wire] = found
+        _TABLES_READ.put(wire, found)
     return found
 
 
@@ -489,74 +488,72 @@ def read_table(c: Cursor, t: TableFields) -> None:
     """EngineTable's fields into ``t`` (a second occurrence merges into the first's)."""
     t.wire += c.data[c.at : c.end]
     while c.more():
-        number, wire = c.key()
-        if wire != VARINT:  # every field of the table is a number or a flag
-            c.skip(number, wire)
-        elif number == 1:
+        key = c.key()
+        if key == keys.ENGINE_TABLE_ANTE:
             t.ante = c.int64()
-        elif number == 2:
+        elif key == keys.ENGINE_TABLE_BRING_IN:
             t.bring_in = c.int64()
-        elif number == 3:
+        elif key == keys.ENGINE_TABLE_SMALL_BET:
             t.small_bet = c.int64()
-        elif number == 4:
+        elif key == keys.ENGINE_TABLE_BIG_BET:
             t.big_bet = c.int64()
-        elif number == 5:
+        elif key == keys.ENGINE_TABLE_MAX_BETS:
             t.max_bets = c.uint32()
-        elif number == 6:
+        elif key == keys.ENGINE_TABLE_UNCAPPED_HEADS_UP:
             t.uncapped_heads_up = c.boolean()
-        elif number == 7:
+        elif key == keys.ENGINE_TABLE_OPEN_PAIR_BIG_BET:
             t.open_pair_big_bet = c.boolean()
-        elif number == 8:
+        elif key == keys.ENGINE_TABLE_ODD_CHIP:
             t.odd_chip = c.uint32()
-        elif number == 9:
+        elif key == keys.ENGINE_TABLE_RAKE_PERCENT_BP:
             t.rake_percent_bp = c.uint32()
-        elif number == 10:
+        elif key == keys.ENGINE_TABLE_RAKE_CAP:
             t.rake_cap = c.int64()
-        elif number == 11:
+        elif key == keys.ENGINE_TABLE_ALL_IN_FACE_UP:
             t.all_in_face_up = c.boolean()
         else:
-            c.skip(number, wire)
+            c.skip(key)
 
 
 def read_result(c: Cursor, r: ResultFields) -> None:
     """EngineResult's fields into ``r`` (a second occurrence merges into the first's)."""
     while c.more():
-        number, wire = c.key()
-        if number == 1 and wire == LEN:
+        key = c.key()
+        if key == keys.ENGINE_RESULT_POTS:
             r.pots.append(read_pot(c.message()))
-        elif number == 2 and wire in (VARINT, LEN):
-            c.int64s(wire, r.stacks)
-        elif number == 3 and wire == LEN:
+        elif key in (keys.ENGINE_RESULT_STACKS, keys.ENGINE_RESULT_STACKS_UNPACKED):
+            c.int64s(key, r.stacks)
+        elif key == keys.ENGINE_RESULT_SHOWN:
             r.shown.append(read_shown(c.message()))
-        elif number == 4 and wire == LEN:
+        elif key == keys.ENGINE_RESULT_UNCALLED:
             r.uncalled.append(read_uncalled(c.message()))
-        elif number == 5 and wire == VARINT:
+        elif key == keys.ENGINE_RESULT_RAKE:
             r.rake = c.int64()
         else:
-            c.skip(number, wire)
+            c.skip(key)
 
 
 def read_pot(c: Cursor) -> PotFields:
     """EnginePot."""
     p = PotFields()
     while c.more():
-        number, wire = c.key()
-        if number == 1 and wire == VARINT:
+        key = c.key()
+        if key == keys.ENGINE_POT_AMOUNT:
             p.amount = c.int64()
-        elif number == 2 and wire in (VARINT, LEN):
-            c.uint32s(wire, p.eligible)
-        elif number == 3 and wire in (VARINT, LEN):
-            c.uint32s(wire, p.winners)
-        elif number == 4 and wire in (VARINT, LEN):
-            c.int64s(wire, p.shares)
-        elif number == 5 and wire in (VARINT, LEN):
-            c.uint32s(wire, p.low_winners)
-        elif number == 6 and wire in (VARINT, LEN):
-            c.int64s(wire, p.low_shares)
-        elif number == 7 and wire == VARINT:
+        elif key in (keys.ENGINE_POT_ELIGIBLE, keys.ENGINE_POT_ELIGIBLE_UNPACKED):
+            c.uint32s(key, p.eligible)
+        elif key in (keys.ENGINE_POT_WINNERS, keys.ENGINE_POT_WINNERS_UNPACKED):
+            c.uint32s(key, p.winners)
+        elif key in (keys.ENGINE_POT_SHARES, keys.ENGINE_POT_SHARES_UNPACKED):
+            c.int64s(key, p.shares)
+        elif key in (keys.ENGINE_POT_LOW_WINNERS, keys.ENGINE_POT_LOW_WINNERS_UNPACKED):
+            c.uint32s(key, p.low_winners)
+        elif key in (keys.ENGINE_POT_LOW_SHARES, keys.ENGINE_POT_LOW_SHARES_UNPACKED):
+            c.int64s(key, p.low_shares)
+        elif key == keys.ENGINE_POT_RAKE:
             p.rake = c.int64()
         else:
-            c.skip(number, wire)
+            c.skip(key)
     return p
 
 
@@ -564,25 +561,25 @@ def read_shown(c: Cursor) -> ShownFields:
     """EngineShownHand."""
     s = ShownFields()
     while c.more():
-        number, wire = c.key()
-        if number == 1 and wire == VARINT:
+        key = c.key()
+        if key == keys.ENGINE_SHOWN_HAND_SEAT:
             s.seat = c.uint32()
-        elif number == 2 and wire == LEN:
+        elif key == keys.ENGINE_SHOWN_HAND_CARDS:
             s.cards = c.chunk()
-        elif number == 3 and wire == LEN:
+        elif key == keys.ENGINE_SHOWN_HAND_BEST_FIVE:
             s.best_five = c.chunk()
-        elif number == 4 and wire == VARINT:
+        elif key == keys.ENGINE_SHOWN_HAND_RANK:
             s.rank = c.int64()
-        elif number == 5 and wire == LEN:
+        elif key == keys.ENGINE_SHOWN_HAND_DESCRIPTION:
             s.description = c.text()
-        elif number == 6 and wire == VARINT:
+        elif key == keys.ENGINE_SHOWN_HAND_LOW:
             s.low = c.int64()
-        elif number == 7 and wire == LEN:
+        elif key == keys.ENGINE_SHOWN_HAND_LOW_BEST_FIVE:
             s.low_best_five = c.chunk()
-        elif number == 8 and wire == LEN:
+        elif key == keys.ENGINE_SHOWN_HAND_LOW_DESCRIPTION:
             s.low_description = c.text()
         else:
-            c.skip(number, wire)
+            c.skip(key)
     return s
 
 
@@ -590,11 +587,11 @@ def read_uncalled(c: Cursor) -> UncalledFields:
     """EngineUncalled."""
     u = UncalledFields()
     while c.more():
-        number, wire = c.key()
-        if number == 1 and wire == VARINT:
+        key = c.key()
+        if key == keys.ENGINE_UNCALLED_SEAT:
             u.seat = c.uint32()
-        elif number == 2 and wire == VARINT:
+        elif key == keys.ENGINE_UNCALLED_AMOUNT:
             u.amount = c.int64()
         else:
-            c.skip(number, wire)
+            c.skip(key)
     return u
