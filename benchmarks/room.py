@@ -38,8 +38,12 @@ from studclients.table.store import Store, hands, history, plays
 from benchmarks import processes
 
 OPERATOR = "bench-room-operator-token-0123456789"
+# the stakes double to the end: at 400/800/1600 a 1,000-player field's last three calling
+# stations (300,000 chips) played over 1,500 hands without a bust
 LEVELS = ((0, 5, 10), (5, 10, 20), (10, 25, 50), (25, 50, 100), (50, 100, 200),
-          (100, 200, 400), (200, 400, 800), (400, 800, 1600))  # fmt: skip
+          (100, 200, 400), (200, 400, 800), (400, 800, 1600), (800, 1600, 3200),
+          (1600, 3200, 6400), (3200, 6400, 12800), (6400, 12800, 25600),
+          (12800, 25600, 51200), (25600, 51200, 102400))  # fmt: skip
 
 
 class Replica:
