@@ -108,6 +108,36 @@ def test_forty_bots_play_to_a_winner_on_balanced_and_broken_tables(tmp_path: Pat
     asyncio.run(run())
 
 
+def test_the_director_takes_the_row_only_when_a_table_between_hands_waits(
+    tmp_path: Path,
+) -> None:
+    async def run() -> None:
+        store = Store(f"sqlite:///{tmp_path / 'due.db'}")
+        await store.create_schema()
+        tables = Tables(store, ChipEngine(3), Timing(pause=0.0, bot_delay=0.0))
+        director = Director(store)
+        assert await director.create("m", "Due", VARIANTS["seven"], SETTINGS, seed="s")
+        for number in range(16):
+            await director.register("m", f"Bot {number}", bot="station")
+        await director.start("m")
+        assert await director.running() == ["m"]  # two tables waiting for their first deal
+        await director.tick()
+        await tables.tick()  # both deal; the bots' first moves are due from the next tick
+        assert len(await store.open_hands()) == 2
+        version = (await director.row("m")).version
+        assert await director.running() == []
+        await director.tick()
+        assert (await director.row("m")).version == version  # not taken: nothing to decide
+        await tables.tick()  # one move ends each of ChipEngine's hands
+        assert await store.open_hands() == []
+        assert await director.running() == ["m"]
+        await director.tick()
+        assert (await director.row("m")).version == version + 1
+        await store.close()
+
+    asyncio.run(run())
+
+
 def test_two_directors_deciding_at_once_decide_once(tmp_path: Path) -> None:
     async def run() -> None:
         store = Store(f"sqlite:///{tmp_path / 'race.db'}")
