@@ -229,6 +229,7 @@ def test_a_players_page_follows_them_when_their_table_breaks(tmp_path: Path) -> 
         store = Store(f"sqlite:///{tmp_path / 'follow.db'}")
         await store.create_schema()
         tables = Tables(store, ChipEngine(11), Timing(pause=0.0, bot_delay=0.0))
+        tables.rng.seed(11)  # the order of the due hands: each hand's outcome comes from it
         director = Director(store)
         raw = {**SETTINGS, "seats": 4}
         # a seed that draws Ann (player 1) to table 3, the first to break
@@ -256,6 +257,11 @@ def test_a_players_page_follows_them_when_their_table_breaks(tmp_path: Path) -> 
             if (await director.field("m")).status == "finished":
                 break
             await tables.tick()
+            table = await store.table(mine["table"])
+            hand = await store.hand(table.current_hand) if table and table.current_hand else None
+            if hand is not None and not hand.over and hand.seat_map[hand.to_act] == mine["seat"]:
+                move = {"action": "check", "hand": hand.hand_id, "seq": hand.seq}
+                await tables.act(mine["table"], ann["token"], move)  # Ann, not her 30 s clock
         assert len(seen) > 1, "Ann was moved (this seed breaks her table)"
         listing = await pages.listing(director)
         assert [t["id"] for t in listing] == ["m"] and listing[0]["entrants"] == 12
