@@ -20,7 +20,7 @@ from pathlib import Path
 import grpc
 from studclients.devserver import serving_port
 
-from benchmarks import rpc_connect
+from benchmarks import processes, rpc_connect
 
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 
@@ -83,13 +83,7 @@ class ServerProcess:
         return cpu_seconds(self.proc.pid)
 
     def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-        try:
-            self.proc.wait(30)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
+        processes.stop(self.proc)
 
 
 # ---- the load -----------------------------------------------------------------------------

@@ -100,6 +100,36 @@ def test_forty_bots_play_to_a_winner_on_balanced_and_broken_tables(tmp_path: Pat
     asyncio.run(run())
 
 
+def test_the_director_takes_the_row_only_when_a_table_between_hands_waits(
+    tmp_path: Path,
+) -> None:
+    async def run() -> None:
+        store = Store(f"sqlite:///{tmp_path / 'due.db'}")
+        await store.create_schema()
+        tables = Tables(store, ChipEngine(3), Timing(pause=0.0, bot_delay=0.0))
+        director = Director(store)
+        assert await director.create("m", "Due", VARIANTS["seven"], SETTINGS, seed="s")
+        for number in range(16):
+            await director.register("m", f"Bot {number}", bot="station")
+        await director.start("m")
+        assert await director.running() == ["m"]  # two tables waiting for their first deal
+        await director.tick()
+        await tables.tick()  # both deal; the bots' first moves are due from the next tick
+        assert len(await store.open_hands()) == 2
+        version = (await director.row("m")).version
+        assert await director.running() == []
+        await director.tick()
+        assert (await director.row("m")).version == version  # not taken: nothing to decide
+        await tables.tick()  # one move ends each of ChipEngine's hands
+        assert await store.open_hands() == []
+        assert await director.running() == ["m"]
+        await director.tick()
+        assert (await director.row("m")).version == version + 1
+        await store.close()
+
+    asyncio.run(run())
+
+
 def test_two_directors_deciding_at_once_decide_once(tmp_path: Path) -> None:
     async def run() -> None:
         store = Store(f"sqlite:///{tmp_path / 'race.db'}")
@@ -191,6 +221,7 @@ def test_a_players_page_follows_them_when_their_table_breaks(tmp_path: Path) -> 
         store = Store(f"sqlite:///{tmp_path / 'follow.db'}")
         await store.create_schema()
         tables = Tables(store, ChipEngine(11), Timing(pause=0.0, bot_delay=0.0))
+        tables.rng.seed(11)  # the order of the due hands: each hand's outcome comes from it
         director = Director(store)
         raw = {**SETTINGS, "seats": 4}
         # a seed that draws Ann (player 1) to table 3, the first to break
@@ -218,6 +249,11 @@ def test_a_players_page_follows_them_when_their_table_breaks(tmp_path: Path) -> 
             if (await director.field("m")).status == "finished":
                 break
             await tables.tick()
+            table = await store.table(mine["table"])
+            hand = await store.hand(table.current_hand) if table and table.current_hand else None
+            if hand is not None and not hand.over and hand.seat_map[hand.to_act] == mine["seat"]:
+                move = {"action": "check", "hand": hand.hand_id, "seq": hand.seq}
+                await tables.act(mine["table"], ann["token"], move)  # Ann, not her 30 s clock
         assert len(seen) > 1, "Ann was moved (this seed breaks her table)"
         listing = await pages.listing(director)
         assert [t["id"] for t in listing] == ["m"] and listing[0]["entrants"] == 12

@@ -11,6 +11,7 @@ import shutil
 import socket
 import subprocess
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 
 
@@ -24,7 +25,8 @@ class Postgres:
     """A throw-away PostgreSQL cluster (Debian's binaries) on a free loopback port, run as
     the ``postgres`` system user when the tests run as root (initdb refuses root)."""
 
-    def __init__(self) -> None:
+    def __init__(self, settings: Mapping[str, str] | None = None) -> None:
+        """``settings``: server settings (``-c name=value``) beyond the defaults."""
         found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"))
         if not found:
             raise FileNotFoundError("initdb")
@@ -38,9 +40,10 @@ class Postgres:
             os.chown(self.dir, entry.pw_uid, entry.pw_gid)
         self._run(str(self.bin / "initdb"), "-D", str(self.data), "-U", "stud", "-A", "trust",
                   "--no-sync", "-E", "UTF8")  # fmt: skip
+        extra = "".join(f" -c {name}={value}" for name, value in (settings or {}).items())
         self._run(
             str(self.bin / "pg_ctl"), "-D", str(self.data), "-l", str(self.dir / "log"), "-w",
-            "-o", f"-h 127.0.0.1 -p {self.port} -k {self.dir} -c fsync=off", "start",
+            "-o", f"-h 127.0.0.1 -p {self.port} -k {self.dir} -c fsync=off{extra}", "start",
         )  # fmt: skip
 
     @property

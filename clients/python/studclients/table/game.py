@@ -11,7 +11,7 @@ import logging
 import random
 import secrets
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -428,13 +428,28 @@ class Tables:
                 worked = await self.deal(table) or worked
             except EngineError as error:
                 log.warning("deal failed at table %s: %s", table.id, error)
-        for hand in await self.store.due_hands(now):
-            worked = True
+        due = await self.store.due_hands(now)
+        worked = worked or bool(due)
+        async for hand in self._still_due(due):
             try:
                 await self._due(hand)
             except (EngineError, ApiError) as error:
                 log.warning("hand %s: %s", hand.hand_id, error)
         return worked
+
+    async def _still_due(self, due: Sequence[sa.Row[Any]]) -> AsyncIterator[sa.Row[Any]]:
+        """The hands of ``due`` in a random order, each read again just before its turn:
+        another replica works through the same hands meanwhile, and a hand it has moved
+        is acted on from its new step (if that is due too), not from the old one, which
+        would cost an engine call and a write only to lose the compare-and-set."""
+        order = list(due)
+        self.rng.shuffle(order)
+        for stale in order:
+            hand = await self.store.hand(stale.hand_id)
+            if hand is None or hand.over or hand.deadline is None:
+                continue
+            if hand.deadline <= time.time():
+                yield hand
 
     async def _due(self, hand: sa.Row[Any]) -> None:
         kind = hand.bots[hand.to_act]

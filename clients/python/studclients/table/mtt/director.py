@@ -60,9 +60,11 @@ class Director:
         return Field.from_dict(MttSettings.from_dict(row.settings), row.field)
 
     async def running(self) -> list[str]:
+        """The running tournaments with a decision due (``_due``): the field is not read."""
+        status = mtts.c.field["status"].as_string()
+        query = sa.select(mtts.c.id).where(status == "running", _due(mtts.c.id))
         async with self.store.engine.connect() as conn:
-            rows = await conn.execute(sa.select(mtts.c.id, mtts.c.field))
-            return [r.id for r in rows if r.field["status"] == "running"]
+            return list((await conn.execute(query)).scalars())
 
     async def chips_at_tables(self, mtt_id: str) -> int:
         """Every chip at the tournament's tables (conserved: ``field.chips_in_play``)."""
@@ -319,7 +321,8 @@ class Director:
         return result if isinstance(result, Decision) else None
 
     async def tick(self) -> None:
-        """One decision for each running tournament; any replica may run it at any time."""
+        """One decision for each running tournament with one due; any replica may run it
+        at any time."""
         for mtt_id in await self.running():
             await self.decide(mtt_id)
 
@@ -345,11 +348,14 @@ class Director:
             for r in await conn.execute(query)
         ]
 
-    async def _seated(self, conn: AsyncConnection, mtt_id: str) -> dict[tuple[str, int], int]:
-        """(table, seat) -> player, for everyone seated."""
-        query = sa.select(mtt_entries).where(
-            mtt_entries.c.mtt_id == mtt_id, mtt_entries.c.table_id.is_not(None)
-        )
+    async def _seated(
+        self, conn: AsyncConnection, mtt_id: str, at: Sequence[str] | None = None
+    ) -> dict[tuple[str, int], int]:
+        """(table, seat) -> player, for everyone seated (``at``: at those tables only)."""
+        query = sa.select(mtt_entries.c.table_id, mtt_entries.c.seat_no, mtt_entries.c.player)
+        query = query.where(mtt_entries.c.mtt_id == mtt_id, mtt_entries.c.table_id.is_not(None))
+        if at is not None:
+            query = query.where(mtt_entries.c.table_id.in_(at))
         return {(e.table_id, e.seat_no): e.player for e in await conn.execute(query)}
 
     async def _settle(
@@ -364,7 +370,7 @@ class Director:
                 sa.select(mtt_tables.c.mtt_id).where(mtt_tables.c.table_id == done[0].table_id)
             )
         ).scalar_one()
-        seated = await self._seated(conn, mtt_id)
+        seated = await self._seated(conn, mtt_id, [t.table_id for t in done])
         lockstep = field.settings.hand_for_hand(field.alive, len(done))
         start: dict[int, int] = {}
         final: dict[int, int] = {}
@@ -543,3 +549,25 @@ class Director:
             await new_table(conn, row, field, number, self.clock_seconds)
         await self._sit(conn, row, field, player, f"{row.id}-{number}", seat_no)
         await log_moves(conn, row, [Move(player, 0, 0, number, seat_no, "late")])
+
+
+def _due(mtt_id: Any) -> sa.ColumnElement[bool]:
+    """Whether a decision may have something to do for the tournament ``mtt_id``: a table
+    between hands whose hand is not settled or that may not deal yet, or no table in a
+    hand at all. Otherwise every table is in a hand or allowed its next one, and the
+    director waits for a hand to end (no table deals without a decision, which sets the
+    level and the stakes first), without taking the tournament's row or reading its field.
+    One query over the tournament's tables, whatever the size of the field."""
+    idle = sa.or_(tables.c.current_hand.is_(None), hands.c.over)
+    live = (
+        sa.select(mtt_tables.c.table_id)
+        .join(tables, tables.c.id == mtt_tables.c.table_id)
+        .outerjoin(hands, hands.c.hand_id == tables.c.current_hand)
+        .where(mtt_tables.c.mtt_id == mtt_id, ~mtt_tables.c.broken)
+    )
+    waiting = sa.or_(
+        tables.c.hand_no > mtt_tables.c.settled,
+        tables.c.deal_limit.is_(None),
+        tables.c.deal_limit != tables.c.hand_no + 1,
+    )
+    return sa.or_(live.where(idle, waiting).exists(), ~live.where(~idle).exists())

@@ -8,7 +8,6 @@ rebuy or decline (``settle_waiting``)."""
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -61,7 +60,7 @@ class Field:
             "level": self.level,
             "at_break": self.at_break,
             "break_until": self.break_until,
-            "entries": [dataclasses.asdict(entry) for entry in self.entries.values()],
+            "entries": [dict(vars(entry)) for entry in self.entries.values()],
             "places": {str(p): place for p, place in self.places.items()},
             "waiting": {str(p): stack for p, stack in self.waiting.items()},
         }
