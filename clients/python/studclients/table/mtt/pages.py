@@ -85,7 +85,6 @@ async def page(director: Director, mtt_id: str, now: float | None = None) -> dic
         log_count = (
             await conn.execute(sa.select(sa.func.count()).where(mtt_moves.c.mtt_id == mtt_id))
         ).scalar_one()
-    stacks = {(s.table_id, s.seat_no): s.stack for s in sat}
     seated = {s.name: s for s in sat}
     prizes = field.prizes() if field.places else {}
     standings = []
@@ -105,6 +104,9 @@ async def page(director: Director, mtt_id: str, now: float | None = None) -> dic
             }
         )
     standings.sort(key=lambda r: (r["place"] or 0, -r["chips"], r["name"]))
+    at_table: dict[str, list[Any]] = {}  # each table's seats in seat order, sorted once
+    for s in sorted(sat, key=lambda s: s.seat_no):
+        at_table.setdefault(s.table_id, []).append(s)
     left = field.alive if field.status == "running" else (1 if field.status == "finished" else 0)
     rounds = max((t.hand_no for t in live), default=0)
     elapsed = moment - (row.started_at or moment)
@@ -136,9 +138,8 @@ async def page(director: Director, mtt_id: str, now: float | None = None) -> dic
                 "number": t.number,
                 "hand": t.hand_no,
                 "players": [
-                    {"seat": s.seat_no, "name": s.name, "chips": stacks[(s.table_id, s.seat_no)]}
-                    for s in sorted(sat, key=lambda s: s.seat_no)
-                    if s.table_id == t.table_id
+                    {"seat": s.seat_no, "name": s.name, "chips": s.stack}
+                    for s in at_table.get(t.table_id, [])
                 ],
             }
             for t in live
