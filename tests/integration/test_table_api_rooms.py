@@ -158,3 +158,47 @@ def test_operators_create_tables_and_players_download_only_their_own_hands(
         assert players_rendering(text)
     assert all("_deck =" in text for text in audit.values())
     assert OPERATOR not in server.output() and OPERATOR not in closed.output()
+
+
+def test_a_tournament_is_created_only_from_a_well_formed_request(
+    live_server: Callable[..., Any], tmp_path: Path
+) -> None:
+    """The operator's create of a multi-table tournament checks the id, name, seed, game
+    and settings, field by field (400 naming it), and a refusal creates nothing."""
+    engine = live_server()
+    secret = tmp_path / "operator"
+    secret.write_text(OPERATOR, encoding="utf-8")
+    server = TableServer(
+        engine.target, f"sqlite:///{tmp_path / 'table.db'}",
+        ["--operator-token-file", str(secret)],
+    )  # fmt: skip
+    try:
+        base = server.url
+        level = {"ante": 1, "bring_in": 5, "small_bet": 10}
+        good = {"id": "sun-1", "name": "Sunday", "game": "razz", "seed": "drawn-by-the-room",
+                "settings": {"levels": [level], "payouts": [10000], "seats": 4}}  # fmt: skip
+        assert call(base, "POST", "/api/tournaments", good)[0] == 401
+        bad_fields = [
+            ({"id": "Sun 1"}, "id"), ({"id": "x" * 49}, "id"), ({"id": "-sun"}, "id"),
+            ({"name": "tab\there"}, "name"), ({"name": ""}, "name"), ({"name": 7}, "name"),
+            ({"seed": "has space"}, "seed"), ({"seed": "s" * 65}, "seed"), ({"seed": 5}, "seed"),
+        ]  # fmt: skip
+        for change, field in bad_fields:
+            status, answer = call(base, "POST", "/api/tournaments", {**good, **change},
+                                  token=OPERATOR)  # fmt: skip
+            assert (status, answer["error"]["reason"]) == (400, "bad_field"), (change, answer)
+            assert answer["error"]["message"].startswith(field), answer
+        status, answer = call(base, "POST", "/api/tournaments", {**good, "game": "holdem"},
+                              token=OPERATOR)  # fmt: skip
+        assert (status, answer["error"]["reason"]) == (400, "bad_game")
+        status, answer = call(base, "POST", "/api/tournaments",
+                              {**good, "settings": {"levels": []}}, token=OPERATOR)  # fmt: skip
+        assert (status, answer["error"]["reason"]) == (400, "bad_settings")
+        assert call(base, "GET", "/api/tournaments")[1] == [], "a refusal created nothing"
+        assert call(base, "POST", "/api/tournaments", good, token=OPERATOR)[0] == 201
+        assert call(base, "POST", "/api/tournaments", good, token=OPERATOR)[0] == 409
+        made = call(base, "GET", "/api/tournaments/sun-1")[1]
+        assert (made["name"], made["seed"], made["game"]) == ("Sunday", "drawn-by-the-room",
+                                                              "Razz"), made  # fmt: skip
+    finally:
+        server.stop()

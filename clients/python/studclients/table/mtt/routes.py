@@ -4,6 +4,7 @@ operator's create, start, pause, resume, cancel and bots (the operator token).""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -12,10 +13,15 @@ from aiohttp import web
 from studclients.client import VARIANTS
 from studclients.table import validation
 from studclients.table.errors import ApiError, SettingsError
+from studclients.table.lobby import TABLE_NAME
 from studclients.table.mtt import pages
 from studclients.table.mtt.director import Director
 
 Body = Callable[[web.Request], Awaitable[Any]]
+#: a tournament's id: its tables are ``<id>-<number>``, within a table id's 64 characters
+MTT_ID = re.compile(r"^[a-z0-9][a-z0-9_-]{0,47}$")
+#: the seed of every draw (stored, shown to anyone who checks the draw)
+SEED = re.compile(r"^[\x21-\x7e]{1,64}$")
 
 
 def add_routes(
@@ -36,14 +42,23 @@ def add_routes(
         body = await json_body(request)
         if not isinstance(body, dict) or not isinstance(body.get("id"), str):
             raise ApiError(400, "bad_request", "id, name, game and settings are required")
+        if not MTT_ID.match(body["id"]):
+            raise ApiError(
+                400, "bad_field", "id: 1 to 48 of a-z, 0-9, - and _, from a letter or digit"
+            )
+        name = body.get("name", body["id"])
+        if not isinstance(name, str) or not TABLE_NAME.match(name):
+            raise ApiError(400, "bad_field", "name: 1 to 100 characters, no control characters")
+        seed = body.get("seed")
+        if seed is not None and (not isinstance(seed, str) or not SEED.match(seed)):
+            raise ApiError(400, "bad_field", "seed: 1 to 64 printable ASCII characters, no space")
         game = body.get("game", "seven")
         if game not in VARIANTS:
             raise ApiError(400, "bad_game", f"game must be one of {', '.join(VARIANTS)}")
         try:
             made = await director.create(
-                body["id"], str(body.get("name", body["id"])), VARIANTS[game],
-                body.get("settings", {}), body.get("seed"),
-            )  # fmt: skip
+                body["id"], name, VARIANTS[game], body.get("settings", {}), seed
+            )
         except SettingsError as error:
             raise ApiError(400, "bad_settings", str(error)) from None
         if not made:
