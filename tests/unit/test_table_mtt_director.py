@@ -20,7 +20,7 @@ from studclients.table.game import Tables, Timing
 from studclients.table.mtt import pages
 from studclients.table.mtt.director import Director
 from studclients.table.mtt.seating import draw
-from studclients.table.schema import mtt_moves
+from studclients.table.schema import mtt_moves, seats
 from studclients.table.store import Store
 from studclients.table.tournament import parse_levels
 from support.stand_in_engine import one_check_update
@@ -76,6 +76,9 @@ def test_forty_bots_play_to_a_winner_on_balanced_and_broken_tables(tmp_path: Pat
             await director.register("m", f"Bot {number}", bot="station")
         opening = await director.start("m")
         assert len({m.to_table for m in opening}) == 5
+        async with store.engine.connect() as conn:  # a full time bank from the first hand
+            banks = {r.time_bank for r in await conn.execute(sa.select(seats.c.time_bank))}
+        assert banks == {30.0}, banks
         field = await director.field("m")
         for _ in range(3000):
             await director.tick()

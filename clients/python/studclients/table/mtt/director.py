@@ -525,6 +525,10 @@ class Director:
                 stack=field.settings.starting_stack,
                 leaving=False,
                 player=secrets.token_hex(16),
+                # a full time bank from the first hand, as a cash table's new seat has
+                time_bank=sa.select(tables.c.bank_seconds)
+                .where(tables.c.id == table_id)
+                .scalar_subquery(),
             )
         )
         await conn.execute(
