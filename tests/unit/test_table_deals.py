@@ -121,11 +121,11 @@ def test_the_commitment_shows_before_the_deal_which_waits_for_each_player_s_entr
             "contributed": False,
         }
         body = {"hand": engine.tickets[0].hand_id, "entropy": ENTROPY}
-        assert (await tables.contribute("main", ann["token"], body))["ok"]
+        assert (await contribute(tables, ann["token"], body))["ok"]
         assert (await tables.page("main", ann["seat"]))["deal"]["contributed"]
         await tables.tick()
         assert starts(engine) == []  # Bob's entropy is still awaited
-        await tables.contribute("main", bob["token"], {**body, "entropy": "cd" * 16})
+        await contribute(tables, bob["token"], {**body, "entropy": "cd" * 16})
         await tables.tick()
         [start] = starts(engine)
         assert start.deal_ticket == engine.tickets[0].sealed
@@ -163,9 +163,14 @@ def test_the_wait_is_bounded_then_the_table_draws_the_missing_entropy(tmp_path: 
     asyncio.run(run())
 
 
+async def contribute(tables: Tables, token: str | None, body: Any) -> dict[str, Any]:
+    """As the route does: the token checked first (401 before any 400), then the body."""
+    return await tables.contribute("main", await tables.authenticate("main", token), body)
+
+
 async def refusal(tables: Tables, token: str | None, body: Any) -> tuple[int, str]:
     with pytest.raises(ApiError) as refused:
-        await tables.contribute("main", token, body)
+        await contribute(tables, token, body)
     return refused.value.status, refused.value.reason
 
 
@@ -200,7 +205,7 @@ def test_contributions_are_refused_with_a_reason_and_change_nothing(tmp_path: Pa
         carl = await tables.join("main", "Carl")  # seated after the ticket: not dealt in
         body = {"hand": hand, "entropy": ENTROPY}
         assert await refusal(tables, carl["token"], body) == (409, "not_in_hand")
-        await tables.contribute("main", token, body)
+        await contribute(tables, token, body)
         assert await refusal(tables, token, body) == (409, "already_contributed")
         # Carl's seat changes the deal: a new ticket (a new commitment), Ann's entropy gone
         await tables.tick()
@@ -290,15 +295,15 @@ def test_a_new_sitting_in_a_seat_sends_its_own_entropy_not_the_leaver_s(tmp_path
         bob = await tables.join("main", "Bob")
         await tables.tick()
         body = {"hand": engine.tickets[0].hand_id, "entropy": ENTROPY}
-        await tables.contribute("main", ann["token"], body)
+        await contribute(tables, ann["token"], body)
         await tables.leave("main", ann["token"])
         carl = await tables.join("main", "Carl")
         assert carl["seat"] == ann["seat"]
         await tables.tick()
         assert len(engine.tickets) == 1 and starts(engine) == []
         assert not (await tables.page("main", carl["seat"]))["deal"]["contributed"]
-        await tables.contribute("main", carl["token"], {**body, "entropy": "ef" * 20})
-        await tables.contribute("main", bob["token"], {**body, "entropy": "cd" * 16})
+        await contribute(tables, carl["token"], {**body, "entropy": "ef" * 20})
+        await contribute(tables, bob["token"], {**body, "entropy": "cd" * 16})
         await tables.tick()
         [start] = starts(engine)
         assert start.contributions[carl["seat"]] == bytes.fromhex("ef" * 20)

@@ -20,7 +20,7 @@ from typing import Any
 import sqlalchemy as sa
 from stud_api.stud.v1 import stud_engine_pb2 as pb
 
-from studclients.engine import checked_commitment, ticket_request, with_ticket
+from studclients.engine import ticket_request, with_ticket
 from studclients.table.errors import ApiError
 from studclients.table.schema import deal_contributions, deal_tickets, seats, tables
 from studclients.table.store import Store
@@ -152,11 +152,6 @@ async def ready(
         "sources": ["table" if c is None else "player" for c in contributions],
     }
     return Ready(with_ticket(request, dealt, contributions), dealt, deal)
-
-
-def checked(ready_deal: Ready, update: pb.HandUpdate) -> pb.HandUpdate:
-    """The first update, after checking it shows the ticket's commitment and hand id."""
-    return checked_commitment(ready_deal.ticket, update)
 
 
 # ---- a player's contribution ---------------------------------------------------------------

@@ -20,7 +20,13 @@ from stud_api.stud.v1 import stud_engine_pb2 as pb
 
 from studclients.bots import BOT_KINDS, make_bot, think
 from studclients.client import MAX_PLAYERS as CLIENT_MAX_PLAYERS
-from studclients.engine import Engine, EngineError, act_request, ticket_request
+from studclients.engine import (
+    Engine,
+    EngineError,
+    act_request,
+    checked_commitment,
+    ticket_request,
+)
 from studclients.table import (
     deals,
     metrics,
@@ -35,7 +41,7 @@ from studclients.table.away import Away, AwayPolicy
 from studclients.table.errors import ApiError
 from studclients.table.mixed import Rotation
 from studclients.table.page import seat_page
-from studclients.table.store import Step, Store
+from studclients.table.store import Step, Store, directed
 from studclients.table.tournament import Level, Schedule
 
 log = logging.getLogger("stud-table")
@@ -224,7 +230,7 @@ class Tables:
     async def _registering(self, table: sa.Row[Any]) -> None:
         """409 ``tournament_started`` once a sit-and-go has begun: nobody sits down then;
         409 ``tournament_table`` at a multi-table tournament's table (its director seats)."""
-        if table.deal_limit is not None:
+        if directed(table):
             raise ApiError(409, "tournament_table", "a tournament's table: register for it")
         event = await self.store.tournament(table.id)
         if event is not None and event.status != "registering":
@@ -514,7 +520,7 @@ class Tables:
                 await deals.drop_ticket(self.store, table.id, ready.ticket.hand_id)
             raise
         if ready is not None:
-            deals.checked(ready, update)
+            checked_commitment(ready.ticket, update)  # the hand shows the ticket's
         bots = [s.bot for s in seated]
         row = {
             "hand_id": update.hand_id,
@@ -568,9 +574,8 @@ class Tables:
             self.on_change(table.id)
         return None
 
-    async def contribute(self, table_id: str, token: str | None, body: Any) -> dict[str, Any]:
-        """A seated player's entropy for the next deal (the token first: 401 before 400)."""
-        seat = await self.authenticate(table_id, token)
+    async def contribute(self, table_id: str, seat: int, body: Any) -> dict[str, Any]:
+        """The entropy of ``seat`` (its token checked: ``authenticate``) for the next deal."""
         answer = await deals.contribute(self.store, table_id, seat, body)
         self.on_change(table_id)
         return answer

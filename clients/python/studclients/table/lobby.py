@@ -14,6 +14,7 @@ from studclients.client import VARIANTS
 from studclients.table import schedule
 from studclients.table.errors import ApiError
 from studclients.table.game import Tables, TableSettings
+from studclients.table.store import directed
 
 TABLE_ID = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
 TABLE_NAME = re.compile(r"^[^\x00-\x1f\x7f]{1,100}$")
@@ -30,7 +31,7 @@ async def listing(tables: Tables) -> dict[str, Any]:
     events = await tables.store.all_tournaments()
     answer = []
     for table in await tables.store.all_tables():
-        if table.deal_limit is not None:
+        if directed(table):
             continue  # a multi-table tournament's: listed with its tournament
         seated = await tables.store.seats_of(table.id)
         hand = await tables.store.hand(table.current_hand) if table.current_hand else None

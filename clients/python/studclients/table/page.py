@@ -9,13 +9,13 @@ from typing import Any
 import sqlalchemy as sa
 
 from studclients.table import deals, recovery, schedule, views
-from studclients.table.store import Store
+from studclients.table.store import Store, directed
 
 
 def first_seat(table: sa.Row[Any]) -> int:
     """The number of the table's first seat: 1 at a multi-table tournament's table (its
     director seats players from 1, as the draw reads), else 0."""
-    return 1 if table.deal_limit is not None else 0
+    return 1 if directed(table) else 0
 
 
 async def seat_page(

@@ -63,6 +63,12 @@ class Step:
     reveal: bytes | None
 
 
+def directed(table: sa.Row[Any]) -> bool:
+    """Whether ``table`` (a ``tables`` row) is a multi-table tournament's: its director
+    seats and moves its players and allows each deal (``deal_limit``)."""
+    return table.deal_limit is not None
+
+
 def async_url(url: str) -> str:
     """``sqlite:///x.db`` -> ``sqlite+aiosqlite:///x.db``, ``postgresql://`` -> asyncpg."""
     scheme, sep, rest = url.partition("://")
@@ -441,7 +447,7 @@ class Store:
         table = (await conn.execute(sa.select(tables).where(tables.c.id == hand.table_id))).one()
         if await _settle_tournament(conn, hand, final):
             return
-        if table.deal_limit is not None:  # a multi-table tournament's: its director settles
+        if directed(table):  # a multi-table tournament's: its director settles
             for seat_no, stack in zip(hand.seat_map, final, strict=True):
                 where = (seats.c.table_id == hand.table_id) & (seats.c.seat_no == seat_no)
                 await conn.execute(sa.update(seats).where(where).values(stack=stack))

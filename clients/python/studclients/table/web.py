@@ -242,9 +242,8 @@ def build_app(
     async def contribute(request: web.Request) -> web.StreamResponse:
         limit("act", request, token_of(request))  # the moves' bucket: one seat's requests
         table_id = request.match_info["table"]
-        await tables.authenticate(table_id, token_of(request))  # 401 before any 400
-        body = await json_body(request)
-        return web.json_response(await tables.contribute(table_id, token_of(request), body))
+        seat = await tables.authenticate(table_id, token_of(request))  # 401 before any 400
+        return web.json_response(await tables.contribute(table_id, seat, await json_body(request)))
 
     async def join(request: web.Request) -> web.StreamResponse:
         limit("join", request)
