@@ -58,7 +58,7 @@ SERVICE_CONFIG = PROTO_ROOT / "service_config.json"
 class Target:
     """Which protos go where, as which package."""
 
-    protos: str  # directory under PROTO_ROOT
+    protos: str  # a directory under PROTO_ROOT (every .proto below it), or one .proto
     out: Path
     package: str
     connect: bool  # also the Connect service and client (protoc-gen-connectrpc)
@@ -78,7 +78,7 @@ INTERNAL = Target(
     keys=True,
 )
 API_KEYS = Target(
-    "stud/v1",
+    "stud/v1/stud_engine.proto",  # the messages the server writes as bytes
     REPO / "service" / "studengine" / "api" / "_gen",
     "studengine.api._gen",
     connect=False,
@@ -230,7 +230,8 @@ def _write_keys(out: Path, descriptor_set: Path) -> list[Path]:
 def _generate(target: Target, out: Path, root: Path = PROTO_ROOT) -> list[Path]:
     from grpc_tools import protoc
 
-    protos = sorted((root / target.protos).rglob("*.proto"))
+    base = root / target.protos
+    protos = [base] if base.suffix == ".proto" else sorted(base.rglob("*.proto"))
     if not protos:
         raise SystemExit(f"no .proto files under {root / target.protos}")
     if out.exists():
