@@ -22,7 +22,7 @@ BUF    := proto/node_modules/.bin/buf
 EDITABLES := -e ./proto/python -e '.[dev,deploy,test]' -e './clients/python[table,test]'
 # CI installs the exact versions of requirements/ci.txt (pip-compile --generate-hashes)
 LOCK   := requirements/ci.txt
-PY_SRC := service tests clients/python benchmarks deploy proto/generate.py proto/python/setup.py
+PY_SRC := service tests clients/python benchmarks deploy proto/generate.py proto/fastpath.py proto/python/setup.py
 
 all: test
 
@@ -51,7 +51,7 @@ venv: $(STAMP)
 ENGINE_SRC := $(wildcard service/studengine/cards.py service/studengine/rules/*.py \
                          service/studengine/state/*.py service/studengine/api/*.py)
 COMPILED   := service/studengine/_mypyc_build.py
-# after $(GEN) too: the generated field keys (state/_gen/, api/_gen/: *_keys.py) are compiled
+# after $(GEN) too: the generated modules (state/_gen/, api/_gen/: *_keys.py, *_fields.py) are compiled
 # into the encoder, and regenerating removes their compiled module
 $(COMPILED): $(STAMP) setup.py $(ENGINE_SRC) $(GEN)
 	$(PY) setup.py -q build_ext --inplace
@@ -83,7 +83,7 @@ $(PROXY_DEPS):
 proxy-deps: $(PROXY_DEPS)
 
 # generated protobuf / gRPC code (gitignored): proto/generate.py is the one generator
-$(GEN) &: $(STAMP) $(PROTOS) proto/generate.py proto/service_config.json
+$(GEN) &: $(STAMP) $(PROTOS) proto/generate.py proto/fastpath.py proto/service_config.json
 	$(PY) proto/generate.py
 
 gen: $(GEN)

@@ -46,8 +46,11 @@ COMPILED = (
     # listed so that its hash in the build record marks a stale compiled encoder
     "studengine/state/_gen/stud/internal/v1/state_keys.py",
     "studengine/api/_gen/stud/v1/stud_engine_keys.py",  # the views' and updates' keys
+    "studengine/api/_gen/stud/v1/stud_engine_writers.py",  # and writers (proto/fastpath.py)
     "studengine/state/checks.py",
     "studengine/state/reader.py",
+    # generated (proto/fastpath.py): the state's records, their readers and writers
+    "studengine/state/_gen/stud/internal/v1/state_fields.py",
     "studengine/state/codec.py",
     "studengine/state/encoding.py",
     "studengine/api/errors.py",

@@ -30,7 +30,7 @@ from typing import Any
 from stud_api.stud.v1 import stud_engine_pb2 as pb
 from studengine.api.calls import ApiCalls
 from studengine.api.requests import parse_act
-from studengine.api.views import fill_views, serialized_views
+from studengine.api.views import serialized_views
 from studengine.state.codec import HandRecord
 
 ACT_METHOD = "/stud.v1.StudEngineService/Act"
@@ -72,7 +72,7 @@ def recorded_acts(hands: int, seed: int) -> tuple[ApiCalls, list[pb.ActRequest]]
 
 
 def views_inputs(calls: ApiCalls, acts: list[pb.ActRequest]) -> list[tuple[Any, ...]]:
-    """For each Act, what the handler hands ``fill_views``: the hand after the move, its
+    """For each Act, what the handler hands ``write_views``: the hand after the move, its
     player ids and the move's events."""
     sealer = calls.handlers.sealer
 
@@ -101,7 +101,7 @@ def serve(hands: int, seed: int) -> None:
     blobs = []  # each Act's views alone, serialized
     for hand, ids, events in inputs:
         update = pb.HandUpdate()
-        fill_views(update, hand, ids, events)
+        update.MergeFromString(serialized_views(hand, ids, events))
         blobs.append(update.SerializeToString())
 
     async def replay() -> None:
@@ -145,7 +145,7 @@ class Child:
         self.build, acts = self.proc.stdout.readline().split()
         self.acts = int(acts)
         self.rounds: list[float] = []  # the handler's CPU us per Act
-        self.views: list[float] = []  # fill_views' alone
+        self.views: list[float] = []  # the views' alone
         self.parses: list[float] = []  # of it, the views' parse
 
     def measure(self, passes: int) -> None:

@@ -12,12 +12,14 @@ Three outputs, all gitignored:
 - the internal state schema (``stud/internal/v1``) into
   ``service/studengine/state/_gen/``: the server's own, never part of the public package;
   beside each module, ``<name>_keys.py``: every field's key (``number << 3 | wire type``,
-  as proto3 writes the field) as a ``Final`` int, named ``<MESSAGE>_<FIELD>``, for the
-  hand-assembled reader and encoder (``state.reader``, ``state.encoding``);
+  as proto3 writes the field) as a ``Final`` int, named ``<MESSAGE>_<FIELD>``; and
+  ``state_fields.py``: each message's record, reader and writer (``proto/fastpath.py``),
+  which ``state.codec`` and ``state.encoding`` use;
 - the public API's field keys alone, the same way, into ``service/studengine/api/_gen/``
-  (``stud/v1/stud_engine_keys.py``): the server's own, for the views and updates it writes
-  as bytes (``api.views``, ``api.updates``, ``api.conversions``). No key is written out by
-  hand anywhere.
+  (``stud/v1/stud_engine_keys.py``), with writers of the messages the views and results
+  write whole (``stud_engine_writers.py``, ``proto/fastpath.py``): the server's own, for the
+  views and updates it writes as bytes (``api.views``, ``api.updates``,
+  ``api.conversions``). No key is written out by hand anywhere.
 
 The one code-generation script: the Makefile runs it before install and tests, and the
 package builds (``setup.py`` here and in ``proto/python``) run it when the code is
@@ -46,6 +48,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # fastpath.py beside this script
+from fastpath import Records, fields_module, writers_module
+
 PROTO_ROOT = Path(__file__).resolve().parent
 REPO = PROTO_ROOT.parent
 IMPORT_RE = re.compile(r"^(\s*)(from|import) stud\.", re.MULTILINE)
@@ -65,6 +70,8 @@ class Target:
     data: tuple[Path, ...] = ()  # files copied into the package as they are
     keys: bool = False  # also each file's field keys (``<name>_keys.py``)
     code: bool = True  # the protobuf and gRPC modules (False: the keys alone)
+    records: Records | None = None  # also the fast path's records of one file (fastpath.py)
+    writers: tuple[str, ...] = ()  # also writers taking these messages' fields (fastpath.py)
 
 
 API = Target(
@@ -76,6 +83,12 @@ INTERNAL = Target(
     "studengine.state._gen",
     connect=False,
     keys=True,
+    records=Records(
+        "stud/internal/v1/state.proto",
+        root="HandState",
+        kept=frozenset({"HandState.deal"}),  # DealEntropy: codec.decode_deal reads its bytes
+        cached=frozenset({"EngineTable"}),  # a few distinct tables serve many calls
+    ),
 )
 API_KEYS = Target(
     "stud/v1/stud_engine.proto",  # the messages the server writes as bytes
@@ -84,6 +97,11 @@ API_KEYS = Target(
     connect=False,
     keys=True,
     code=False,
+    # the messages the views and results write whole from the engine's events and result
+    writers=(
+        *("AntePosted", "ActionTaken", "StreetStarted", "UncalledReturned", "HandMucked"),
+        *("RakeTaken", "PotAwarded", "HandEnded", "Pot", "LegalAction"),
+    ),
 )
 #: wire types (the protobuf encoding's)
 VARINT, FIXED64, LEN, FIXED32 = 0, 1, 2, 5
@@ -214,16 +232,29 @@ def keys_module(proto: Any) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _write_keys(out: Path, descriptor_set: Path) -> list[Path]:
+def _write_keys(target: Target, out: Path, descriptor_set: Path) -> list[Path]:
+    """Each file's ``<name>_keys.py``; for the file the target names, its records'
+    ``<name>_fields.py`` and its writers' ``<name>_writers.py`` (``fastpath.py``)."""
     from google.protobuf.descriptor_pb2 import FileDescriptorSet
 
     files = FileDescriptorSet.FromString(descriptor_set.read_bytes()).file
     written = []
     for proto in files:
-        path = out / Path(proto.name).with_name(Path(proto.name).stem + "_keys.py")
+        stem = Path(proto.name).with_name(Path(proto.name).stem)
+        path = out / f"{stem}_keys.py"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(keys_module(proto))
         written.append(path)
+        if target.records is not None and target.records.proto == proto.name:
+            package = f"{target.package}.{str(stem.parent).replace('/', '.')}"
+            fields = out / f"{stem}_fields.py"
+            fields.write_text(fields_module(proto, target.records, package, package))
+            written.append(fields)
+        if target.writers and target.protos == proto.name:
+            package = f"{target.package}.{str(stem.parent).replace('/', '.')}"
+            writers = out / f"{stem}_writers.py"
+            writers.write_text(writers_module(proto, target.writers, package))
+            written.append(writers)
     return written
 
 
@@ -247,7 +278,7 @@ def _generate(target: Target, out: Path, root: Path = PROTO_ROOT) -> list[Path]:
     if code != 0:
         raise SystemExit(f"protoc failed with exit code {code}")
     if target.keys:
-        _write_keys(out, descriptor_set)
+        _write_keys(target, out, descriptor_set)
         descriptor_set.unlink()
     written: list[Path] = []
     for path in sorted(out.rglob("*")):

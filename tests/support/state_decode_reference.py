@@ -9,41 +9,34 @@ from typing import Any
 
 from google.protobuf.descriptor import Descriptor
 from google.protobuf.message import DecodeError, Message
-from studengine.state._gen.stud.internal.v1 import state_pb2
-from studengine.state.codec import HandRecord, StateInvalid, decode_state
-from studengine.state.reader import (
-    MALFORMED,
-    HandFields,
-    PotFields,
-    ResultFields,
-    ShownFields,
-    StateFields,
-    TableFields,
-    UncalledFields,
+from studengine.state._gen.stud.internal.v1 import state_fields, state_pb2
+from studengine.state._gen.stud.internal.v1.state_fields import (
+    EngineTableFields,
+    HandStateFields,
 )
+from studengine.state.codec import HandRecord, StateInvalid, decode_state
+from studengine.state.reader import MALFORMED
 
-#: each message's record in ``state.reader``
+#: each message's record in the generated ``state_fields``
 RECORDS: dict[str, type] = {
-    "HandState": StateFields,
-    "EngineHand": HandFields,
-    "EngineTable": TableFields,
-    "EngineResult": ResultFields,
-    "EnginePot": PotFields,
-    "EngineShownHand": ShownFields,
-    "EngineUncalled": UncalledFields,
+    name: getattr(state_fields, f"{name}Fields")
+    for name in (
+        *("HandState", "EngineHand", "EngineTable", "EngineResult", "EnginePot"),
+        *("EngineShownHand", "EngineUncalled"),
+    )
 }
 #: the messages the reader keeps as their bytes (``codec.decode_deal`` reads them)
 RAW_MESSAGES = frozenset({"DealEntropy"})
 
 
-def reference_fields(data: bytes) -> StateFields:
+def reference_fields(data: bytes) -> HandStateFields:
     """``data`` parsed by protobuf, as the reader's records (the refusal ``decode`` gave)."""
     msg = state_pb2.HandState()
     try:
         msg.ParseFromString(data)
     except (DecodeError, RuntimeWarning, ValueError) as error:
         raise StateInvalid(MALFORMED) from error
-    state: StateFields = as_record(msg)
+    state: HandStateFields = as_record(msg)
     return state
 
 
@@ -68,7 +61,7 @@ def as_record(msg: Message) -> Any:
         elif field.message_type:
             value = as_record(value)
         setattr(record, field.name, value)
-    if isinstance(record, TableFields):
+    if isinstance(record, EngineTableFields):
         record.wire = msg.SerializeToString(deterministic=True)
     return record
 

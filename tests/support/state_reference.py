@@ -18,7 +18,31 @@ from studengine.state.codec import (
     HandRecord,
 )
 from studengine.state.messages import field_values, table_to_message
-from studengine.state.wire import put_varint
+
+
+def put_varint(out: bytearray, value: int) -> None:
+    """Append ``value`` (0 or more) as a base-128 varint, the plain way: the tests' own,
+    beside the service's writers."""
+    if value < 0:
+        raise ValueError(f"a negative varint: {value}")
+    while value > 0x7F:
+        out.append(value & 0x7F | 0x80)
+        value >>= 7
+    out.append(value)
+
+
+def read_varint(raw: bytes, at: int) -> tuple[int, int]:
+    """The varint at ``raw[at]`` and the index after it, the plain way (not cut to 64
+    bits); ValueError when it is truncated or longer than ten bytes."""
+    value = shift = 0
+    while True:
+        if at >= len(raw) or shift > 63:
+            raise ValueError("a truncated varint")
+        value |= (raw[at] & 0x7F) << shift
+        at += 1
+        if raw[at - 1] < 0x80:
+            return value, at
+        shift += 7
 
 
 def reference_state(record: HandRecord) -> state_pb2.HandState:

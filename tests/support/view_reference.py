@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from stud_api.stud.v1 import stud_engine_pb2 as pb
 from studengine.api.conversions import ACTION_TO_PB, CARD_TEXT, cards_text
-from studengine.api.views import fill_views, write_event
+from studengine.api.views import serialized_views, write_event
 from studengine.rules.hand import Hand
 from studengine.rules.types import (
     ActionTaken,
@@ -118,7 +118,7 @@ def build_views(
     """The spectator view and every seat's view (each seat's is the spectator's plus that
     seat's own down cards, in its seat and in its events)."""
     update = pb.HandUpdate()
-    fill_views(update, hand, player_ids, events)
+    update.MergeFromString(serialized_views(hand, player_ids, events))
     return update.spectator, list(update.seats)
 
 

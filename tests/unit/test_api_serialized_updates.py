@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from stud_api.stud.v1 import stud_engine_pb2 as pb
 from studengine.api import updates
@@ -22,7 +23,7 @@ from studengine.rules.hand import Hand, start_hand
 from studengine.rules.types import ActionType, Event, LegalAction
 from studengine.state.codec import HandRecord
 from studengine.state.sealing import KeyRing
-from studengine.state.wire import read_varint
+from studengine.state.wire import BytesWriter
 from support.api_helpers import (
     new_key,
     random_act,
@@ -30,6 +31,7 @@ from support.api_helpers import (
     reference_commitment,
     smallest_size,
 )
+from support.state_reference import read_varint
 from support.view_reference import build_views
 
 
@@ -143,18 +145,25 @@ def test_the_other_calls_are_their_messages_serialized() -> None:
 
 
 def test_head_and_legal_actions_are_their_fields_serialized() -> None:
-    """``updates.head`` and ``updates.legal_actions`` at the edges the random hands seldom
+    """``updates.write_head`` and ``write_legal_actions`` at the edges the random hands seldom
     reach: seq 0 (left out) and varints of every length, each action with and without a
     ``to``, a ``to`` of 0 (present: the field is optional), the largest amounts."""
     hand_id, state = bytes(range(16)), bytes(range(256)) * 2
     for seq in (0, 1, 127, 128, 2**14, 2**21, 2**35, 2**63):
         expected = pb.HandUpdate(hand_id=hand_id.hex(), seq=seq, state=state)
-        assert updates.head(hand_id, seq, state) == expected.SerializeToString()
+        assert written(updates.write_head, hand_id, seq, state) == expected.SerializeToString()
     actions = [LegalAction(kind) for kind in ActionType]
     actions += [LegalAction(kind, to) for kind in ActionType for to in (0, 1, 300, 10**15)]
     expected = pb.HandUpdate(legal_actions=legal_to_pb(actions))
-    assert updates.legal_actions(actions) == expected.SerializeToString()
-    assert updates.legal_actions([]) == b""
+    assert written(updates.write_legal_actions, actions) == expected.SerializeToString()
+    assert written(updates.write_legal_actions, []) == b""
+
+
+def written(write: Callable[..., None], *args: Any) -> bytes:
+    """What ``write`` writes of ``args`` into a writer of its own."""
+    out = BytesWriter()
+    write(out, *args)
+    return out.getvalue()
 
 
 def test_the_servicer_calls_the_serialized_handlers_straight() -> None:

@@ -39,15 +39,16 @@ def _load(path: Path, name: str) -> ModuleType:
     return module
 
 
-def with_fields(root: Path) -> None:
-    """A copy of the protos under ``root`` with ``ADDED`` in state.proto."""
+def with_fields(root: Path, added: dict[str, str] = ADDED, messages: str = "") -> None:
+    """A copy of the protos under ``root`` with ``added`` (fields by message) in
+    state.proto, and ``messages`` after them."""
     shutil.copytree(REPO / "proto" / "stud", root / "stud")
     text = (root / STATE_PROTO).read_text()
-    for message, fields in ADDED.items():
+    for message, fields in added.items():
         start = text.index(f"message {message} {{")
         end = text.index("\n}", start)
         text = text[: end + 1] + fields + text[end + 1 :]
-    (root / STATE_PROTO).write_text(text)
+    (root / STATE_PROTO).write_text(text + messages)
 
 
 def message_class(root: Path, out: Path, name: str) -> Any:

@@ -38,8 +38,7 @@ from studengine.state.codec import (
     unpack_moves,
 )
 from studengine.state.encoding import pack_moves
-from studengine.state.wire import put_varint, read_varint
-from support.state_reference import reference_pack_moves
+from support.state_reference import put_varint, read_varint, reference_pack_moves
 
 
 def reference_deck_ok(raw_deck: bytes, dealt: int) -> bool:

@@ -19,16 +19,17 @@ from studengine.rules.hand import Hand, start_hand
 from studengine.rules.types import Variant
 from studengine.state import wire
 from studengine.state._gen.stud.internal.v1 import state_pb2
+from studengine.state._gen.stud.internal.v1.state_fields import HandStateFields
+from studengine.state._gen.stud.internal.v1.state_fields import parse as parse_state
+from studengine.state._gen.stud.internal.v1.state_fields import read as read_state
 from studengine.state.codec import HandRecord, StateInvalid, decode_state
 from studengine.state.encoding import encode
-from studengine.state.message_reader import parse_state
-from studengine.state.reader import StateFields, read_state
 from studengine.state.sealing import KeyRing
 from support.api_helpers import new_key, random_act, random_start, reference_commitment
 from support.stud_helpers import table_for
 
 # both ways of reading a state's bytes: the compiled build's and the pure build's
-READERS: list[Callable[[bytes], StateFields]] = [read_state, parse_state]
+READERS: list[Callable[[bytes], HandStateFields]] = [read_state, parse_state]
 
 
 def sha256_of_deal(record: HandRecord) -> bytes:
@@ -64,7 +65,7 @@ def test_a_new_record_commits_to_its_deal() -> None:
 
 
 @pytest.mark.parametrize("read", READERS)
-def test_the_commitment_is_kept_and_read_back(read: Callable[[bytes], StateFields]) -> None:
+def test_the_commitment_is_kept_and_read_back(read: Callable[[bytes], HandStateFields]) -> None:
     record = a_record(1)
     data = encode(record)
     assert data == without_commitment(data) + wire.record(8 << 3 | 2, record.deck_commitment)
@@ -73,7 +74,9 @@ def test_the_commitment_is_kept_and_read_back(read: Callable[[bytes], StateField
 
 
 @pytest.mark.parametrize("read", READERS)
-def test_a_state_without_it_opens_with_it_computed(read: Callable[[bytes], StateFields]) -> None:
+def test_a_state_without_it_opens_with_it_computed(
+    read: Callable[[bytes], HandStateFields],
+) -> None:
     record = a_record(2)
     old = without_commitment(encode(record))
     assert read(old).deck_commitment == b""
@@ -98,7 +101,7 @@ def _fields(record: HandRecord) -> tuple[bytes, int, bool, bytes, list[str], Han
 @pytest.mark.parametrize("size", [1, 16, 31, 33, 64])
 @pytest.mark.parametrize("read", READERS)
 def test_a_commitment_of_another_length_is_refused(
-    read: Callable[[bytes], StateFields], size: int
+    read: Callable[[bytes], HandStateFields], size: int
 ) -> None:
     msg = state_pb2.HandState.FromString(encode(a_record(4)))
     msg.deck_commitment = bytes(size)

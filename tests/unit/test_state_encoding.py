@@ -17,7 +17,7 @@ from studengine import compiled
 from studengine.rules.hand import Hand, start_hand
 from studengine.rules.types import ActionType, Move, MoveLog, Variant
 from studengine.rules.variants import VARIANTS
-from studengine.state.codec import DealEntropy, HandRecord, decode
+from studengine.state.codec import DealEntropy, HandRecord, StateInvalid, decode
 from studengine.state.encoding import encode, pack_moves
 from support.state_reference import reference_state
 from support.stud_helpers import table_for
@@ -221,12 +221,14 @@ def test_edge_values_are_written_as_protobuf_writes_them(edit: str) -> None:
         assert encode(record) == reference_bytes(record)
 
 
-def test_a_negative_amount_is_refused() -> None:
-    """The engine never makes one (and ``decode`` refuses one): the encoder says so
-    instead of writing it."""
+def test_a_negative_amount_is_written_as_protobuf_writes_it_and_refused_on_reading() -> None:
+    """The engine never makes one: the generated writer writes an int64 as the schema says
+    (two's complement, as protobuf does) and ``decode`` refuses the state."""
     hand = _edited(lambda h: h.stacks.__setitem__(0, -1))
-    with pytest.raises(ValueError, match="negative"):
-        encode(HandRecord(bytes(16), 1, False, bytes(32), ["p"] * 8, hand))
+    record = HandRecord(bytes(16), 1, False, bytes(32), ["p"] * 8, hand)
+    assert encode(record) == reference_bytes(record)
+    with pytest.raises(StateInvalid, match="negative"):
+        decode(encode(record))
 
 
 # as if librt were not installed (an import of it fails), then this module's tests

@@ -1,5 +1,5 @@
 """The state's own reader (``state.reader``, issue 22), and the pure build's way to the
-same records (``state.message_reader``), against protobuf's parser read field by field
+same records (``state_fields.parse``), against protobuf's parser read field by field
 by the schema's names (``support.state_decode_reference``): the same fields, or the same
 refusal, for the states of random hands of the four games and for those states changed
 at random, in ways the encoder never writes but protobuf reads (fields reordered,
@@ -20,14 +20,19 @@ from typing import Any
 import pytest
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from studengine.rules.types import Table, Variant
-from studengine.state import codec, reader
-from studengine.state._gen.stud.internal.v1 import state_pb2
+from studengine.state import codec
+from studengine.state._gen.stud.internal.v1 import state_fields, state_pb2
+from studengine.state._gen.stud.internal.v1.state_fields import (
+    EngineTableFields,
+    read_engine_table,
+)
+from studengine.state._gen.stud.internal.v1.state_fields import parse as parse_state
+from studengine.state._gen.stud.internal.v1.state_fields import read as read_state
 from studengine.state.codec import HandRecord, StateInvalid, decode, decode_state
 from studengine.state.encoding import encode
-from studengine.state.message_reader import parse_state
-from studengine.state.reader import MALFORMED, Cursor, TableFields, read_state, read_table
-from studengine.state.wire import put_varint, read_varint
+from studengine.state.reader import MALFORMED, Cursor
 from support.state_decode_reference import as_tree, reference_decode, reference_fields
+from support.state_reference import put_varint, read_varint
 from test_generated_keys import message_class, with_fields
 from test_state_encoding import every_step, record_of
 
@@ -51,7 +56,7 @@ def decode_outcome(decoder: Callable[[bytes], HandRecord], data: bytes) -> HandR
 
 
 def same_as_protobuf(data: bytes) -> str:
-    """The reader, the pure build's way (``message_reader``) and protobuf agree on
+    """The reader, the pure build's way (``state_fields.parse``) and protobuf agree on
     ``data``, and so do their decodings; the verdict: ``accepted``, ``malformed`` or
     ``refused`` (by a check)."""
     ours = read_outcome(read_state, data)
@@ -62,8 +67,8 @@ def same_as_protobuf(data: bytes) -> str:
         return "malformed"
     state = read_state(data)
     if state.hand is not None and state.hand.table is not None:  # the codec's key for it
-        again = TableFields()
-        read_table(Cursor(state.hand.table.wire, 0, len(state.hand.table.wire), 1), again)
+        again = EngineTableFields()
+        read_engine_table(Cursor(state.hand.table.wire, 0, len(state.hand.table.wire), 1), again)
         assert as_tree(again, TABLE) == as_tree(state.hand.table, TABLE)
     decoded = decode_outcome(lambda raw: decode_state(read_state(raw)), data)
     assert decoded == decode_outcome(reference_decode, data), data.hex()
@@ -406,13 +411,13 @@ def test_the_table_cache_keys_tables_by_their_bytes() -> None:
 
 
 def test_each_distinct_table_is_read_once_and_merges_as_its_bytes_joined() -> None:
-    """The reader's tables (``read_table_once``): the same bytes give the same record,
+    """The reader's tables (``read_engine_table_once``): the same bytes give the same record,
     read once; a table given twice in a hand is the table of both occurrences' bytes
     joined (as protobuf merges it); a malformed table is refused each time, never kept."""
     first = join([(1, VARINT, b"\x05"), (3, VARINT, b"\x14"), (4, VARINT, b"\x28")])
     second = join([(3, VARINT, b"\x1e"), (2, VARINT, b"\x0a")])
 
-    def table_of(hand: bytes) -> TableFields:
+    def table_of(hand: bytes) -> EngineTableFields:
         read = read_state(in_hand(hand)).hand
         assert read is not None and read.table is not None
         return read.table
@@ -426,7 +431,7 @@ def test_each_distinct_table_is_read_once_and_merges_as_its_bytes_joined() -> No
     broken = first + b"\x08"  # a key with no value
     for _ in range(2):
         assert read_outcome(read_state, in_hand(join([(2, LEN, broken)]))) == MALFORMED
-    assert broken not in reader._TABLES_READ.found
+    assert broken not in state_fields._ENGINE_TABLE_READ.found
 
 
 #: how to put a message's bytes in a state, for each message of the schema

@@ -11,14 +11,15 @@ from typing import Any, Final, TypeVar
 from stud_api.stud.v1 import stud_engine_pb2 as pb
 
 from studengine.api._gen.stud.v1 import stud_engine_keys as keys
+from studengine.api._gen.stud.v1.stud_engine_writers import write_pot, write_uncalled_returned
 from studengine.cards import DECK_SIZE, format_card
 from studengine.history.phh import Audience
 from studengine.rules.types import (
+    ACTION_TYPES,
     ActionType,
     HandResult,
     LegalAction,
     OddChip,
-    Pot,
     ShownHand,
     Table,
     Variant,
@@ -45,6 +46,8 @@ ODD_CHIP_FROM_PB = {code: o for o, code in ODD_CHIP_TO_PB.items()}
 ODD_CHIP_FROM_PB[pb.ODD_CHIP_UNSPECIFIED] = OddChip.LEFT_OF_DEALER
 ACTION_TO_PB = enum_codes(ActionType, pb.ActionType, "ACTION_TYPE_")
 ACTION_FROM_PB = {code: a for a, code in ACTION_TO_PB.items()}
+#: each action's code by its place in ACTION_TYPES (``action_index``: no enum hashing)
+ACTION_CODES: Final = tuple(ACTION_TO_PB[kind] for kind in ACTION_TYPES)
 AUDIENCE_TO_PB = enum_codes(Audience, pb.HistoryAudience, "HISTORY_AUDIENCE_")
 AUDIENCE_FROM_PB = {code: a for a, code in AUDIENCE_TO_PB.items()}
 AUDIENCE_FROM_PB[pb.HISTORY_AUDIENCE_UNSPECIFIED] = Audience.PLAYERS
@@ -102,7 +105,9 @@ def result_bytes(result: HandResult) -> bytes:
     out = BytesWriter()
     for pot in result.pots:
         start = wire.open_record(out, keys.HAND_RESULT_POTS)
-        _pot_fields(out, pot)
+        eligible, winners, shares = list(pot.eligible), list(pot.winners), list(pot.shares)
+        low_winners, low_shares = list(pot.low_winners), list(pot.low_shares)
+        write_pot(out, pot.amount, eligible, winners, shares, low_winners, low_shares, pot.rake)
         wire.close_record(out, start)
     wire.append_packed(out, keys.HAND_RESULT_STACKS, list(result.stacks))
     for shown in result.shown:
@@ -112,21 +117,10 @@ def result_bytes(result: HandResult) -> bytes:
     wire.append_packed(out, keys.HAND_RESULT_REVEALED, list(result.revealed))
     for seat, amount in result.uncalled:
         start = wire.open_record(out, keys.HAND_RESULT_UNCALLED)
-        uncalled_fields(out, seat, amount)
+        write_uncalled_returned(out, seat, amount)
         wire.close_record(out, start)
     wire.append_int_field(out, keys.HAND_RESULT_RAKE, result.rake)
     return out.getvalue()
-
-
-def _pot_fields(out: BytesWriter, pot: Pot) -> None:
-    """A Pot message's fields."""
-    wire.append_int_field(out, keys.POT_AMOUNT, pot.amount)
-    wire.append_packed(out, keys.POT_ELIGIBLE, list(pot.eligible))
-    wire.append_packed(out, keys.POT_WINNERS, list(pot.winners))
-    wire.append_packed(out, keys.POT_SHARES, list(pot.shares))
-    wire.append_packed(out, keys.POT_LOW_WINNERS, list(pot.low_winners))
-    wire.append_packed(out, keys.POT_LOW_SHARES, list(pot.low_shares))
-    wire.append_int_field(out, keys.POT_RAKE, pot.rake)
 
 
 def shown_fields(out: BytesWriter, shown: ShownHand) -> None:
@@ -140,12 +134,6 @@ def shown_fields(out: BytesWriter, shown: ShownHand) -> None:
     wire.append_int_field(out, keys.SHOWN_HAND_LOW, shown.low)
     _card_texts(out, _SHOWN_LOW_BEST_FIVE, shown.low_best_five)
     wire.append_text(out, keys.SHOWN_HAND_LOW_DESCRIPTION, shown.low_description)
-
-
-def uncalled_fields(out: BytesWriter, seat: int, amount: int) -> None:
-    """An UncalledReturned message's fields (the result's, and the event's)."""
-    wire.append_int_field(out, keys.UNCALLED_RETURNED_SEAT, seat)
-    wire.append_int_field(out, keys.UNCALLED_RETURNED_AMOUNT, amount)
 
 
 def reveal_bytes(

@@ -11,18 +11,26 @@ from typing import Final
 from stud_api.stud.v1 import stud_engine_pb2 as pb
 
 from studengine.api._gen.stud.v1 import stud_engine_keys as keys
+from studengine.api._gen.stud.v1.stud_engine_writers import (
+    write_action_taken,
+    write_ante_posted,
+    write_hand_ended,
+    write_hand_mucked,
+    write_pot_awarded,
+    write_rake_taken,
+    write_street_started,
+    write_uncalled_returned,
+)
 from studengine.api.conversions import (
-    ACTION_TO_PB,
+    ACTION_CODES,
     VARIANT_TO_PB,
     card_fields,
     shown_fields,
     table_to_pb,
-    uncalled_fields,
 )
 from studengine.api.seat_cards import HELD_CARDS, card_pattern
 from studengine.rules.hand import Hand
 from studengine.rules.types import (
-    ACTION_TYPES,
     ActionTaken,
     AntePosted,
     CardDealt,
@@ -47,11 +55,10 @@ from studengine.rules.visibility import (
     sees_down_cards,
     tabled_after,
 )
+from studengine.state.bounded import GameFields
 from studengine.state.wire import (
     BytesWriter,
-    GameFields,
     append_int_field,
-    append_packed,
     append_record,
     append_text,
     append_varint,
@@ -68,13 +75,6 @@ def build_view(
     filtered for them."""
     public = PublicParts(hand, player_ids, events)
     return pb.View.FromString(public.view(viewer))
-
-
-def fill_views(
-    update: pb.HandUpdate, hand: Hand, player_ids: list[str], events: Sequence[Event]
-) -> None:
-    """Set ``update.spectator`` and ``update.seats`` (one view per seat, in seat order)."""
-    update.MergeFromString(serialized_views(hand, player_ids, events))
 
 
 def serialized_views(hand: Hand, player_ids: list[str], events: Sequence[Event]) -> bytes:
@@ -278,7 +278,9 @@ def write_event(
     if isinstance(event, CardDealt):
         visible = sees_dealt_card(event, viewer, tabled)
         start = open_record(out, keys.EVENT_CARD_DEALT)
-        _optional(out, keys.CARD_DEALT_SEAT, event.seat)
+        if event.seat is not None:  # optional: present whenever set, even 0
+            append_varint(out, keys.CARD_DEALT_SEAT)
+            append_varint(out, event.seat)
         if visible:
             out.write(_DEALT_CARDS[event.card])
         append_int_field(out, keys.CARD_DEALT_FACE_UP, event.face_up)
@@ -286,23 +288,16 @@ def write_event(
         append_int_field(out, keys.CARD_DEALT_HIDDEN, not visible)
     elif isinstance(event, ActionTaken):
         start = open_record(out, keys.EVENT_ACTION_TAKEN)
-        append_int_field(out, keys.ACTION_TAKEN_SEAT, event.seat)
-        out.write(_ACTION_TYPES[action_index(event.type)])  # by identity: no enum hashing
-        append_int_field(out, keys.ACTION_TAKEN_TO, event.to)
-        append_int_field(out, keys.ACTION_TAKEN_AMOUNT, event.amount)
-        append_int_field(out, keys.ACTION_TAKEN_ALL_IN, event.all_in)
-        append_int_field(out, keys.ACTION_TAKEN_TIMEOUT, event.timeout)
+        kind = ACTION_CODES[action_index(event.type)]
+        seat, to, amount, all_in = event.seat, event.to, event.amount, event.all_in
+        write_action_taken(out, seat, kind, to, amount, all_in, event.timeout)
     elif isinstance(event, StreetStarted):
         start = open_record(out, keys.EVENT_STREET_STARTED)
-        append_int_field(out, keys.STREET_STARTED_STREET, event.street)
-        append_text(out, keys.STREET_STARTED_NAME, event.name)
-        append_int_field(out, keys.STREET_STARTED_BETTING, event.betting)
-        _optional(out, keys.STREET_STARTED_FIRST_TO_ACT, event.first_to_act)
+        street, name, betting = event.street, event.name, event.betting
+        write_street_started(out, street, name, betting, event.first_to_act)
     elif isinstance(event, AntePosted):
         start = open_record(out, keys.EVENT_ANTE_POSTED)
-        append_int_field(out, keys.ANTE_POSTED_SEAT, event.seat)
-        append_int_field(out, keys.ANTE_POSTED_AMOUNT, event.amount)
-        append_int_field(out, keys.ANTE_POSTED_ALL_IN, event.all_in)
+        write_ante_posted(out, event.seat, event.amount, event.all_in)
     else:
         start = _write_end_event(out, event)
     close_record(out, start)
@@ -314,7 +309,7 @@ def _write_end_event(out: BytesWriter, event: Event) -> int:
     match event:
         case UncalledReturned(seat, amount):
             start = open_record(out, keys.EVENT_UNCALLED_RETURNED)
-            uncalled_fields(out, seat, amount)
+            write_uncalled_returned(out, seat, amount)
         case HandShown():
             start = open_record(out, keys.EVENT_HAND_SHOWN)
             shown_fields(out, event)
@@ -328,39 +323,25 @@ def _write_end_event(out: BytesWriter, event: Event) -> int:
                 close_record(out, hand_start)
         case RakeTaken(amount):
             start = open_record(out, keys.EVENT_RAKE_TAKEN)
-            append_int_field(out, keys.RAKE_TAKEN_AMOUNT, amount)
+            write_rake_taken(out, amount)
         case HandMucked(seat):
             start = open_record(out, keys.EVENT_HAND_MUCKED)
-            append_int_field(out, keys.HAND_MUCKED_SEAT, seat)
+            write_hand_mucked(out, seat)
         case PotAwarded():
             start = open_record(out, keys.EVENT_POT_AWARDED)
-            _pot_fields(out, event)
+            winners, shares = list(event.winners), list(event.shares)
+            low_winners, low_shares = list(event.low_winners), list(event.low_shares)
+            pot, amount, rake = event.pot, event.amount, event.rake
+            description, low = event.description, event.low_description
+            write_pot_awarded(
+                out, pot, amount, winners, shares, description, low_winners, low_shares, low, rake
+            )
         case HandEnded(stacks):
             start = open_record(out, keys.EVENT_HAND_ENDED)
-            append_packed(out, keys.HAND_ENDED_STACKS, list(stacks))
+            write_hand_ended(out, list(stacks))
         case _:
             raise TypeError(f"unknown event {event!r}")
     return start
-
-
-def _pot_fields(out: BytesWriter, pot: PotAwarded) -> None:
-    """A PotAwarded message's fields."""
-    append_int_field(out, keys.POT_AWARDED_POT, pot.pot)
-    append_int_field(out, keys.POT_AWARDED_AMOUNT, pot.amount)
-    append_packed(out, keys.POT_AWARDED_WINNERS, list(pot.winners))
-    append_packed(out, keys.POT_AWARDED_SHARES, list(pot.shares))
-    append_text(out, keys.POT_AWARDED_DESCRIPTION, pot.description)
-    append_packed(out, keys.POT_AWARDED_LOW_WINNERS, list(pot.low_winners))
-    append_packed(out, keys.POT_AWARDED_LOW_SHARES, list(pot.low_shares))
-    append_text(out, keys.POT_AWARDED_LOW_DESCRIPTION, pot.low_description)
-    append_int_field(out, keys.POT_AWARDED_RAKE, pot.rake)
-
-
-def _optional(out: BytesWriter, key: int, value: int | None) -> None:
-    """An optional integer field: present whenever it is set, even 0."""
-    if value is not None:
-        append_varint(out, key)
-        append_varint(out, value)
 
 
 # whole fields made once (the keys: ``keys``, generated): each seat number, each count of
@@ -378,9 +359,6 @@ _TABLED: Final = int_field(keys.SEAT_INFO_TABLED, True)
 _COMMUNITY_CARDS: Final = card_fields(keys.VIEW_COMMUNITY_CARD)
 _DEALT_CARDS: Final = card_fields(keys.CARD_DEALT_CARD)
 _TABLED_CARDS: Final = card_fields(keys.TABLED_HAND_CARDS)
-_ACTION_TYPES: Final = tuple(  # in ACTION_TYPES' order
-    int_field(keys.ACTION_TAKEN_TYPE, ACTION_TO_PB[kind]) for kind in ACTION_TYPES
-)
 # View.viewer_seat for each seat
 _VIEWER_SEAT: Final[tuple[bytes, ...]] = tuple(
     pb.View(viewer_seat=s).SerializeToString() for s in range(_MOST_SEATS)

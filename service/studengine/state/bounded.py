@@ -8,7 +8,8 @@ no call of ours around it (the pure build pays for each Python call)."""
 
 from __future__ import annotations
 
-from typing import Final, Generic, TypeVar
+from collections.abc import Callable
+from typing import Any, Final, Generic, TypeVar
 
 K = TypeVar("K")
 V = TypeVar("V")
@@ -37,3 +38,22 @@ class BoundedCache(Generic[K, V]):
 
     def __len__(self) -> int:
         return len(self.found)
+
+
+class GameFields(Generic[V]):
+    """What ``make`` makes of a game (its variant and table: their fields, serialized or as
+    a record), once per distinct game, found again by identity: hashing a Table (or an enum
+    member) runs Python code for each of its fields, and a decoded hand's table is the one
+    object its decoding made (``codec._decode_table`` keeps one per distinct table)."""
+
+    def __init__(self, make: Callable[[Any, Any], V], limit: int = DEFAULT_LIMIT) -> None:
+        self.make = make
+        # (id(variant), id(table)): (the table, held so that its id stays its own; made)
+        self.cache: BoundedCache[tuple[int, int], tuple[object, V]] = BoundedCache(limit)
+
+    def get(self, variant: object, table: object) -> V:
+        key = (id(variant), id(table))
+        found = self.cache.found.get(key)
+        if found is None or found[0] is not table:
+            found = self.cache.put(key, (table, self.make(variant, table)))
+        return found[1]

@@ -5,31 +5,18 @@ is wrong (for tests and logs: callers only ever get the one uniform answer)."""
 from __future__ import annotations
 
 from collections.abc import Sequence, Sized
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
 from studengine.cards import DECK_SIZE
 from studengine.rules.types import InvalidHand, Pot, Table
 from studengine.rules.validation import validate_game
 from studengine.rules.variants import VariantSpec
 
-if TYPE_CHECKING:  # the reader imports this module
-    from studengine.state.reader import Cursor
-
 _DECK_SIZE: Final = DECK_SIZE  # Final: read directly by the compiled build
 
 
 class StateInvalid(ValueError):
     """The bytes are not a state this server made (the reason is for tests and logs only)."""
-
-
-def well_formed_message(cursor: Cursor) -> bytes:
-    """The bytes of the message field at ``cursor``, once every field of it skips as
-    protobuf's parser reads it (a malformed one refused as the parser refuses it)."""
-    inner = cursor.message()
-    start = inner.at
-    while inner.more():
-        inner.skip(inner.key())
-    return inner.data[start : inner.end]
 
 
 def _check(ok: bool, why: str) -> None:

@@ -1,6 +1,6 @@
 """The internal state proto (``stud.internal.v1.HandState``) -> the engine's Hand, and what
 both directions share (the record, the codes); ``state.encoding`` writes the bytes and
-``state.reader`` reads their fields back.
+the generated ``state_fields`` reads their fields back.
 
 Every field of ``studengine.rules.hand.Hand`` is mapped, exactly; ``decode`` checks the
 invariants an engine state keeps, one named check each (seat lists, chips and their
@@ -38,7 +38,14 @@ from studengine.rules.types import (
 )
 from studengine.rules.validation import validate_table
 from studengine.rules.variants import VARIANTS
+from studengine.state._gen.stud.internal.v1 import state_fields as fields
 from studengine.state._gen.stud.internal.v1 import state_pb2
+from studengine.state._gen.stud.internal.v1.state_fields import (
+    EngineHandFields,
+    EngineResultFields,
+    EngineTableFields,
+    HandStateFields,
+)
 from studengine.state.bounded import BoundedCache
 from studengine.state.checks import (
     StateInvalid as StateInvalid,  # re-exported: where callers have always found it
@@ -57,16 +64,8 @@ from studengine.state.checks import (
     check_tabled,
     check_to_act,
 )
-from studengine.state.message_reader import parse_state
 from studengine.state.messages import TABLE_FIELDS
-from studengine.state.reader import (
-    HandFields,
-    ResultFields,
-    StateFields,
-    TableFields,
-    read_state,
-)
-from studengine.state.wire import byte_string, read_varint
+from studengine.state.wire import byte_string
 
 if TYPE_CHECKING:  # a native (unboxed) integer in the compiled build, an int when run pure
     from mypy_extensions import i64
@@ -143,6 +142,23 @@ class HandRecord:
             deck_commitment = commit_deck(hand_id, salt, hand.deck)
         self.deck_commitment = deck_commitment
         self.deal = deal
+
+
+def read_varint(raw: bytes, at: int) -> tuple[int, int]:
+    """The varint at ``raw[at]`` and the index after it, not cut to 64 bits (an action's
+    total is an int of up to 70 bits, checked after); ValueError when it is truncated or
+    longer than ten bytes."""
+    value = shift = 0
+    end = len(raw)
+    while True:
+        if at >= end or shift > 63:
+            raise ValueError("a truncated varint")
+        byte = raw[at]
+        at += 1
+        value |= (byte & 0x7F) << shift
+        if byte < 0x80:
+            return value, at
+        shift += 7
 
 
 def _packed_move(raw: bytes, at: i64, players: i64, index: i64) -> tuple[i64, int, i64]:
@@ -227,7 +243,7 @@ def _cards(raw: bytes, what: str) -> list[int]:
     return list(raw)
 
 
-def _decode_result(msg: ResultFields, players: int) -> HandResult:
+def _decode_result(msg: EngineResultFields, players: int) -> HandResult:
     pots = []
     for index, p in enumerate(msg.pots):
         if len(p.winners) != len(p.shares):
@@ -275,12 +291,12 @@ def _decode_result(msg: ResultFields, players: int) -> HandResult:
 _TABLES: BoundedCache[bytes, Table] = BoundedCache()  # a few distinct tables serve many calls
 
 
-def _decode_table(msg: TableFields | None) -> Table:
+def _decode_table(msg: EngineTableFields | None) -> Table:
     """The table, checked by the rules engine's own validation (R-STAKES); tables are
     immutable, so each distinct one (by the bytes it was read from) is made and checked
     once."""
     if msg is None:
-        msg = TableFields()
+        msg = EngineTableFields()
     table = _TABLES.found.get(msg.wire)
     if table is not None:
         return table
@@ -307,7 +323,7 @@ def _optional_seat(value: int | None, players: int, name: str) -> int | None:
 _SEAT_LISTS: Final = ("stacks", "committed", "round_bets", "cards", "folded", "acted")
 
 
-def decode_hand(msg: HandFields) -> Hand:
+def decode_hand(msg: EngineHandFields) -> Hand:
     """The engine's Hand, every invariant checked (``StateInvalid`` names the broken one);
     its lists are ``msg``'s own."""
     spec = _SPEC_BY_CODE.get(msg.variant)
@@ -378,7 +394,7 @@ def decode_hand(msg: HandFields) -> Hand:
 
 
 # The compiled build reads the bytes itself; the pure build, by protobuf's C parser
-# (state.message_reader: quicker there than Python's loops over the bytes).
+# (``state_fields.parse``: quicker there than Python's loops over the bytes).
 READS_BYTES: Final = compiled.BUILD == "mypyc"
 
 
@@ -386,11 +402,11 @@ def decode(data: bytes) -> HandRecord:
     """Read and check a state; any problem raises StateInvalid naming it (bytes that are
     not a HandState: ``reader.MALFORMED``)."""
     if READS_BYTES:
-        return decode_state(read_state(data))
-    return decode_state(parse_state(data))
+        return decode_state(fields.read(data))
+    return decode_state(fields.parse(data))
 
 
-def decode_state(msg: StateFields) -> HandRecord:
+def decode_state(msg: HandStateFields) -> HandRecord:
     """The record of a state's fields, every invariant checked."""
     version, hand_id, salt = msg.format_version, msg.hand_id, msg.salt
     if version != FORMAT_VERSION:
