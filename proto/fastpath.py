@@ -19,13 +19,19 @@ For every message reachable from ``root`` (``stud.internal.v1.HandState``), into
 - ``read(data)``, ``parse(data)`` and ``write(record)`` for the root.
 
 Two kinds of field are the schema's choice, named in ``Records``: a message field kept as
-its bytes (``kept``: read whole, merged as the parser merges it, written as it is) and a
-message read once per distinct bytes (``cached``: its record keeps ``wire``, the bytes it
-was read from, and is written as those bytes).
+its bytes (``kept``, None when not given: read whole, merged as the parser merges it,
+written as it is; a message of scalar and bytes fields only) and a message read once per
+distinct bytes (``cached``: its record keeps ``wire``, the bytes it was read from, and is
+written as those bytes).
+
+What it cannot write right it refuses, naming the field: proto2, a oneof, a map, a nested
+or imported message, a type the Cursor does not read, ``[packed = false]``, a name the
+generated code uses itself.
 """
 
 from __future__ import annotations
 
+import keyword
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -65,7 +71,24 @@ def _wire_import(*more: str) -> list[str]:
     return [*lines, *(f"    {name}," for name in sorted(writes)), ")"]
 
 
-def _snake(name: str) -> str:
+#: names the generated code uses itself, which a field may not take
+_RESERVED = frozenset({"c", "m", "key", "keys", "out", "pb", "msg", "start", "inner", "wire"})
+
+
+def _check_field(message: Any, field: Any) -> None:
+    """Refuse, naming it, a field the generated code would get wrong."""
+    where = f"{message.name}.{field.name}"
+    if field.HasField("oneof_index") and not field.proto3_optional:
+        raise SystemExit(f"{where}: a oneof member: the fast path writes no oneof yet")
+    if keyword.iskeyword(field.name) or field.name in _RESERVED:
+        raise SystemExit(f"{where}: a name the generated code uses itself")
+
+
+#: the types of packed repeated fields (read one value alone too, by the ``_UNPACKED`` key)
+_PACKED = frozenset(kind for kind, (*_, many) in _SCALARS.items() if many is not None)
+
+
+def snake(name: str) -> str:
     """``EngineShownHand`` -> ``engine_shown_hand``."""
     return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower()
 
@@ -79,7 +102,27 @@ class _Tree:
         self.by_name = {m.name: m for m in proto.message_type}
         self.order: list[Any] = []
         self.repeated: set[str] = set()  # messages held in a repeated field
+        if proto.syntax != "proto3":
+            raise SystemExit(f"{proto.name}: not proto3 (presence and packing differ)")
         self._walk(records.root)
+        walked = {m.name for m in self.order}
+        for name in records.cached - walked:
+            raise SystemExit(f"{records.proto}: cached {name} is no message of {records.root}")
+        for name in records.kept:
+            owner, _, field_name = name.partition(".")
+            found = [f for f in self.by_name.get(owner, ()).field if f.name == field_name]
+            if owner not in walked or not found:
+                raise SystemExit(f"{records.proto}: kept {name} is no field of {records.root}")
+            self._check_kept(name, found[0])
+
+    def _check_kept(self, name: str, field: Any) -> None:
+        """A field kept as its bytes: one message of scalar and bytes fields only (its bytes
+        are checked by skipping each field, which checks no string nor inner message)."""
+        if field.type != F.TYPE_MESSAGE or field.label == F.LABEL_REPEATED:
+            raise SystemExit(f"{name}: only a singular message field is kept as its bytes")
+        inner = self.by_name.get(self.message_of(field, name.partition(".")[0]))
+        if any(f.type in (F.TYPE_STRING, F.TYPE_MESSAGE) for f in inner.field):
+            raise SystemExit(f"{name}: a kept message holds no string nor message field")
 
     def _walk(self, name: str) -> None:
         if name not in self.by_name:
@@ -89,6 +132,7 @@ class _Tree:
             return
         self.order.append(message)
         for field in message.field:
+            _check_field(message, field)
             if field.type == F.TYPE_MESSAGE and not self.kept(message, field):
                 inner = self.message_of(field, name)
                 if field.label == F.LABEL_REPEATED:
@@ -123,7 +167,7 @@ class _Tree:
     @staticmethod
     def key(message: Any, field: Any, unpacked: bool = False) -> str:
         suffix = "_UNPACKED" if unpacked else ""
-        return f"keys.{_snake(message.name).upper()}_{field.name.upper()}{suffix}"
+        return f"keys.{snake(message.name).upper()}_{field.name.upper()}{suffix}"
 
 
 def fields_module(proto: Any, records: Records, keys_module: str, pb_module: str) -> str:
@@ -154,9 +198,11 @@ def fields_module(proto: Any, records: Records, keys_module: str, pb_module: str
     for message in tree.order:
         out += _record(tree, message)
     for message in tree.order:
-        out += _reader(tree, message) + _parser(tree, message) + _writer(tree, message)
+        out += _reader(tree, message) + _parser(tree, message)
+        if message.name not in records.cached:  # written as its ``wire``, by its holder
+            out += _writer(tree, message)
     root = f"{records.root}Fields"
-    name = _snake(records.root)
+    name = snake(records.root)
     out += [
         "",
         "",
@@ -192,7 +238,7 @@ def _python_type(tree: _Tree, message: Any, field: Any) -> tuple[str, str]:
     """A field's annotation and its value when not given."""
     if field.type == F.TYPE_MESSAGE:
         if tree.kept(message, field):
-            return "bytes", 'b""'
+            return "bytes | None", "None"
         record = f"{tree.message_of(field)}Fields"
         if field.label == F.LABEL_REPEATED:
             return f"list[{record}]", "[]"
@@ -224,10 +270,10 @@ def _read_statements(tree: _Tree, message: Any, field: Any) -> list[str]:
     target = f"m.{field.name}"
     repeated = field.label == F.LABEL_REPEATED
     if field.type == F.TYPE_MESSAGE:
-        if tree.kept(message, field):
-            return [f"{target} += c.message_bytes()  # given twice: merged, as protobuf does"]
+        if tree.kept(message, field):  # given twice: merged, as protobuf merges it
+            return [f'{target} = (b"" if {target} is None else {target}) + c.message_bytes()']
         inner = tree.message_of(field)
-        record, name = f"{inner}Fields", _snake(inner)
+        record, name = f"{inner}Fields", snake(inner)
         if repeated:
             return [f"{target}.append(read_new_{name}(c.message()))"]
         if inner in tree.records.cached:
@@ -267,11 +313,11 @@ def _dispatch(entries: list[tuple[int, list[str], list[str]]], indent: str) -> l
 
 
 def _reader(tree: _Tree, message: Any) -> list[str]:
-    name, record = _snake(message.name), f"{message.name}Fields"
+    name, record = snake(message.name), f"{message.name}Fields"
     entries: list[tuple[int, list[str], list[str]]] = []
     for field in message.field:
         names = [tree.key(message, field)]  # its key; packed numbers: one value's key first
-        if field.label == F.LABEL_REPEATED and _SCALARS.get(field.type, ("",) * 4)[3]:
+        if field.label == F.LABEL_REPEATED and field.type in _PACKED:
             names.insert(0, tree.key(message, field, unpacked=True))
         entries.append((field.number, names, _read_statements(tree, message, field)))
     entries.sort(key=lambda entry: entry[0])
@@ -316,7 +362,7 @@ def _reader(tree: _Tree, message: Any) -> list[str]:
 
 
 def _parser(tree: _Tree, message: Any) -> list[str]:
-    name, record = _snake(message.name), f"{message.name}Fields"
+    name, record = snake(message.name), f"{message.name}Fields"
     lines = [
         "",
         "",
@@ -330,11 +376,11 @@ def _parser(tree: _Tree, message: Any) -> list[str]:
         value, has = f"msg.{field.name}", f'msg.HasField("{field.name}")'
         repeated = field.label == F.LABEL_REPEATED
         if field.type == F.TYPE_MESSAGE and tree.kept(message, field):
-            value = f'{value}.SerializeToString(deterministic=True) if {has} else b""'
+            value = f"{value}.SerializeToString(deterministic=True) if {has} else None"
         elif field.type == F.TYPE_MESSAGE and repeated:
-            value = f"[parse_{_snake(tree.message_of(field))}(item) for item in {value}]"
+            value = f"[parse_{snake(tree.message_of(field))}(item) for item in {value}]"
         elif field.type == F.TYPE_MESSAGE:
-            value = f"parse_{_snake(tree.message_of(field))}({value}) if {has} else None"
+            value = f"parse_{snake(tree.message_of(field))}({value}) if {has} else None"
         elif repeated:
             value = f"{value}[:]"
         elif field.proto3_optional:
@@ -344,7 +390,7 @@ def _parser(tree: _Tree, message: Any) -> list[str]:
 
 
 def _writer(tree: _Tree, message: Any) -> list[str]:
-    name, record = _snake(message.name), f"{message.name}Fields"
+    name, record = snake(message.name), f"{message.name}Fields"
     lines = [
         "",
         "",
@@ -356,7 +402,7 @@ def _writer(tree: _Tree, message: Any) -> list[str]:
         if field.type != F.TYPE_MESSAGE:
             body = _scalar_writes(field, key, value)
         elif tree.kept(message, field):
-            body = [f"if {value}:", f"    append_record(out, {key}, {value})"]
+            body = [f"if {value} is not None:", f"    append_record(out, {key}, {value})"]
         elif (inner := tree.message_of(field)) in tree.records.cached:
             body = [f"if {value} is not None:", f"    append_record(out, {key}, {value}.wire)"]
         else:
@@ -366,7 +412,7 @@ def _writer(tree: _Tree, message: Any) -> list[str]:
             body = [
                 *head,
                 f"    start = open_record(out, {key})",
-                f"    write_{_snake(inner)}(out, {item})",
+                f"    write_{snake(inner)}(out, {item})",
                 "    close_record(out, start)",
             ]
         lines += [f"    {line}" for line in body]
@@ -395,9 +441,12 @@ def _scalar_writes(field: Any, key: str, value: str) -> list[str]:
             return [f"append_flags(out, {key}, {value})"]
         packed = "append_packed_int64" if field.type in _SIGNED else "append_packed"
         return [f"{packed}(out, {key}, {value})"]
-    if field.type == F.TYPE_STRING:
-        return [f"append_text(out, {key}, {value})"]
-    if field.type == F.TYPE_BYTES:
+    if field.type in (F.TYPE_STRING, F.TYPE_BYTES):
+        encoded = f"{value}.encode()" if field.type == F.TYPE_STRING else value
+        if field.proto3_optional:  # present when set, empty too
+            return [f"if {value} is not None:", f"    append_record(out, {key}, {encoded})"]
+        if field.type == F.TYPE_STRING:
+            return [f"append_text(out, {key}, {value})"]
         return [f"if {value}:", f"    append_record(out, {key}, {value})"]
     test = f"{value} is not None" if field.proto3_optional else value
     write = "append_int64" if field.type in _SIGNED else "append_varint"
@@ -428,15 +477,16 @@ def writers_module(proto: Any, names: tuple[str, ...], keys_module: str) -> str:
         message = by_name[name]
         arguments = []
         for field in message.field:
+            _check_field(message, field)
             python = _ARGUMENTS.get(field.type)
-            if python is None or field.name == "out":
+            if python is None:
                 raise SystemExit(f"{name}.{field.name}: not a field a writer takes as an argument")
             if field.label == F.LABEL_REPEATED:
                 python = f"list[{python}]"
             elif field.proto3_optional:
                 python = f"{python} | None"
             arguments.append(f"{field.name}: {python}")
-        out += ["", "", f"def write_{_snake(name)}(", "    out: BytesWriter,"]
+        out += ["", "", f"def write_{snake(name)}(", "    out: BytesWriter,"]
         out += [f"    {argument}," for argument in arguments]
         out += [") -> None:", f'    """{name}\'s fields in field-number order."""']
         for field in sorted(message.field, key=lambda f: f.number):

@@ -49,7 +49,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # fastpath.py beside this script
-from fastpath import Records, fields_module, writers_module
+from fastpath import Records, fields_module, snake, writers_module
 
 PROTO_ROOT = Path(__file__).resolve().parent
 REPO = PROTO_ROOT.parent
@@ -72,6 +72,10 @@ class Target:
     code: bool = True  # the protobuf and gRPC modules (False: the keys alone)
     records: Records | None = None  # also the fast path's records of one file (fastpath.py)
     writers: tuple[str, ...] = ()  # also writers taking these messages' fields (fastpath.py)
+
+    def __post_init__(self) -> None:
+        if (self.records or self.writers) and not self.keys:
+            raise ValueError(f"{self.protos}: records and writers use the keys: keys=True")
 
 
 API = Target(
@@ -187,8 +191,8 @@ def _packed(field: Any) -> bool:
 
 
 def _upper_snake(name: str) -> str:
-    """``EngineShownHand`` -> ``ENGINE_SHOWN_HAND``."""
-    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).upper()
+    """``EngineShownHand`` -> ``ENGINE_SHOWN_HAND`` (as ``fastpath`` names the keys)."""
+    return snake(name).upper()
 
 
 def keys_module(proto: Any) -> str:

@@ -53,7 +53,8 @@ def as_record(msg: Message) -> Any:
     for field in msg.DESCRIPTOR.fields:
         value = getattr(msg, field.name)
         if field.message_type and field.message_type.name in RAW_MESSAGES:
-            value = value.SerializeToString(deterministic=True) if msg.HasField(field.name) else b""
+            given = msg.HasField(field.name)
+            value = value.SerializeToString(deterministic=True) if given else None
         elif field.is_repeated:
             value = [as_record(v) for v in value] if field.message_type else list(value)
         elif field.has_presence and not msg.HasField(field.name):
@@ -76,6 +77,8 @@ def as_tree(record: Any, descriptor: Descriptor = state_pb2.HandState.DESCRIPTOR
         value = getattr(record, field.name)
         if field.message_type is None:
             tree[field.name] = value
+        elif field.message_type.name in RAW_MESSAGES and value is None:  # not given
+            tree[field.name] = None
         elif field.message_type.name in RAW_MESSAGES:  # its bytes, compared as a message
             raw = getattr(state_pb2, field.message_type.name).FromString(value)
             tree[field.name] = {

@@ -180,6 +180,7 @@ def test_check_finds_generated_code_stale_against_its_protos(tmp_path: Path) -> 
     )
     found = generate.stale(api, internal, root, api_keys)
     assert any(name.endswith("state_keys.py") for name in found)
+    assert any(name.endswith("state_fields.py") for name in found)  # its records too
     assert any(name.endswith("state_pb2.py") for name in found)
     assert not any(name.endswith("stud_engine_keys.py") for name in found)
     api_proto = root / "stud/v1/stud_engine.proto"
@@ -188,6 +189,7 @@ def test_check_finds_generated_code_stale_against_its_protos(tmp_path: Path) -> 
     )
     found = generate.stale(api, internal, root, api_keys)
     assert any(name.endswith("stud_engine_keys.py") for name in found)
+    assert any(name.endswith("stud_engine_writers.py") for name in found)  # Pot's writer
 
 
 def test_a_group_is_refused() -> None:

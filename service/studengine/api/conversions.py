@@ -109,12 +109,12 @@ def result_bytes(result: HandResult) -> bytes:
         low_winners, low_shares = list(pot.low_winners), list(pot.low_shares)
         write_pot(out, pot.amount, eligible, winners, shares, low_winners, low_shares, pot.rake)
         wire.close_record(out, start)
-    wire.append_packed(out, keys.HAND_RESULT_STACKS, list(result.stacks))
+    wire.append_packed_int64(out, keys.HAND_RESULT_STACKS, list(result.stacks))
     for shown in result.shown:
         start = wire.open_record(out, keys.HAND_RESULT_SHOWN)
         shown_fields(out, shown)
         wire.close_record(out, start)
-    wire.append_packed(out, keys.HAND_RESULT_REVEALED, list(result.revealed))
+    wire.append_packed_int64(out, keys.HAND_RESULT_REVEALED, list(result.revealed))
     for seat, amount in result.uncalled:
         start = wire.open_record(out, keys.HAND_RESULT_UNCALLED)
         write_uncalled_returned(out, seat, amount)

@@ -47,7 +47,7 @@ def encode(state: HandRecord) -> bytes:
     record.player_ids = state.player_ids
     record.hand = hand_fields(state.hand)
     record.deck_commitment = state.deck_commitment
-    record.deal = b"" if state.deal is None else deal_bytes(state.deal)
+    record.deal = None if state.deal is None else deal_bytes(state.deal)
     return fields.write(record)
 
 
