@@ -361,15 +361,18 @@ def _reader(tree: _Tree, message: Any) -> list[str]:
     return lines + _dispatch(entries, "        ")
 
 
+def _head(signature: str, doc: str) -> list[str]:
+    """A generated function's first lines, after two blank ones."""
+    return ["", "", f"def {signature}:", f'    """{doc}"""']
+
+
 def _parser(tree: _Tree, message: Any) -> list[str]:
     name, record = snake(message.name), f"{message.name}Fields"
-    lines = [
-        "",
-        "",
-        f"def parse_{name}(msg: pb.{message.name}) -> {record}:",
-        f'    """{message.name}\'s record from protobuf\'s message."""',
-        f"    m = {record}()",
-    ]
+    lines = _head(
+        f"parse_{name}(msg: pb.{message.name}) -> {record}",
+        f"{message.name}'s record from protobuf's message.",
+    )
+    lines.append(f"    m = {record}()")
     if message.name in tree.records.cached:
         lines.append("    m.wire = msg.SerializeToString(deterministic=True)")
     for field in message.field:
@@ -391,12 +394,10 @@ def _parser(tree: _Tree, message: Any) -> list[str]:
 
 def _writer(tree: _Tree, message: Any) -> list[str]:
     name, record = snake(message.name), f"{message.name}Fields"
-    lines = [
-        "",
-        "",
-        f"def write_{name}(out: BytesWriter, m: {record}) -> None:",
-        f'    """{message.name}\'s fields in field-number order, as protobuf writes them."""',
-    ]
+    lines = _head(
+        f"write_{name}(out: BytesWriter, m: {record}) -> None",
+        f"{message.name}'s fields in field-number order, as protobuf writes them.",
+    )
     for field in sorted(message.field, key=lambda f: f.number):
         key, value = tree.key(message, field), f"m.{field.name}"
         if field.type != F.TYPE_MESSAGE:
