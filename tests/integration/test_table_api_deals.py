@@ -114,3 +114,63 @@ def test_players_entropy_goes_into_the_deal_and_its_proof_passes_stud_verify(
         assert download(base, hand_path, None)[0] == 401
     finally:
         server.stop()
+
+
+def test_a_tournament_hand_is_dealt_verifiably_and_its_proof_passes_stud_verify(
+    live_server: Callable[..., Any], tmp_path: Path
+) -> None:
+    """A multi-table tournament's table deals like a cash table: the commitment before
+    the deal, the person's entropy in it (the bots' drawn by the table), and the proof of
+    the finished hand, downloaded with the tournament token, passes ``stud-verify``."""
+    engine = live_server()
+    (tmp_path / "operator").write_text("operator-token-for-the-mtt-deal\n")
+    server = TableServer(
+        engine.target,
+        f"sqlite:///{tmp_path / 'table.db'}",
+        ["--operator-token-file", str(tmp_path / "operator"), "--clock", "1",
+         "--pause", "30", "--bot-delay", "0", "--deal-wait", "120"],
+    )  # fmt: skip
+    op = "operator-token-for-the-mtt-deal"
+    try:
+        base = server.url
+        settings = {"levels": [{"ante": 1, "bring_in": 5, "small_bet": 10}],
+                    "payouts": [10000], "seats": 4, "min_entrants": 2}  # fmt: skip
+        made = call(base, "POST", "/api/tournaments",
+                    {"id": "sun", "game": "seven", "settings": settings}, token=op)  # fmt: skip
+        assert made[0] == 201, made
+        assert call(base, "GET", "/api/tournaments/sun")[1]["verifiable"] is True
+        status, ann = call(base, "POST", "/api/tournaments/sun/register", {"name": "Ann"})
+        assert status == 201, ann
+        token = ann["token"]
+        for number in range(3):
+            bot = {"name": f"Bot {number}", "bot": "station"}
+            assert call(base, "POST", "/api/tournaments/sun/bots", bot, token=op)[0] == 201
+        assert call(base, "POST", "/api/tournaments/sun/start", {}, token=op)[0] == 200
+        table = call(base, "GET", "/api/tournaments/sun/me", token=token)[1]["table"]
+        pending = poll_until(lambda: view(base, token, table)["deal"], "the commitment", 60, 0.1)
+        assert pending["needed"] and view(base, token, table)["hand"] is None
+        mine = secrets.token_hex(32)
+        sent = call(base, "POST", f"/api/tables/{table}/contribute",
+                    {"hand": pending["hand"], "entropy": mine}, token=token)  # fmt: skip
+        assert sent[0] == 200, sent
+
+        def over() -> Any:
+            hand = view(base, token, table)["hand"]
+            return hand if hand and hand["over"] and hand["id"] == pending["hand"] else None
+
+        hand = poll_until(over, "the hand, over (Ann's clock acts)", 120, 0.2)
+        assert hand["deal"]["proof"]
+        assert sorted(c["from"] for c in hand["deal"]["contributions"]) == [
+            "player", "table", "table", "table"
+        ]  # fmt: skip
+        status, phh = download(base, f"/api/tables/{table}/hands/{hand['id']}/proof", token)
+        assert status == 200, phh
+        proof = tmp_path / "mtt-proof.phh"
+        proof.write_bytes(phh)
+        result = verify(proof)
+        assert result.returncode == 0, result.stdout + result.stderr
+        fields = tomllib.loads(phh.decode())
+        assert fields["_deal_commitment"] == pending["commitment"]
+        assert mine in fields["_contributions"]
+    finally:
+        server.stop()

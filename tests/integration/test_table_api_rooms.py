@@ -182,6 +182,7 @@ def test_a_tournament_is_created_only_from_a_well_formed_request(
             ({"id": "Sun 1"}, "id"), ({"id": "x" * 49}, "id"), ({"id": "-sun"}, "id"),
             ({"name": "tab\there"}, "name"), ({"name": ""}, "name"), ({"name": 7}, "name"),
             ({"seed": "has space"}, "seed"), ({"seed": "s" * 65}, "seed"), ({"seed": 5}, "seed"),
+            ({"verifiable": "yes"}, "verifiable"), ({"verifiable": 1}, "verifiable"),
         ]  # fmt: skip
         for change, field in bad_fields:
             status, answer = call(base, "POST", "/api/tournaments", {**good, **change},
@@ -200,5 +201,9 @@ def test_a_tournament_is_created_only_from_a_well_formed_request(
         made = call(base, "GET", "/api/tournaments/sun-1")[1]
         assert (made["name"], made["seed"], made["game"]) == ("Sunday", "drawn-by-the-room",
                                                               "Razz"), made  # fmt: skip
+        assert made["verifiable"] is True, "verifiable deals unless turned off"
+        off = {**good, "id": "sun-2", "verifiable": False}
+        assert call(base, "POST", "/api/tournaments", off, token=OPERATOR)[0] == 201
+        assert call(base, "GET", "/api/tournaments/sun-2")[1]["verifiable"] is False
     finally:
         server.stop()

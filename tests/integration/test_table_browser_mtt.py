@@ -51,6 +51,7 @@ def create_from_the_lobby(page: Any, base: str, mtt_id: str, seed: str) -> None:
               "#mc-seed": seed}  # fmt: skip
     for selector, value in fields.items():
         page.fill(selector, value)
+    assert page.is_checked("#mc-verifiable")  # verifiable deals unless unticked
     page.get_by_role("button", name="Create the tournament").click()
     page.wait_for_selector(f"#mtt-create-result:has-text('Created tournament {mtt_id}')")
     page.locator(f'#lobby-tournaments tr[data-tournament="{mtt_id}"]').wait_for()
@@ -84,6 +85,7 @@ def test_a_three_table_tournament_in_chromium_follows_its_player_to_a_winner(
         create_from_the_lobby(desk, server.url, "quick", seed_breaking_her_table())
         row = desk.locator('#lobby-tournaments tr[data-tournament="quick"]')
         assert "registering" in row.inner_text()
+        assert call(server.url, "GET", "/api/tournaments/quick")[1]["verifiable"] is True
 
         ann = browser.new_context(viewport={"width": 1100, "height": 900}).new_page()
         ann.on("websocket", lambda ws: ws.on(
@@ -175,3 +177,11 @@ def test_a_three_table_tournament_in_chromium_follows_its_player_to_a_winner(
     assert len(rows) == BOTS + 1 and [r[0] for r in rows[:2]] == ["1st", "2nd"], rows
     assert sum(int(r[5] or 0) for r in rows) == 110, rows  # the pool, all paid out
     assert "finished" in listed and "110" in listed, listed
+    # her tables dealt verifiably: her browser's entropy went into her hands
+    contributions = [
+        c
+        for m in pushed
+        if m.get("type") == "table" and m.get("hand")
+        for c in (m["hand"].get("deal") or {}).get("contributions") or []
+    ]
+    assert any(c["from"] == "player" and c["name"] == "Ann" for c in contributions), pushed[-1]

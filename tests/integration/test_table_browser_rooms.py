@@ -103,6 +103,7 @@ def test_a_sit_and_go_in_chromium_plays_to_a_winner_with_a_level_change_and_a_ta
         for selector, value in fields.items():
             lobby.fill(selector, value)
         lobby.select_option("#op-kind", "sit-and-go")
+        assert lobby.is_checked("#op-verifiable")  # verifiable deals unless unticked
         lobby.get_by_role("button", name="Create").click()
         lobby.wait_for_selector("#operator-result:has-text('Created table sng')")
         row = lobby.locator('#lobby-tables tr[data-table="sng"]')
@@ -158,6 +159,9 @@ def test_a_sit_and_go_in_chromium_plays_to_a_winner_with_a_level_change_and_a_ta
     assert set(tabled_seen) == {"Ann", "Bob"}, f"a tabled hand was not seen on {tabled_seen}"
     for name, pushes in frames.items():  # the pushed pages say the same
         pages_pushed = [m for m in pushes if m.get("type") == "table"]
+        dealt = [(m["hand"].get("deal") or {}) for m in pages_pushed if m.get("hand")]
+        mine = [c for d in dealt for c in d.get("contributions") or [] if c["name"] == name]
+        assert any(c["from"] == "player" for c in mine), name  # the form's verifiable deals
         tabled = [s for m in pages_pushed for s in m["seats"] if s.get("tabled") and not s["you"]]
         assert tabled and all(c["card"] for s in tabled for c in s["cards"]), name
         for message in pages_pushed:  # another seat's down card: only tabled or shown

@@ -180,6 +180,8 @@ mtts = sa.Table(
     sa.Column("seed", sa.String(64), nullable=False),
     sa.Column("field", sa.JSON, nullable=False),
     sa.Column("paused", sa.Boolean, nullable=False, server_default=sa.false()),
+    # its tables deal verifiably (deals.py); a database made before the option: off
+    sa.Column("verifiable", sa.Boolean, nullable=False, server_default=sa.false()),
     sa.Column("version", sa.BigInteger, nullable=False),
     sa.Column("step", sa.Integer, nullable=False),
     sa.Column("created_at", sa.Float, nullable=False),

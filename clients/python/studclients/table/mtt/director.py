@@ -126,10 +126,19 @@ class Director:
 
     # ---- the operator's -----------------------------------------------------------------
     async def create(
-        self, mtt_id: str, name: str, variant: int, raw: Any, seed: str | None = None
+        self,
+        mtt_id: str,
+        name: str,
+        variant: int,
+        raw: Any,
+        seed: str | None = None,
+        verifiable: bool = False,
     ) -> bool:
         """A tournament, registering; False when one with that id exists. ``seed`` (drawn
-        when not given) makes every seating draw: stored, so the draw can be shown."""
+        when not given) makes every seating draw: stored, so the draw can be shown.
+        ``verifiable``: every table it opens deals with deal tickets and the players'
+        entropy (deals.py); the operator API turns it on unless told not to, as it does
+        for a cash table (``TableSettings.verifiable``)."""
         settings = MttSettings.from_dict(raw)
         field = Field(settings)
         try:
@@ -143,6 +152,7 @@ class Director:
                         seed=seed or secrets.token_hex(16),
                         field=field.as_dict(),
                         paused=False,
+                        verifiable=verifiable,
                         version=0,
                         step=0,
                         created_at=time.time(),

@@ -118,6 +118,7 @@ async def page(director: Director, mtt_id: str, now: float | None = None) -> dic
         "status": field.status,
         "paused": row.paused,
         "seed": row.seed,
+        "verifiable": row.verifiable,  # its tables deal with deal tickets (deals.py)
         "moves_logged": log_count,
         "entrants": len(field.entries),
         "players_left": left,

@@ -52,12 +52,20 @@ def add_routes(
         seed = body.get("seed")
         if seed is not None and (not isinstance(seed, str) or not SEED.match(seed)):
             raise ApiError(400, "bad_field", "seed: 1 to 64 printable ASCII characters, no space")
+        verifiable = body.get("verifiable", True)
+        if type(verifiable) is not bool:
+            raise ApiError(400, "bad_field", "verifiable must be true or false")
         game = body.get("game", "seven")
         if game not in VARIANTS:
             raise ApiError(400, "bad_game", f"game must be one of {', '.join(VARIANTS)}")
         try:
             made = await director.create(
-                body["id"], name, VARIANTS[game], body.get("settings", {}), seed
+                body["id"],
+                name,
+                VARIANTS[game],
+                body.get("settings", {}),
+                seed,
+                verifiable=verifiable,  # deal tickets and players' entropy: on unless off
             )
         except SettingsError as error:
             raise ApiError(400, "bad_settings", str(error)) from None

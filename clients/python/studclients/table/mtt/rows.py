@@ -33,7 +33,8 @@ class LiveTable:
 async def new_table(
     conn: AsyncConnection, row: sa.Row[Any], field: Field, number: int, clock_seconds: float
 ) -> None:
-    """Table ``number`` of the tournament, opened at the field's level, dealing nothing yet."""
+    """Table ``number`` of the tournament, opened at the field's level, dealing nothing yet;
+    verifiably (deal tickets and the players' entropy, deals.py) if the tournament is."""
     table_id = f"{row.id}-{number}"
     level = field.settings.schedule.levels[field.level - 1]
     await conn.execute(
@@ -45,6 +46,7 @@ async def new_table(
             max_seats=field.settings.seats,
             clock_seconds=clock_seconds,
             all_in_face_up=True,
+            verifiable=bool(row.verifiable),  # the tournament's choice, every table alike
             button=-1,
             hand_no=0,
             next_hand_at=0.0,

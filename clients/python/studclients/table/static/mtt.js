@@ -84,7 +84,10 @@ function createBody() {
     break_seconds: number("mc-break-seconds"),
   };
   if (value("mc-addon-break")) settings.addon_break = number("mc-addon-break");
-  const body = { id: value("mc-id"), name: value("mc-name") || value("mc-id"), game: value("mc-game"), settings };
+  const body = {
+    id: value("mc-id"), name: value("mc-name") || value("mc-id"), game: value("mc-game"), settings,
+    verifiable: $("mc-verifiable").checked,  // every table's deals: tickets and players' entropy
+  };
   if (value("mc-seed")) body.seed = value("mc-seed");
   return body;
 }

@@ -107,6 +107,7 @@ function operatorBody() {
     seats: number("op-seats"),
     stack: number("op-stack"),
     bots: value("op-bots").split(",").map((b) => b.trim()).filter(Boolean),
+    verifiable: $("op-verifiable").checked,  // deal tickets and the players' entropy
   };
   if (games.length > 1) {
     body.games = games;
