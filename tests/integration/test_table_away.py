@@ -117,6 +117,17 @@ def test_a_closed_tab_recovers_its_seat_with_the_resume_cookie(
         server.stop()
 
 
+def download(base: str, path: str, token: str) -> int:
+    """The status of a GET of a file (a zip, not JSON) with ``token``."""
+    request = urllib.request.Request(base + path, headers={"Authorization": f"Bearer {token}"})
+    try:
+        with urllib.request.urlopen(request, timeout=30) as answer:
+            answer.read()
+            return int(answer.status)
+    except urllib.error.HTTPError as error:
+        return error.code
+
+
 def test_rate_limits_answer_429_with_retry_after_and_change_nothing(
     live_server: Callable[..., Any], tmp_path: Path
 ) -> None:
@@ -124,8 +135,8 @@ def test_rate_limits_answer_429_with_retry_after_and_change_nothing(
     server = table_on_new_engine(
         live_server,
         tmp_path,
-        ["--seats", "6", "--clock", "60", "--rate-limits", "join=2/60,act=3/60,bots=1/60",
-         "--metrics-port", "0"],
+        ["--seats", "6", "--clock", "60",
+         "--rate-limits", "join=2/60,act=3/60,bots=1/60,download=2/60", "--metrics-port", "0"],
     )  # fmt: skip
     try:
         base = server.url
@@ -152,6 +163,13 @@ def test_rate_limits_answer_429_with_retry_after_and_change_nothing(
         assert status == 429, answer
         with sqlite3.connect(db) as conn:
             assert conn.execute("SELECT count(*) FROM seats").fetchone() == (3,)
+        # a player's history (a table's hands read and packed): its own bucket
+        assert [download(base, "/api/tables/main/history", token) for _ in range(3)] == [
+            200,
+            200,
+            429,
+        ]
+        assert server.metric("stud_table_rate_limited_total", 'route="download"') == 1
         assert server.metric("stud_table_rate_limited_total", 'route="join"') == 1
         assert server.metric("stud_table_rate_limited_total", 'route="act"') == 1
     finally:

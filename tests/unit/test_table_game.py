@@ -183,6 +183,29 @@ def test_bots_play_the_button_moves_and_stacks_carry_over(tmp_path: Path) -> Non
     asyncio.run(run())
 
 
+def test_the_hands_checked_open_are_forgotten_once_finished(tmp_path: Path) -> None:
+    """Each hand in progress is opened once (GetView) and remembered while it is open, not
+    after: a table dealing for days keeps no set of every hand it ever dealt."""
+
+    async def run() -> None:
+        engine = ScriptedEngine(moves=2)
+        tables = tables_on(tmp_path / "t.db", engine)
+        await tables.store.create_schema()
+        settings = TableSettings(
+            "main", "Main", pb.VARIANT_SEVEN_CARD_STUD, bots=("station", "station")
+        )
+        await tables.create_table(settings)
+        for _ in range(8):
+            await tables.tick()
+        starts = [r for r in engine.requests if isinstance(r, pb.StartHandRequest)]
+        assert len(starts) >= 3  # hands were dealt, checked and finished
+        open_now = {hand.hand_id for hand in await tables.store.open_hands()}
+        assert len(tables.checked) <= 1 and tables.checked <= open_now
+        await tables.store.close()
+
+    asyncio.run(run())
+
+
 def test_each_bot_and_player_has_a_name_of_their_own(tmp_path: Path) -> None:
     """Bots of one kind are told apart by number; a name taken at the table is refused."""
 

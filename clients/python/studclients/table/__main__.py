@@ -119,7 +119,7 @@ def build_parser() -> argparse.ArgumentParser:
     add(
         "--rate-limits",
         default="",
-        help="ROUTE=REQUESTS/SECONDS,... for join, act, bots, resume (0 requests: no limit); "
+        help="ROUTE=REQUESTS/SECONDS,... for join, act, bots, resume, download (0: no limit); "
         f"default {','.join(f'{r}={n}/{p:g}' for r, (n, p) in ratelimit.DEFAULTS.items())}",
     )
     add(

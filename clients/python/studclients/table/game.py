@@ -406,7 +406,9 @@ class Tables:
         if self.health.down:
             self.checked.clear()
             return
-        for hand in await self.store.open_hands():
+        open_hands = await self.store.open_hands()
+        self.checked &= {hand.hand_id for hand in open_hands}  # a finished hand is forgotten
+        for hand in open_hands:
             if hand.hand_id in self.checked:
                 continue
             request = pb.GetViewRequest(state=hand.state)

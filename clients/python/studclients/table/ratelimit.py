@@ -20,6 +20,7 @@ DEFAULTS: dict[str, tuple[int, float]] = {
     "act": (20, 10.0),
     "bots": (10, 60.0),
     "resume": (20, 60.0),
+    "download": (10, 60.0),  # a history or a proof: a table's hands read and packed
 }
 #: Buckets kept before full (idle) ones are forgotten.
 MAX_BUCKETS = 10_000

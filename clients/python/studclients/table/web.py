@@ -219,11 +219,13 @@ def build_app(
         return web.json_response(answer, status=201)
 
     async def my_history(request: web.Request) -> web.StreamResponse:
+        limit("download", request, token_of(request))
         table_id = request.match_info["table"]
         data = await histories.for_player(tables, table_id, token_of(request))
         return zip_download(data, f"stud-table-{table_id}-history.zip")
 
     async def table_history(request: web.Request) -> web.StreamResponse:
+        limit("download", request)
         require_operator(request)
         table_id = request.match_info["table"]
         audience = request.query.get("audience", "audit")
@@ -231,6 +233,7 @@ def build_app(
         return zip_download(data, f"stud-table-{table_id}-{audience}.zip")
 
     async def hand_proof(request: web.Request) -> web.StreamResponse:
+        limit("download", request, token_of(request))
         table_id, hand_id = request.match_info["table"], request.match_info["hand"]
         name, phh = await histories.proof(tables, table_id, hand_id, token_of(request))
         return web.Response(
