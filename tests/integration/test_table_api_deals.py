@@ -10,14 +10,12 @@ import secrets
 import subprocess
 import sys
 import tomllib
-import urllib.error
-import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from support.polling import poll_until
-from support.table_harness import TableServer, call, join, view
+from support.table_harness import TableServer, call, download, join, view
 
 STUD_VERIFY = str(Path(sys.executable).parent / "stud-verify")
 
@@ -26,15 +24,15 @@ def verify(path: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run([STUD_VERIFY, str(path)], capture_output=True, text=True, timeout=120)
 
 
-def download(base: str, path: str, token: str | None) -> tuple[int, bytes]:
-    request = urllib.request.Request(base + path)
-    if token is not None:
-        request.add_header("Authorization", f"Bearer {token}")
-    try:
-        with urllib.request.urlopen(request, timeout=30) as response:
-            return response.status, response.read()
-    except urllib.error.HTTPError as error:
-        return error.code, error.read()
+def verified_proof(base: str, path: str, token: str, proof: Path) -> tuple[bytes, Any]:
+    """The hand's proof downloaded with ``token`` into ``proof``, which ``stud-verify``
+    accepts: its bytes and its fields."""
+    status, phh = download(base, path, token)
+    assert status == 200, phh
+    proof.write_bytes(phh)
+    result = verify(proof)
+    assert result.returncode == 0, result.stdout + result.stderr
+    return phh, tomllib.loads(phh.decode())
 
 
 def contribute(base: str, token: str | None, body: Any = None, raw: bytes | None = None) -> Any:
@@ -96,13 +94,7 @@ def test_players_entropy_goes_into_the_deal_and_its_proof_passes_stud_verify(
                          {"action": action, "hand": moves["hand"]["id"],
                           "seq": moves["hand"]["seq"]}, token=token)  # fmt: skip
         assert page["hand"]["deal"]["proof"]
-        status, phh = download(base, hand_path, bob)
-        assert status == 200, phh
-        proof = tmp_path / "proof.phh"
-        proof.write_bytes(phh)
-        result = verify(proof)
-        assert result.returncode == 0, result.stdout + result.stderr
-        fields = tomllib.loads(phh.decode())
+        phh, fields = verified_proof(base, hand_path, bob, tmp_path / "proof.phh")
         assert fields["_deal_commitment"] == pending["commitment"]
         assert fields["_contributions"] == [mine[ann], mine[bob]]
         seed = fields["_server_seed"]
@@ -163,13 +155,8 @@ def test_a_tournament_hand_is_dealt_verifiably_and_its_proof_passes_stud_verify(
         assert sorted(c["from"] for c in hand["deal"]["contributions"]) == [
             "player", "table", "table", "table"
         ]  # fmt: skip
-        status, phh = download(base, f"/api/tables/{table}/hands/{hand['id']}/proof", token)
-        assert status == 200, phh
-        proof = tmp_path / "mtt-proof.phh"
-        proof.write_bytes(phh)
-        result = verify(proof)
-        assert result.returncode == 0, result.stdout + result.stderr
-        fields = tomllib.loads(phh.decode())
+        proof_path = f"/api/tables/{table}/hands/{hand['id']}/proof"
+        _, fields = verified_proof(base, proof_path, token, tmp_path / "mtt-proof.phh")
         assert fields["_deal_commitment"] == pending["commitment"]
         assert mine in fields["_contributions"]
     finally:

@@ -18,7 +18,7 @@ from typing import Any
 import aiohttp
 import pytest
 from support.polling import poll_until
-from support.table_harness import call, join, table_on_new_engine, view
+from support.table_harness import call, download, join, table_on_new_engine, view
 
 #: a move no hand is at: 409 (counted by the rate limit all the same)
 STALE = {"action": "fold", "hand": "h", "seq": -1}
@@ -117,17 +117,6 @@ def test_a_closed_tab_recovers_its_seat_with_the_resume_cookie(
         server.stop()
 
 
-def download(base: str, path: str, token: str) -> int:
-    """The status of a GET of a file (a zip, not JSON) with ``token``."""
-    request = urllib.request.Request(base + path, headers={"Authorization": f"Bearer {token}"})
-    try:
-        with urllib.request.urlopen(request, timeout=30) as answer:
-            answer.read()
-            return int(answer.status)
-    except urllib.error.HTTPError as error:
-        return error.code
-
-
 def test_rate_limits_answer_429_with_retry_after_and_change_nothing(
     live_server: Callable[..., Any], tmp_path: Path
 ) -> None:
@@ -164,7 +153,7 @@ def test_rate_limits_answer_429_with_retry_after_and_change_nothing(
         with sqlite3.connect(db) as conn:
             assert conn.execute("SELECT count(*) FROM seats").fetchone() == (3,)
         # a player's history (a table's hands read and packed): its own bucket
-        assert [download(base, "/api/tables/main/history", token) for _ in range(3)] == [
+        assert [download(base, "/api/tables/main/history", token)[0] for _ in range(3)] == [
             200,
             200,
             429,

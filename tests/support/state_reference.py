@@ -31,6 +31,13 @@ def put_varint(out: bytearray, value: int) -> None:
     out.append(value)
 
 
+def varint(value: int) -> bytes:
+    """``value`` (0 or more) as a varint (``put_varint``)."""
+    out = bytearray()
+    put_varint(out, value)
+    return bytes(out)
+
+
 def read_varint(raw: bytes, at: int) -> tuple[int, int]:
     """The varint at ``raw[at]`` and the index after it, the plain way (not cut to 64
     bits); ValueError when it is truncated or longer than ten bytes."""

@@ -134,6 +134,18 @@ def call(
         return error.code, json.loads(error.read())
 
 
+def download(base: str, path: str, token: str | None) -> tuple[int, bytes]:
+    """(status, body) of a GET of a file (a zip, a proof: not JSON), with ``token``."""
+    request = urllib.request.Request(base + path)
+    if token is not None:
+        request.add_header("Authorization", f"Bearer {token}")
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return response.status, response.read()
+    except urllib.error.HTTPError as error:
+        return error.code, error.read()
+
+
 def join(base: str, name: str, table: str = "main") -> tuple[int, str]:
     """(seat, token) of a new player."""
     status, answer = call(base, "POST", f"/api/tables/{table}/join", {"name": name})

@@ -16,8 +16,8 @@ from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 from stud_api.stud.v1 import stud_engine_pb2
 from studengine.api._gen.stud.v1 import stud_engine_keys
 from studengine.state._gen.stud.internal.v1 import state_keys, state_pb2
-from studengine.state.wire import varint
 from support.api_helpers import is_repeated
+from support.state_reference import varint
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "proto"))

@@ -24,6 +24,7 @@ from studengine.state.codec import (
     unpack_moves,
 )
 from studengine.state.encoding import encode, pack_moves
+from support.state_reference import varint
 from support.stud_helpers import check_down, new_hand, random_table
 
 
@@ -232,7 +233,7 @@ def test_the_action_log_is_packed_small() -> None:
     hand = random_hand(random.Random(11))
     packed = pack_moves(hand.moves)
     sized = [m for m in hand.moves if m.to is not None]
-    assert len(packed) == len(hand.moves) + sum(len(wire.varint(m.to or 0)) for m in sized)
+    assert len(packed) == len(hand.moves) + sum(len(varint(m.to or 0)) for m in sized)
     assert unpack_moves(packed, hand.players) == hand.moves
 
 

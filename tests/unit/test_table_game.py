@@ -160,17 +160,23 @@ def test_a_due_clock_sends_timeout_once_even_with_two_replicas_racing(tmp_path: 
     asyncio.run(run())
 
 
+async def two_bots_played(db: Path, ticks: int = 8) -> tuple[ScriptedEngine, Tables]:
+    """A table of two station bots whose hands end after two moves, ``ticks`` ticks on."""
+    engine = ScriptedEngine(moves=2)
+    tables = tables_on(db, engine)
+    await tables.store.create_schema()
+    settings = TableSettings(
+        "main", "Main", pb.VARIANT_SEVEN_CARD_STUD, bots=("station", "station")
+    )
+    await tables.create_table(settings)
+    for _ in range(ticks):
+        await tables.tick()
+    return engine, tables
+
+
 def test_bots_play_the_button_moves_and_stacks_carry_over(tmp_path: Path) -> None:
     async def run() -> None:
-        engine = ScriptedEngine(moves=2)
-        tables = tables_on(tmp_path / "t.db", engine)
-        await tables.store.create_schema()
-        settings = TableSettings(
-            "main", "Main", pb.VARIANT_SEVEN_CARD_STUD, bots=("station", "station")
-        )
-        await tables.create_table(settings)
-        for _ in range(8):
-            await tables.tick()
+        engine, tables = await two_bots_played(tmp_path / "t.db")
         starts = [r for r in engine.requests if isinstance(r, pb.StartHandRequest)]
         assert len(starts) >= 3
         assert [r.button for r in starts[:3]] == [0, 1, 0]
@@ -188,15 +194,7 @@ def test_the_hands_checked_open_are_forgotten_once_finished(tmp_path: Path) -> N
     after: a table dealing for days keeps no set of every hand it ever dealt."""
 
     async def run() -> None:
-        engine = ScriptedEngine(moves=2)
-        tables = tables_on(tmp_path / "t.db", engine)
-        await tables.store.create_schema()
-        settings = TableSettings(
-            "main", "Main", pb.VARIANT_SEVEN_CARD_STUD, bots=("station", "station")
-        )
-        await tables.create_table(settings)
-        for _ in range(8):
-            await tables.tick()
+        engine, tables = await two_bots_played(tmp_path / "t.db")
         starts = [r for r in engine.requests if isinstance(r, pb.StartHandRequest)]
         assert len(starts) >= 3  # hands were dealt, checked and finished
         open_now = {hand.hand_id for hand in await tables.store.open_hands()}

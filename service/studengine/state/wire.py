@@ -1,7 +1,7 @@
 """The pieces of the protobuf wire format every writer shares (the generated ones in
 ``_gen/``, ``state.encoding``, the API's views and updates): varints and length-delimited
 fields appended to one ``BytesWriter``, the one way bytes are written here. Parts made
-once, at import, are the same writes into a writer of their own (``varint``, ``record``,
+once, at import, are the same writes into a writer of their own (``record``,
 ``int_field``). Protobuf's own ``SerializeToString`` stays the reference; the tests compare
 the written bytes with it.
 
@@ -135,13 +135,6 @@ def byte_string(values: list[int]) -> bytes:
 
 
 # ---- parts as bytes, written as above into a writer of their own ------------------------
-
-
-def varint(value: int) -> bytes:
-    """``value`` (0 or more) as a varint; ValueError when it is negative."""
-    out = BytesWriter()
-    append_varint(out, value)
-    return out.getvalue()
 
 
 def record(key: int, payload: bytes) -> bytes:
