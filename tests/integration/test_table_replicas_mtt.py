@@ -24,10 +24,14 @@ STACK = 300
 SETTINGS = {
     "levels": [{"ante": a, "bring_in": b, "small_bet": s}
                for a, b, s in ((0, 5, 10), (5, 10, 20), (10, 25, 50), (25, 50, 100),
-                               (50, 100, 200), (100, 200, 400))],
+                               (50, 100, 200), (100, 200, 400), (200, 400, 800),
+                               (500, 1000, 2000), (1000, 2000, 4000), (2000, 4000, 8000))],
     "every": 3, "unit": "hands", "payouts": [5000, 3000, 2000], "buy_in": 100,
     "seats": 8, "starting_stack": STACK, "min_entrants": 4,
 }  # fmt: skip
+# The stakes rise until an ante and a bring-in are most of the chips in play: the field's
+# last two may both be calling stations, whose heads-up at a fixed stake is a random walk
+# that can outlast any timeout (one ran over 1,000 hands at the old last level, 100/200/400).
 
 
 def sittings(url: str) -> tuple[list[Any], dict[str, float]]:
