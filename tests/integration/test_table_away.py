@@ -1,8 +1,8 @@
 """stud-table's time banks, players away, seats recovered on a new tab and rate limits,
 against a real stud-server: a player who never acts goes onto the time bank, times out
-twice, sits out (not dealt in) until they come back; a closed tab's seat is recovered with
-the HttpOnly resume cookie (rotated at each use); join, act, bots and resume answer 429
-with Retry-After past their limits, changing nothing."""
+twice, sits out (not dealt in) until they come back; a closed tab's seat, or tournament
+entry, is recovered with the HttpOnly resume cookie (rotated at each use); join, act,
+bots and resume answer 429 with Retry-After past their limits, changing nothing."""
 
 from __future__ import annotations
 
@@ -70,6 +70,16 @@ def test_a_player_who_never_acts_uses_the_bank_sits_out_and_comes_back(
         server.stop()
 
 
+async def with_resume_cookie(tab: aiohttp.ClientSession, path: str, body: Any) -> Any:
+    """The answer to a POST that sets a resume cookie, checked to be one only the resume
+    route gets (HttpOnly, SameSite=Strict, Path=/api/resume)."""
+    async with tab.post(path, json=body) as answer:
+        cookie = answer.headers["Set-Cookie"]
+        for part in ("HttpOnly", "SameSite=Strict", "Path=/api/resume"):
+            assert part.lower() in cookie.lower(), cookie
+        return await answer.json()
+
+
 def test_a_closed_tab_recovers_its_seat_with_the_resume_cookie(
     live_server: Callable[..., Any], tmp_path: Path
 ) -> None:
@@ -78,12 +88,8 @@ def test_a_closed_tab_recovers_its_seat_with_the_resume_cookie(
     async def run() -> None:
         jar = aiohttp.CookieJar(unsafe=True)  # cookies for 127.0.0.1
         async with aiohttp.ClientSession(server.url, cookie_jar=jar) as tab:
-            async with tab.post("/api/tables/main/join", json={"name": "Ann"}) as answer:
-                joined = await answer.json()
-                cookie = answer.headers["Set-Cookie"]
+            joined = await with_resume_cookie(tab, "/api/tables/main/join", {"name": "Ann"})
             assert set(joined) == {"table", "seat", "token", "history_token"}, "no resume token"
-            for part in ("HttpOnly", "SameSite=Strict", "Path=/api/resume"):
-                assert part.lower() in cookie.lower(), cookie
             old_cookie = next(iter(jar)).value
             # a new tab of the same browser: the page has no token, only the cookie
             async with tab.post("/api/resume") as answer:
@@ -110,6 +116,78 @@ def test_a_closed_tab_recovers_its_seat_with_the_resume_cookie(
                 assert answer.status == 200
             async with tab.post("/api/resume") as answer:
                 assert (await answer.json())["seats"] == []
+
+    try:
+        asyncio.run(run())
+    finally:
+        server.stop()
+
+
+def test_a_closed_tab_recovers_its_tournament_entry_and_seat_with_the_resume_cookie(
+    live_server: Callable[..., Any], tmp_path: Path
+) -> None:
+    (tmp_path / "operator").write_text("operator-token-for-the-resume\n")
+    op = "operator-token-for-the-resume"
+    server = table_on_new_engine(
+        live_server, tmp_path, ["--operator-token-file", str(tmp_path / "operator"),
+                                "--clock", "60", "--pause", "30"],
+    )  # fmt: skip
+    settings = {"levels": [{"ante": 1, "bring_in": 5, "small_bet": 10}], "payouts": [10000],
+                "seats": 4, "min_entrants": 2}  # fmt: skip
+    made = call(server.url, "POST", "/api/tournaments",
+                {"id": "sun", "settings": settings, "verifiable": False}, token=op)  # fmt: skip
+    assert made[0] == 201, made
+
+    def me(token: str) -> tuple[int, Any]:
+        return call(server.url, "GET", "/api/tournaments/sun/me", token=token)
+
+    async def resumed(tab: aiohttp.ClientSession) -> list[dict[str, Any]]:
+        async with tab.post("/api/resume") as answer:
+            found = await answer.json()
+        assert found["seats"] == []
+        return list(found["tournaments"])
+
+    async def run() -> None:
+        jar = aiohttp.CookieJar(unsafe=True)  # cookies for 127.0.0.1
+        async with aiohttp.ClientSession(server.url, cookie_jar=jar) as tab:
+            path = "/api/tournaments/sun/register"
+            entry = await with_resume_cookie(tab, path, {"name": "Ann"})
+            assert set(entry) == {"tournament", "player", "token"}, "no resume token"
+            # a new tab before the start: the entry, with a new token; the old one spent
+            [before] = await resumed(tab)
+            assert before["tournament"] == "sun" and before["player"] == entry["player"]
+            assert (before["name"], before["table"], before["seat"]) == ("Ann", None, None)
+            assert me(entry["token"])[0] == 401
+            assert me(before["token"])[1]["name"] == "Ann"
+            for number in range(3):
+                bot = {"name": f"Bot {number}", "bot": "station"}
+                assert (
+                    call(server.url, "POST", "/api/tournaments/sun/bots", bot, token=op)[0] == 201
+                )
+            assert call(server.url, "POST", "/api/tournaments/sun/start", {}, token=op)[0] == 200
+            seated = me(before["token"])[1]
+            assert seated["table"] == "sun-1"
+            spent = next(iter(jar)).value
+            # a new tab once seated: the seat at the table, with a new token
+            [after] = await resumed(tab)
+            assert (after["table"], after["seat"]) == (seated["table"], seated["seat"])
+            assert next(iter(jar)).value != spent, "the resume token rotates"
+            assert view(server.url, after["token"], "sun-1")["you"]["name"] == "Ann"
+            old = call(server.url, "GET", "/api/tables/sun-1/view", token=before["token"])
+            assert old[0] == 401, "the old tab's token is spent at the table too"
+            assert me(after["token"])[1]["table"] == "sun-1"
+            # the spent resume token recovers nothing, and its cookie is cleared
+            async with aiohttp.ClientSession(server.url) as other:
+                name = next(iter(jar)).key
+                async with other.post(
+                    "/api/resume", headers={"Cookie": f"{name}={spent}"}
+                ) as answer:
+                    assert (await answer.json())["tournaments"] == []
+                    assert "Max-Age=0" in answer.headers["Set-Cookie"]
+            # once the tournament is over for them (here: cancelled) there is nothing to resume
+            assert call(server.url, "POST", "/api/tournaments/sun/cancel", {}, token=op)[0] == 200
+            assert await resumed(tab) == []
+            assert not list(jar), "the cookie is cleared"
 
     try:
         asyncio.run(run())

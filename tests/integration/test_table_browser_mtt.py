@@ -185,3 +185,55 @@ def test_a_three_table_tournament_in_chromium_follows_its_player_to_a_winner(
         for c in (m["hand"].get("deal") or {}).get("contributions") or []
     ]
     assert any(c["from"] == "player" and c["name"] == "Ann" for c in contributions), pushed[-1]
+
+
+def test_a_new_tab_gets_a_tournament_entry_back_and_then_its_seat(
+    live_server: Callable[..., Any], tmp_path: Path
+) -> None:
+    """The resume cookie (HttpOnly, rotated at each use) brings a tournament player's entry
+    back to a tab opened after closing hers: the tournament's page with her registration
+    while it has not started, then her table, where she is the seat marked as hers."""
+    chromium, sync_api = browser_tools()
+    server = serve(live_server, tmp_path, ["--operator-token-file", str(operator_file(tmp_path)),
+                                           "--clock", "60", "--pause", "30"])  # fmt: skip
+    settings = {"levels": [{"ante": 1, "bring_in": 5, "small_bet": 10}], "payouts": [10000],
+                "seats": 4, "min_entrants": 2}  # fmt: skip
+    made = call(server.url, "POST", "/api/tournaments",
+                {"id": "sun", "name": "Sunday", "settings": settings}, token=OPERATOR)  # fmt: skip
+    assert made[0] == 201, made
+    playwright, browser = launch(sync_api, chromium)
+    try:
+        context = browser.new_context(viewport={"width": 1100, "height": 900})
+        first = context.new_page()
+        first.goto(server.url + "/#t/sun")
+        first.fill("#mtt-name", "Ann")
+        first.get_by_role("button", name="Register").click()
+        first.wait_for_selector("#mtt-you-text:has-text('registered as Ann')")
+        first.close()
+
+        # a new tab on the lobby's address: to the tournament's page, registered
+        second = context.new_page()
+        second.goto(server.url + "/")
+        second.wait_for_selector("#mtt-you-text:has-text('registered as Ann')")
+        assert second.evaluate("location.hash") == "#t/sun"
+        for number in range(3):
+            bot = {"name": f"Bot {number}", "bot": "station"}
+            assert (
+                call(server.url, "POST", "/api/tournaments/sun/bots", bot, token=OPERATOR)[0] == 201
+            )
+        assert call(server.url, "POST", "/api/tournaments/sun/start", {}, token=OPERATOR)[0] == 200
+        second.wait_for_selector("#seats li.you", timeout=20_000)  # it follows her to her table
+        second.close()
+
+        # once seated: a new tab opens at her table, her seat marked as hers
+        third = context.new_page()
+        third.goto(server.url + "/")
+        third.wait_for_selector("#seats li.you", timeout=20_000)
+        assert third.get_attribute("#table", "data-table") == "sun-1"
+        assert "Ann" in third.inner_text("#seats li.you")
+        cookies = {c["name"]: c for c in context.cookies()}
+        assert [c["httpOnly"] for c in cookies.values()] == [True], cookies
+    finally:
+        browser.close()
+        playwright.stop()
+        server.stop()

@@ -5,7 +5,7 @@ refills at its rate; limits parse from the command line or name what is wrong.""
 from __future__ import annotations
 
 import pytest
-from studclients.table import resume
+from studclients.table import cookies
 from studclients.table.ratelimit import RateLimited, RateLimits
 
 
@@ -46,8 +46,12 @@ def test_idle_buckets_are_forgotten_past_the_cap(monkeypatch: pytest.MonkeyPatch
 
 
 @pytest.mark.parametrize("table_id", ["main", "Table 2/é", "a" * 64])
-def test_resume_cookie_names_carry_the_table_id(table_id: str) -> None:
-    name = resume.cookie_name(table_id)
+def test_resume_cookie_names_carry_the_table_or_tournament_id(table_id: str) -> None:
+    name = cookies.cookie_name(table_id)
     assert name.startswith("stud_resume_") and all(c.isalnum() or c in "_-" for c in name)
-    assert resume.table_of(name) == table_id
-    assert resume.table_of("session") is None and resume.table_of("stud_resume_%%") is None
+    assert cookies.table_of(name) == table_id
+    assert cookies.table_of("session") is None and cookies.table_of("stud_resume_%%") is None
+    # a tournament entry's cookie: its own prefix, never read as a table's, nor one as its
+    entry = cookies.cookie_name(table_id, cookies.ENTRY_PREFIX)
+    assert cookies.table_of(entry, cookies.ENTRY_PREFIX) == table_id
+    assert cookies.table_of(entry) is None and cookies.table_of(name, cookies.ENTRY_PREFIX) is None

@@ -1,44 +1,28 @@
-"""Seats recovered on a new tab: at join the browser gets a resume token in an HttpOnly,
-SameSite=Strict cookie scoped to ``/api/resume`` (never in a URL, never readable by the
-page's scripts). ``POST /api/resume`` trades it for a fresh seat token and a fresh resume
+"""Seats recovered on a new tab: at join the browser gets a resume token in a cookie
+(cookies.py). ``POST /api/resume`` trades it for a fresh seat token and a fresh resume
 token (rotation: each is good once, and the old seat token stops working, so one tab holds
-the seat). Only SHA-256 hashes are stored, compared in constant time."""
+the seat). A tournament entry gets one at registration, traded the same way for a fresh
+player token while the player is still in the tournament. Only SHA-256 hashes are stored,
+compared in constant time."""
 
 from __future__ import annotations
 
-import base64
-import binascii
 from typing import Any
 
 import sqlalchemy as sa
 from aiohttp import web
 
 from studclients.table import receipts, tokens
+from studclients.table.cookies import (
+    ENTRY_PREFIX,
+    clear_cookie,
+    set_cookie,
+    table_of,
+)
+from studclients.table.mtt.field import Field
+from studclients.table.mtt.settings import MttSettings
+from studclients.table.schema import mtt_entries, mtts
 from studclients.table.store import Store, seats
-
-#: Cookie names: this prefix and the table id (URL-safe base64), one cookie per table.
-COOKIE_PREFIX = "stud_resume_"
-COOKIE_PATH = "/api/resume"
-#: How long a browser keeps its resume token (seconds).
-COOKIE_SECONDS = 12 * 3600
-
-
-def cookie_name(table_id: str) -> str:
-    encoded = base64.urlsafe_b64encode(table_id.encode()).decode().rstrip("=")
-    return COOKIE_PREFIX + encoded
-
-
-def table_of(name: str) -> str | None:
-    """The table id of a resume cookie's name (None when it is not one)."""
-    if not name.startswith(COOKIE_PREFIX):
-        return None
-    encoded = name.removeprefix(COOKIE_PREFIX)
-    try:
-        padded = encoded + "=" * (-len(encoded) % 4)
-        table_id = base64.b64decode(padded, altchars=b"-_", validate=True).decode()
-    except (binascii.Error, UnicodeDecodeError, ValueError):
-        return None
-    return table_id or None
 
 
 async def rotate(store: Store, table_id: str, resume_token: str) -> dict[str, Any] | None:
@@ -75,42 +59,83 @@ async def rotate(store: Store, table_id: str, resume_token: str) -> dict[str, An
     }
 
 
-def set_cookie(
-    response: web.StreamResponse, request: web.Request, table_id: str, value: str
-) -> None:
-    response.set_cookie(
-        cookie_name(table_id),
-        value,
-        max_age=COOKIE_SECONDS,
-        path=COOKIE_PATH,
-        httponly=True,
-        samesite="Strict",
-        secure=request.secure,
-    )
-
-
-def clear_cookie(response: web.StreamResponse, table_id: str) -> None:
-    response.del_cookie(cookie_name(table_id), path=COOKIE_PATH)
+async def rotate_entry(store: Store, mtt_id: str, resume_token: str) -> dict[str, Any] | None:
+    """Trades a tournament entry's resume token for a new player token and resume token:
+    ``{"tournament", "player", "name", "token", "resume", "table", "seat"}`` (``table``
+    None while the tournament has not seated them), or None when it is no entry's (any
+    more) or its player is out or the tournament over. The new token replaces the old at
+    the seat they hold, in a transaction that moves the tournament's version on, so a
+    decision of the director racing it (a move that copies the old token to a new seat)
+    loses its compare-and-set and is decided again with the new one."""
+    token, resume = tokens.new_token(), tokens.new_token()
+    async with store.engine.begin() as conn:
+        bumped = await conn.execute(
+            sa.update(mtts).where(mtts.c.id == mtt_id).values(version=mtts.c.version + 1)
+        )
+        where = (mtt_entries.c.mtt_id == mtt_id) & (
+            mtt_entries.c.resume_hash == tokens.token_hash(resume_token)
+        )
+        entry = (await conn.execute(sa.select(mtt_entries).where(where))).first()
+        row = (await conn.execute(sa.select(mtts).where(mtts.c.id == mtt_id))).first()
+        if bumped.rowcount != 1 or entry is None or row is None:
+            await conn.rollback()
+            return None
+        field = Field.from_dict(MttSettings.from_dict(row.settings), row.field)
+        if field.status not in ("registering", "running") or entry.player in field.places:
+            await conn.rollback()
+            return None  # nothing left to play: the cookie is spent
+        await conn.execute(
+            sa.update(mtt_entries)
+            .where(where)
+            .values(token_hash=tokens.token_hash(token), resume_hash=tokens.token_hash(resume))
+        )
+        if entry.table_id is not None:
+            await conn.execute(
+                sa.update(seats)
+                .where(
+                    seats.c.table_id == entry.table_id,
+                    seats.c.seat_no == entry.seat_no,
+                    seats.c.token_hash == entry.token_hash,
+                )
+                .values(token_hash=tokens.token_hash(token))
+            )
+            await Store._bump(conn, entry.table_id)
+    return {
+        "tournament": mtt_id,
+        "player": entry.player,
+        "name": entry.name,
+        "token": token,
+        "resume": resume,
+        "table": entry.table_id,
+        "seat": entry.seat_no,
+    }
 
 
 async def resume_seats(store: Store, request: web.Request) -> web.StreamResponse:
     """``POST /api/resume``: the seats this browser's resume cookies still hold, each with
-    a new seat token (``{"seats": [{"table", "seat", "token"}]}``); spent or stale cookies
-    are cleared, good ones replaced by their successors."""
+    a new seat token (``{"seats": [{"table", "seat", "token", "history_token"}]}``), and
+    the tournaments it is still playing, each with a new player token
+    (``"tournaments": [...]``, rotate_entry); spent or stale cookies are cleared, good
+    ones replaced by their successors."""
     found: list[dict[str, Any]] = []
+    entries: list[dict[str, Any]] = []
     renewed: list[tuple[str, str | None]] = []
     for name, value in request.cookies.items():
-        table_id = table_of(name)
-        if table_id is None:
-            continue
-        answer = await rotate(store, table_id, value)
-        renewed.append((table_id, None if answer is None else answer.pop("resume")))
-        if answer is not None:
-            found.append(answer)
-    response = web.json_response({"seats": found})
-    for table_id, successor in renewed:
-        if successor is None:
-            clear_cookie(response, table_id)
+        if (table_id := table_of(name)) is not None:
+            answer = await rotate(store, table_id, value)
+            kept = found
+        elif (mtt_id := table_of(name, ENTRY_PREFIX)) is not None:
+            answer = await rotate_entry(store, mtt_id, value)
+            kept = entries
         else:
-            set_cookie(response, request, table_id, successor)
+            continue
+        renewed.append((name, None if answer is None else answer.pop("resume")))
+        if answer is not None:
+            kept.append(answer)
+    response = web.json_response({"seats": found, "tournaments": entries})
+    for name, successor in renewed:
+        if successor is None:
+            clear_cookie(response, name)
+        else:
+            set_cookie(response, request, name, successor)
     return response

@@ -212,6 +212,8 @@ mtt_entries = sa.Table(
     sa.Column("token_hash", sa.LargeBinary(32), nullable=True),
     sa.Column("table_id", sa.String(64), nullable=True),
     sa.Column("seat_no", sa.Integer, nullable=True),
+    # (added after the first release) SHA-256 of the entry's resume token (resume.py)
+    sa.Column("resume_hash", sa.LargeBinary(32), nullable=True),
 )
 
 mtt_moves = sa.Table(

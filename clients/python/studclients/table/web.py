@@ -17,7 +17,7 @@ from typing import Any
 
 from aiohttp import WSMsgType, web
 
-from studclients.table import histories, lobby, metrics, resume, tokens, tracing
+from studclients.table import cookies, histories, lobby, metrics, resume, tokens, tracing
 from studclients.table.errors import ApiError
 from studclients.table.game import Tables
 from studclients.table.mtt import pages as mtt_pages
@@ -256,7 +256,7 @@ def build_app(
         answer = await tables.join(table_id, name)
         resume_token = answer.pop("resume")
         response = web.json_response(answer)
-        resume.set_cookie(response, request, table_id, resume_token)
+        cookies.set_cookie(response, request, cookies.cookie_name(table_id), resume_token)
         return response
 
     async def resume_seats(request: web.Request) -> web.StreamResponse:
@@ -280,7 +280,7 @@ def build_app(
     async def leave(request: web.Request) -> web.StreamResponse:
         table_id = request.match_info["table"]
         response = web.json_response(await tables.leave(table_id, token_of(request)))
-        resume.clear_cookie(response, table_id)
+        cookies.clear_cookie(response, cookies.cookie_name(table_id))
         return response
 
     async def add_bot(request: web.Request) -> web.StreamResponse:
@@ -373,7 +373,7 @@ def build_app(
     app.router.add_post("/api/tables/{table}/leave", leave)
     app.router.add_post("/api/tables/{table}/bots", add_bot)
     app.router.add_post("/api/tables/{table}/back", back)
-    app.router.add_post(resume.COOKIE_PATH, resume_seats)
+    app.router.add_post(cookies.COOKIE_PATH, resume_seats)
     app.router.add_get("/ws", socket)
     mtt_routes.add_routes(
         app, director or Director(tables.store), json_body, token_of, require_operator

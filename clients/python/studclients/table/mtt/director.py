@@ -163,9 +163,11 @@ class Director:
         return True
 
     async def register(self, mtt_id: str, name: str, bot: str | None = None) -> dict[str, Any]:
-        """A new entry; a person's answer holds their token (given out only here). Late
+        """A new entry; a person's answer holds their token and their resume token (given
+        out only here: the route puts the resume token in a cookie, resume.py). Late
         entrants are seated at once by the seeded draw."""
         token = None if bot else tokens.new_token()
+        resume = None if bot else tokens.new_token()
 
         async def change(conn: AsyncConnection, row: sa.Row[Any], field: Field) -> Any:
             if any(e.name.casefold() == name.casefold() for e in field.entries.values()):
@@ -178,6 +180,7 @@ class Director:
                     name=name,
                     bot=bot,
                     token_hash=tokens.token_hash(token) if token else None,
+                    resume_hash=tokens.token_hash(resume) if resume else None,
                 )
             )
             if field.status == "running":
@@ -187,7 +190,7 @@ class Director:
         player = await self._decide(mtt_id, change)
         if player is None:
             raise ApiError(409, "busy", "the tournament changed at that moment: try again")
-        return {"tournament": mtt_id, "player": player, "token": token}
+        return {"tournament": mtt_id, "player": player, "token": token, "resume": resume}
 
     async def start(self, mtt_id: str) -> list[Move]:
         """The opening draw from the stored seed: tables made, every entrant seated."""

@@ -1,6 +1,7 @@
 """The HTTP routes of multi-table tournaments: the lobby's list, a tournament's page,
-registering, where a player sits now, rebuys and the add-on (the player's token), and the
-operator's create, start, pause, resume, cancel and bots (the operator token)."""
+registering (with a resume cookie: cookies.py), where a player sits now, rebuys and the
+add-on (the player's token), and the operator's create, start, pause, resume, cancel and
+bots (the operator token)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from typing import Any
 from aiohttp import web
 
 from studclients.client import VARIANTS
-from studclients.table import validation
+from studclients.table import cookies, validation
 from studclients.table.errors import ApiError, SettingsError
 from studclients.table.lobby import TABLE_NAME
 from studclients.table.mtt import pages
@@ -76,8 +77,13 @@ def add_routes(
     async def register(request: web.Request) -> web.StreamResponse:
         body = await json_body(request)
         name = validation.player_name(body.get("name") if isinstance(body, dict) else None)
-        answer = await director.register(request.match_info["mtt"], name)
-        return web.json_response(answer, status=201)
+        mtt_id = request.match_info["mtt"]
+        answer = await director.register(mtt_id, name)
+        resume_token = answer.pop("resume")  # a cookie only the resume route reads
+        response = web.json_response(answer, status=201)
+        name = cookies.cookie_name(mtt_id, cookies.ENTRY_PREFIX)
+        cookies.set_cookie(response, request, name, resume_token)
+        return response
 
     async def add_bot(request: web.Request) -> web.StreamResponse:
         require_operator(request)
@@ -85,6 +91,7 @@ def add_routes(
         name = validation.player_name(body.get("name") if isinstance(body, dict) else None)
         kind = str(body.get("bot", "station"))
         answer = await director.register(request.match_info["mtt"], name, bot=kind)
+        del answer["resume"]  # a bot's entry has no token and no resume token
         return web.json_response(answer, status=201)
 
     async def me(request: web.Request) -> web.StreamResponse:

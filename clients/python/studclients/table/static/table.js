@@ -1,7 +1,8 @@
 // stud-table's page: join a table, then show what the server pushes for this seat over a
 // WebSocket and send moves with the seat token as a bearer header. The token lives in
 // sessionStorage (this tab only) and never in a URL; a new tab of the same browser gets
-// the seat back through the HttpOnly resume cookie (POST /api/resume). A tournament's
+// the seat (or its tournament entry) back through the HttpOnly resume cookie
+// (POST /api/resume). A tournament's
 // page is #t/ID (mtt.js); a tournament player's table follows them when they are moved.
 
 import {
@@ -53,13 +54,19 @@ function cardElement(card) {
 
 const api = (path, body, method = "POST") => fetchJson(path, { method, body, token: seat?.token });
 
-/** The seat this browser held at a table, recovered from the resume cookie (or null). */
+/** The seat this browser held at a table, else the tournament it is playing, recovered
+ * from the resume cookies (or null). */
 async function resumeSeat() {
   try {
-    const { seats } = await api("/api/resume", {});
-    if (!seats.length) return null;
-    const [found] = seats;
-    return { table: found.table, seat: found.seat, token: found.token, history: found.history_token };
+    const { seats, tournaments } = await api("/api/resume", {});
+    if (seats.length) {
+      const [found] = seats;
+      return { table: found.table, seat: found.seat, token: found.token, history: found.history_token };
+    }
+    if (!tournaments.length) return null;
+    const [entry] = tournaments;
+    return { mtt: entry.tournament, player: entry.player, name: entry.name, token: entry.token,
+      table: entry.table, seat: entry.seat };
   } catch {
     return null;
   }
@@ -403,15 +410,14 @@ $("back").addEventListener("click", async () => {
   }
 });
 
-if (seat || location.hash) {
-  route();
-} else {
-  loadLobby();  // at once; a seat this browser still holds (a closed tab) replaces it
+route();  // at once; a seat or tournament this browser still holds (a closed tab) replaces it
+if (!seat) {
   resumeSeat().then((found) => {
     if (!found || seat) return;
-    seat = found;
-    sessionStorage.setItem("stud-seat", JSON.stringify(seat));
-    keepHistory(seat.table, seat.history);
-    openTable();
+    saveSeat(found);
+    if (found.history) keepHistory(found.table, found.history);
+    const entry = found.mtt ? `#t/${encodeURIComponent(found.mtt)}` : null;
+    if (location.hash && location.hash !== entry) route();  // the page asked for stays
+    else showPage(found.table ? "" : entry);  // to the seat, else the tournament's page
   });
 }
