@@ -63,12 +63,22 @@ _SCALARS: dict[int, tuple[str, str, str, str | None]] = {
 }
 
 
-def _wire_import(*more: str) -> list[str]:
-    """The import of the hand-written primitives every writer calls (``state/wire.py``)."""
-    writes = ("append_flags", "append_int64", "append_packed", "append_packed_int64")
-    writes += ("append_record", "append_text", "append_varint", *more)
-    lines = ["from studengine.state.wire import (", "    BytesWriter,"]
-    return [*lines, *(f"    {name}," for name in sorted(writes)), ")"]
+#: the hand-written primitives (``state/wire.py``) the generated writers call
+_WIRE = ("append_flags", "append_int64", "append_packed", "append_packed_int64")
+_WIRE += ("append_record", "append_text", "append_varint", "close_record", "open_record")
+#: where a module's import of them goes, once its code is written (``_with_wire_import``)
+_WIRE_IMPORT = "<the import of state/wire.py>"
+
+
+def _with_wire_import(lines: list[str]) -> str:
+    """The module of ``lines`` with ``_WIRE_IMPORT`` replaced by an import of the
+    primitives its code calls, and only those."""
+    code = "\n".join(lines)
+    used = [name for name in _WIRE if re.search(rf"\b{name}\(", code)]
+    wire = ["from studengine.state.wire import (", "    BytesWriter,"]
+    wire += [*(f"    {name}," for name in used), ")"]
+    at = lines.index(_WIRE_IMPORT)
+    return "\n".join([*lines[:at], *wire, *lines[at + 1 :]]) + "\n"
 
 
 #: names the generated code uses itself, which a field may not take
@@ -190,7 +200,7 @@ def fields_module(proto: Any, records: Records, keys_module: str, pb_module: str
         "from studengine.state.bounded import BoundedCache",
         "from studengine.state.checks import StateInvalid",
         "from studengine.state.reader import MALFORMED, Cursor",
-        *_wire_import("close_record", "open_record"),
+        _WIRE_IMPORT,
         "",
         "if TYPE_CHECKING:  # a native (unboxed) integer compiled, an int when run pure",
         "    from mypy_extensions import i64",
@@ -231,7 +241,7 @@ def fields_module(proto: Any, records: Records, keys_module: str, pb_module: str
         f"    write_{name}(out, record)",
         "    return out.getvalue()",
     ]
-    return "\n".join(out) + "\n"
+    return _with_wire_import(out)
 
 
 def _python_type(tree: _Tree, message: Any, field: Any) -> tuple[str, str]:
@@ -469,7 +479,7 @@ def writers_module(proto: Any, names: tuple[str, ...], keys_module: str) -> str:
         "from __future__ import annotations",
         "",
         f"from {keys_module} import {stem}_keys as keys",
-        *_wire_import(),
+        _WIRE_IMPORT,
     ]
     by_name = {m.name: m for m in proto.message_type}
     for name in names:
@@ -493,4 +503,4 @@ def writers_module(proto: Any, names: tuple[str, ...], keys_module: str) -> str:
         for field in sorted(message.field, key=lambda f: f.number):
             key = _Tree.key(message, field)
             out += [f"    {line}" for line in _scalar_writes(field, key, field.name)]
-    return "\n".join(out) + "\n"
+    return _with_wire_import(out)
