@@ -17,6 +17,7 @@ from typing import Any
 
 import aiohttp
 import pytest
+from studclients.table import cookies
 from support.polling import poll_until
 from support.table_harness import call, download, join, table_on_new_engine, view
 
@@ -141,11 +142,13 @@ def test_a_closed_tab_recovers_its_tournament_entry_and_seat_with_the_resume_coo
     def me(token: str) -> tuple[int, Any]:
         return call(server.url, "GET", "/api/tournaments/sun/me", token=token)
 
-    async def resumed(tab: aiohttp.ClientSession) -> list[dict[str, Any]]:
-        async with tab.post("/api/resume") as answer:
-            found = await answer.json()
-        assert found["seats"] == []
-        return list(found["tournaments"])
+    def version() -> int:
+        with sqlite3.connect(tmp_path / "table.db") as db:
+            return int(db.execute("SELECT version FROM mtts WHERE id = 'sun'").fetchone()[0])
+
+    async def resumed(tab: aiohttp.ClientSession, body: Any = None) -> dict[str, Any]:
+        async with tab.post("/api/resume", json=body) as answer:
+            return dict(await answer.json())
 
     async def run() -> None:
         jar = aiohttp.CookieJar(unsafe=True)  # cookies for 127.0.0.1
@@ -153,28 +156,42 @@ def test_a_closed_tab_recovers_its_tournament_entry_and_seat_with_the_resume_coo
             path = "/api/tournaments/sun/register"
             entry = await with_resume_cookie(tab, path, {"name": "Ann"})
             assert set(entry) == {"tournament", "player", "token"}, "no resume token"
+            [kept] = list(jar)
+            assert int(kept["max-age"]) == 14 * 24 * 3600  # registration may open days ahead
+            # a stray cookie for the tournament changes nothing, not even its version
+            at = version()
+            async with aiohttp.ClientSession(server.url) as other:
+                stray = {"Cookie": f"{kept.key}=not-a-resume-token"}
+                async with other.post("/api/resume", headers=stray) as answer:
+                    assert (await answer.json()) == {"seats": [], "tournaments": []}
+            assert version() == at
             # a new tab before the start: the entry, with a new token; the old one spent
-            [before] = await resumed(tab)
+            found = await resumed(tab)
+            assert found["seats"] == [] and len(found["tournaments"]) == 1, found
+            [before] = found["tournaments"]
             assert before["tournament"] == "sun" and before["player"] == entry["player"]
             assert (before["name"], before["table"], before["seat"]) == ("Ann", None, None)
             assert me(entry["token"])[0] == 401
             assert me(before["token"])[1]["name"] == "Ann"
             for number in range(3):
                 bot = {"name": f"Bot {number}", "bot": "station"}
-                assert (
-                    call(server.url, "POST", "/api/tournaments/sun/bots", bot, token=op)[0] == 201
-                )
+                made = call(server.url, "POST", "/api/tournaments/sun/bots", bot, token=op)
+                assert made[0] == 201, made
             assert call(server.url, "POST", "/api/tournaments/sun/start", {}, token=op)[0] == 200
             seated = me(before["token"])[1]
             assert seated["table"] == "sun-1"
             spent = next(iter(jar)).value
             # a new tab once seated: the seat at the table, with a new token
-            [after] = await resumed(tab)
+            [after] = (await resumed(tab, {"tournament": "sun"}))["tournaments"]
             assert (after["table"], after["seat"]) == (seated["table"], seated["seat"])
             assert next(iter(jar)).value != spent, "the resume token rotates"
             assert view(server.url, after["token"], "sun-1")["you"]["name"] == "Ann"
             old = call(server.url, "GET", "/api/tables/sun-1/view", token=before["token"])
             assert old[0] == 401, "the old tab's token is spent at the table too"
+            rebuy = call(
+                server.url, "POST", "/api/tournaments/sun/rebuy", {}, token=before["token"]
+            )
+            assert rebuy[0] == 401, rebuy
             assert me(after["token"])[1]["table"] == "sun-1"
             # the spent resume token recovers nothing, and its cookie is cleared
             async with aiohttp.ClientSession(server.url) as other:
@@ -184,10 +201,20 @@ def test_a_closed_tab_recovers_its_tournament_entry_and_seat_with_the_resume_coo
                 ) as answer:
                     assert (await answer.json())["tournaments"] == []
                     assert "Max-Age=0" in answer.headers["Set-Cookie"]
+            # a seat at a cash table too: each call trades one cookie, the one asked for
+            # (a tournament's address names its entry), else the seat; the other holds
+            cash = await with_resume_cookie(tab, "/api/tables/main/join", {"name": "Ann"})
+            [entry_again] = (await resumed(tab, {"tournament": "sun"}))["tournaments"]
+            assert view(server.url, cash["token"])["you"]["name"] == "Ann", "the seat holds"
+            both = await resumed(tab)
+            assert both["tournaments"] == [] and len(both["seats"]) == 1
+            assert me(entry_again["token"])[1]["table"] == "sun-1", "the entry holds"
+            refused = call(server.url, "POST", "/api/resume", {"tournament": 7})
+            assert refused[0] == 400 and refused[1]["error"]["reason"] == "bad_field", refused
             # once the tournament is over for them (here: cancelled) there is nothing to resume
             assert call(server.url, "POST", "/api/tournaments/sun/cancel", {}, token=op)[0] == 200
-            assert await resumed(tab) == []
-            assert not list(jar), "the cookie is cleared"
+            assert (await resumed(tab, {"tournament": "sun"}))["tournaments"] == []
+            assert [c.key for c in jar] == [cookies.cookie_name("main")], "the entry's is cleared"
 
     try:
         asyncio.run(run())

@@ -192,7 +192,9 @@ def test_a_new_tab_gets_a_tournament_entry_back_and_then_its_seat(
 ) -> None:
     """The resume cookie (HttpOnly, rotated at each use) brings a tournament player's entry
     back to a tab opened after closing hers: the tournament's page with her registration
-    while it has not started, then her table, where she is the seat marked as hers."""
+    while it has not started, then her table, where she is the seat marked as hers. A tab
+    opened at the tournament's address takes back that entry and nothing else: the seat
+    she holds at a cash table in another tab stays hers there."""
     chromium, sync_api = browser_tools()
     server = serve(live_server, tmp_path, ["--operator-token-file", str(operator_file(tmp_path)),
                                            "--clock", "60", "--pause", "30"])  # fmt: skip
@@ -216,6 +218,10 @@ def test_a_new_tab_gets_a_tournament_entry_back_and_then_its_seat(
         second.goto(server.url + "/")
         second.wait_for_selector("#mtt-you-text:has-text('registered as Ann')")
         assert second.evaluate("location.hash") == "#t/sun"
+        # she sits down at a cash table too (another tab's, as the page would): its cookie
+        # lands beside the tournament's
+        joined = context.request.post(server.url + "/api/tables/main/join",
+                                      data={"name": "Ann"}).json()  # fmt: skip
         for number in range(3):
             bot = {"name": f"Bot {number}", "bot": "station"}
             assert (
@@ -225,14 +231,17 @@ def test_a_new_tab_gets_a_tournament_entry_back_and_then_its_seat(
         second.wait_for_selector("#seats li.you", timeout=20_000)  # it follows her to her table
         second.close()
 
-        # once seated: a new tab opens at her table, her seat marked as hers
+        # a new tab at the tournament's address once seated: her tournament table
         third = context.new_page()
-        third.goto(server.url + "/")
-        third.wait_for_selector("#seats li.you", timeout=20_000)
-        assert third.get_attribute("#table", "data-table") == "sun-1"
+        third.goto(server.url + "/#t/sun")
+        third.wait_for_selector("#table[data-table='sun-1'] #seats li.you", timeout=20_000)
         assert "Ann" in third.inner_text("#seats li.you")
-        cookies = {c["name"]: c for c in context.cookies()}
-        assert [c["httpOnly"] for c in cookies.values()] == [True], cookies
+        cash = call(server.url, "GET", "/api/tables/main/view", token=joined["token"])
+        assert cash[0] == 200, "the cash seat's token is not traded by the tournament's tab"
+        assert {c["name"]: c["httpOnly"] for c in context.cookies()} == {
+            "stud_mtt_resume_c3Vu": True,  # base64url("sun")
+            "stud_resume_bWFpbg": True,  # base64url("main")
+        }
     finally:
         browser.close()
         playwright.stop()

@@ -14,8 +14,10 @@ from aiohttp import web
 COOKIE_PREFIX = "stud_resume_"
 ENTRY_PREFIX = "stud_mtt_resume_"
 COOKIE_PATH = "/api/resume"
-#: How long a browser keeps its resume token (seconds).
+#: How long a browser keeps its resume token (seconds): a seat's, and a tournament entry's
+#: (registration may open days before the start)
 COOKIE_SECONDS = 12 * 3600
+ENTRY_SECONDS = 14 * 24 * 3600
 
 
 def cookie_name(table_id: str, prefix: str = COOKIE_PREFIX) -> str:
@@ -37,11 +39,17 @@ def table_of(name: str, prefix: str = COOKIE_PREFIX) -> str | None:
     return table_id or None
 
 
-def set_cookie(response: web.StreamResponse, request: web.Request, name: str, value: str) -> None:
+def set_cookie(
+    response: web.StreamResponse,
+    request: web.Request,
+    name: str,
+    value: str,
+    seconds: int = COOKIE_SECONDS,
+) -> None:
     response.set_cookie(
         name,
         value,
-        max_age=COOKIE_SECONDS,
+        max_age=seconds,
         path=COOKIE_PATH,
         httponly=True,
         samesite="Strict",

@@ -261,7 +261,11 @@ def build_app(
 
     async def resume_seats(request: web.Request) -> web.StreamResponse:
         limit("resume", request)
-        return await resume.resume_seats(tables.store, request)
+        body = await json_body(request)
+        wanted = body.get("tournament") if isinstance(body, dict) else None
+        if wanted is not None and not isinstance(wanted, str):
+            raise ApiError(400, "bad_field", "tournament: the id of the tournament to resume")
+        return await resume.resume_seats(tables.store, request, wanted)
 
     async def back(request: web.Request) -> web.StreamResponse:
         return web.json_response(await tables.back(request.match_info["table"], token_of(request)))

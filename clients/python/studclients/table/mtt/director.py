@@ -250,8 +250,12 @@ class Director:
         if found is None:
             raise ApiError(409, "not_in_play", "that player is not at a table")
         table_id, seat_no = found
+        hashed = tokens.token_hash(token)  # checked again in the decision (resume.py)
 
         async def change(conn: AsyncConnection, row: sa.Row[Any], field: Field) -> Any:
+            mine = (mtt_entries.c.mtt_id == row.id) & (mtt_entries.c.token_hash == hashed)
+            if (await conn.execute(sa.select(mtt_entries.c.player).where(mine))).first() is None:
+                raise ApiError(401, "bad_token", "the token was traded for a new tab's")
             live = {t.table_id: t for t in await self._live_tables(conn, row.id)}
             table = live.get(table_id)
             if (

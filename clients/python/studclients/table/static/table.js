@@ -54,11 +54,11 @@ function cardElement(card) {
 
 const api = (path, body, method = "POST") => fetchJson(path, { method, body, token: seat?.token });
 
-/** The seat this browser held at a table, else the tournament it is playing, recovered
- * from the resume cookies (or null). */
-async function resumeSeat() {
+/** The seat this browser held at a table, else the tournament it is playing (only
+ * ``tournament``'s when given), recovered from the resume cookies (or null). */
+async function resumeSeat(tournament) {
   try {
-    const { seats, tournaments } = await api("/api/resume", {});
+    const { seats, tournaments } = await api("/api/resume", tournament ? { tournament } : {});
     if (seats.length) {
       const [found] = seats;
       return { table: found.table, seat: found.seat, token: found.token, history: found.history_token };
@@ -410,14 +410,14 @@ $("back").addEventListener("click", async () => {
   }
 });
 
-route();  // at once; a seat or tournament this browser still holds (a closed tab) replaces it
-if (!seat) {
-  resumeSeat().then((found) => {
+route();  // at once; a seat or tournament entry this browser still holds (a closed tab)
+// replaces the lobby; at a tournament's address only that tournament's entry is asked for
+const asked = /^#t\/(.+)$/.exec(location.hash);
+if (!seat && (!location.hash || asked)) {
+  resumeSeat(asked ? decodeURIComponent(asked[1]) : null).then((found) => {
     if (!found || seat) return;
     saveSeat(found);
     if (found.history) keepHistory(found.table, found.history);
-    const entry = found.mtt ? `#t/${encodeURIComponent(found.mtt)}` : null;
-    if (location.hash && location.hash !== entry) route();  // the page asked for stays
-    else showPage(found.table ? "" : entry);  // to the seat, else the tournament's page
+    showPage(found.table ? "" : `#t/${encodeURIComponent(found.mtt)}`);  // the seat, else the entry
   });
 }
