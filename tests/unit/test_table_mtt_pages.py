@@ -1,8 +1,9 @@
 """What a tournament player's pages are told, through the back-end on a SQLite file: where
 they sit and what is on sale to them (a rebuy while at most the starting stack, the add-on
-at its break, once each), the push that sends a moved player's page to their new table,
-and a tournament's tables kept from the cash tables' doors (no join, no bot, no leave,
-not in the tables' lobby), their seats numbered from 1 to the last as the draw seats them."""
+at its break, once each; nothing to a token a new tab traded), the push that sends a
+moved player's page to their new table, and a tournament's tables kept from the cash
+tables' doors (no join, no bot, no leave, not in the tables' lobby), their seats
+numbered from 1 to the last as the draw seats them."""
 
 from __future__ import annotations
 
@@ -10,10 +11,11 @@ import asyncio
 import time
 from pathlib import Path
 from typing import Any
+from unittest.mock import AsyncMock
 
 import pytest
 from studclients.client import VARIANTS
-from studclients.table import lobby
+from studclients.table import lobby, resume
 from studclients.table.errors import ApiError
 from studclients.table.game import Tables, TableSettings, Timing
 from studclients.table.mtt import pages
@@ -26,18 +28,25 @@ RAW: dict[str, Any] = {**SETTINGS, "unit": "minutes", "every": 1, "seats": 4,
                        "break_seconds": 600}  # fmt: skip
 
 
-async def started(tmp_path: Path) -> tuple[Store, Tables, Director, str]:
-    """A tournament of Ann and seven bots on two tables, started; Ann's token."""
+async def entered(tmp_path: Path) -> tuple[Store, Tables, Director, dict[str, Any]]:
+    """A tournament of Ann and seven bots on two tables, started; Ann's registration (her
+    token and resume token)."""
     store = Store(f"sqlite:///{tmp_path / 'pages.db'}")
     await store.create_schema()
     tables = Tables(store, ChipEngine(3), Timing(pause=0.0, bot_delay=0.0))
     director = Director(store)
     assert await director.create("m", "Pages", VARIANTS["seven"], RAW, seed="p")
-    token = str((await director.register("m", "Ann"))["token"])
+    ann = await director.register("m", "Ann")
     for number in range(7):
         await director.register("m", f"Bot {number}", bot="station")
     await director.start("m")
-    return store, tables, director, token
+    return store, tables, director, ann
+
+
+async def started(tmp_path: Path) -> tuple[Store, Tables, Director, str]:
+    """The same; Ann's token."""
+    store, tables, director, ann = await entered(tmp_path)
+    return store, tables, director, str(ann["token"])
 
 
 def test_a_player_is_told_where_they_sit_and_what_they_may_buy(tmp_path: Path) -> None:
@@ -59,6 +68,29 @@ def test_a_player_is_told_where_they_sit_and_what_they_may_buy(tmp_path: Path) -
         assert (await pages.page(director, "m"))["prize_pool"] == 8 * 100 + 200
         with pytest.raises(ApiError):
             await pages.my_seat(director, "m", "not-a-token")
+        await store.close()
+
+    asyncio.run(run())
+
+
+def test_a_rebuy_checked_just_before_a_new_tab_traded_the_token_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The old tab's rebuy racing the new tab's trade (resume.py): its token passed the
+    first check, then was traded; the decision checks it again, refuses 401, sells nothing."""
+
+    async def run() -> None:
+        store, _, director, ann = await entered(tmp_path)
+        old = str(ann["token"])
+        checked = await director.where("m", old)  # the old tab's rebuy: its token is good
+        traded = await resume.rotate_entry(store, "m", str(ann["resume"]))  # a new tab's
+        assert traded is not None and checked is not None
+        monkeypatch.setattr(director, "where", AsyncMock(return_value=checked))
+        with pytest.raises(ApiError) as refused:
+            await director.buy("m", old, "rebuy")
+        assert (refused.value.status, refused.value.reason) == (401, "bad_token")
+        me = await pages.my_seat(director, "m", traded["token"])
+        assert me["rebuys"] == 0 and me["can_rebuy"], "nothing sold"
         await store.close()
 
     asyncio.run(run())
