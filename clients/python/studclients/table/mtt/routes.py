@@ -81,8 +81,8 @@ def add_routes(
         answer = await director.register(mtt_id, name)
         resume_token = answer.pop("resume")  # a cookie only the resume route reads
         response = web.json_response(answer, status=201)
-        name = cookies.cookie_name(mtt_id, cookies.ENTRY_PREFIX)
-        cookies.set_cookie(response, request, name, resume_token, cookies.ENTRY_SECONDS)
+        cookie = cookies.cookie_name(mtt_id, cookies.ENTRY_PREFIX)
+        cookies.set_cookie(response, request, cookie, resume_token, cookies.ENTRY_SECONDS)
         return response
 
     async def add_bot(request: web.Request) -> web.StreamResponse:

@@ -2,8 +2,8 @@
 // WebSocket and send moves with the seat token as a bearer header. The token lives in
 // sessionStorage (this tab only) and never in a URL; a new tab of the same browser gets
 // the seat (or its tournament entry) back through the HttpOnly resume cookie
-// (POST /api/resume). A tournament's
-// page is #t/ID (mtt.js); a tournament player's table follows them when they are moved.
+// (POST /api/resume). A tournament's page is #t/ID (mtt.js); a tournament player's table
+// follows them when they are moved.
 
 import {
   downloadHistory, keepHistory, ordinal, placesOf, renderGame, renderKeptHistories, renderLobbyTables,
