@@ -231,3 +231,34 @@ def test_a_mixed_table_changes_game_and_a_player_replays_their_history(
                             timeout=120, check=False)  # fmt: skip
     assert result.returncode == 0, result.stdout + result.stderr
     assert f"{len(files)} of {len(files)} hands ok" in result.stdout
+
+
+def test_sit_down_waits_for_the_lobby_to_list_the_tables(
+    live_server: Callable[..., Any], tmp_path: Path
+) -> None:
+    """The lobby's table list comes after the page: until it does, "Sit down" is disabled
+    (a click on it would meet the empty required list's silent refusal, and nothing would
+    happen: CI once saw a player click too soon and wait in vain for a seat)."""
+    chromium, sync_api = browser_tools()
+    server = serve(live_server, tmp_path, ["--seats", "3", "--bots", "station"])
+    playwright, browser = launch(sync_api, chromium)
+    held: list[Any] = []  # the page's first ask for the list, answered when the test says
+    try:
+        page = browser.new_context().new_page()
+        page.route("**/api/tables", lambda route: route.continue_() if held else held.append(route))
+        page.goto(server.url + "/")
+        page.get_by_label("Your name").fill("Ann")
+        deadline = time.monotonic() + 10
+        while not held:  # the handler runs while Playwright waits
+            assert time.monotonic() < deadline, "the page did not ask for the tables"
+            page.wait_for_timeout(50)
+        assert page.is_disabled("#join-button")
+        assert page.locator("#join-table option").count() == 0
+        held[0].continue_()
+        page.get_by_role("button", name="Sit down").click()  # waits until it is enabled
+        page.wait_for_selector("#seats li.you")
+        assert "Ann" in page.inner_text("#seats li.you")
+    finally:
+        browser.close()
+        playwright.stop()
+        server.stop()

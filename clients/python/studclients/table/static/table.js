@@ -85,6 +85,8 @@ async function loadLobby() {
     option.textContent = `${t.name}: ${t.game} (${t.seated}/${t.max_seats} seated, ${t.state})`;
     return option;
   }));
+  // no table chosen yet: a click would meet the required field's silent refusal
+  $("join-button").disabled = tables.length === 0;
   renderLobbyTables(tables);
   renderKeptHistories();
 }
