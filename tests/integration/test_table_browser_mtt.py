@@ -1,11 +1,12 @@
 """A multi-table tournament in a real browser (Debian's chromium, driven by Playwright): an
-operator creates it from the lobby's form, registers eight bots, starts it, pauses and
+operator creates it from the lobby's form, registers eight bots, pauses it, starts it and
 resumes it from its page; one person registers from the tournament's page and plays it
-at three tables of three. Her table (table 3, by the seed) breaks at the first bust and
-her page follows her to her new seat without a new join (the push says where); she
-rebuys, and takes the add-on at the break, and the prize pool grows by both; it plays to
-a winner, and the tournament's page shows the final standings with the prizes adding up
-to the pool. A second tournament is cancelled from its page. Small stacks, fast levels,
+at three tables of three. She rebuys while it is paused (seated, no hand dealt: her stack
+is the starting stack, so a rebuy is on sale) and takes the add-on at the break, and the
+prize pool grows by both. Her table (table 3, by the seed) breaks at the first bust and
+her page follows her to her new seat without a new join (the push says where); it plays
+to a winner, and the tournament's page shows the final standings with the prizes adding
+up to the pool. A second tournament is cancelled from its page. Small stacks, fast levels,
 bots that act at once: it takes well under two minutes, and every wait is bounded."""
 
 from __future__ import annotations
@@ -25,14 +26,13 @@ from test_table_browser_rooms import OPERATOR, act, browser_tools, launch, opera
 SCREENSHOTS = ARTIFACTS / "table-mtt"
 BOTS = 8
 SEATS = 4
-#: Until she has rebought and moved she folds (her stack stays at most the starting stack,
-#: so a rebuy is on sale to her, and she is still there when her table breaks); then she
+#: Until she has moved she folds (she is still there when her table breaks); then she
 #: plays on.
 FOLDING = ("fold", "check", "bring_in", "call")
-#: Clicks the button of that id if it is shown, at once in the page: the offer comes and
-#: goes with her stack (a bring-in everyone folds to lifts it over the starting stack), and
-#: a check and a click made apart can find it gone in between (CI saw it once: the click
-#: then waited its 30 s for a button that did not come back).
+#: Clicks the button of that id if it is shown, at once in the page: an offer comes and
+#: goes (the add-on with the break), and a check and a click made apart can find it gone
+#: in between (CI saw it once: the click then waited its 30 s for a button that did not
+#: come back).
 CLICK_IF_SHOWN = """id => {
   const button = document.getElementById(id);
   if (button.hidden || button.offsetParent === null) return false;
@@ -76,6 +76,17 @@ def pool_of(page: Any) -> int:
     return int(page.get_attribute("#mtt-bar", "data-prize-pool") or 0)
 
 
+def bought_it(page: Any, before: int, pools: list[int]) -> bool:
+    """After a click on the rebuy or add-on button: True when it was bought (refused while
+    her table is in a hand), and then the bar's pool before and after go into ``pools``."""
+    page.wait_for_selector("#mtt-buy-result:not(:empty)")
+    if "your stack is" not in page.inner_text("#mtt-buy-result"):
+        return False
+    poll_until(lambda: pool_of(page) > before, "a larger pool", 10)
+    pools += [before, pool_of(page)]
+    return True
+
+
 def test_a_three_table_tournament_in_chromium_follows_its_player_to_a_winner(
     live_server: Callable[..., Any], tmp_path: Path
 ) -> None:
@@ -111,17 +122,23 @@ def test_a_three_table_tournament_in_chromium_follows_its_player_to_a_winner(
         desk.fill("#mo-bots", str(BOTS))
         desk.get_by_role("button", name="Register the bots").click()
         desk.wait_for_selector(f"#mtt-operator-result:has-text('{BOTS} bots registered')")
-        operate(desk, "start", f"Started: {BOTS + 1} players seated")
         operate(desk, "pause", "Paused")
+        operate(desk, "start", f"Started: {BOTS + 1} players seated")
         desk.wait_for_selector("#mtt-status:has-text('paused by the operator')")
-        operate(desk, "resume", "Resumed")
-        desk.wait_for_selector("#mtt-status:not(:has-text('paused'))")
         desk.wait_for_selector("#mtt-tables tbody tr >> nth=2")  # three tables
         assert desk.locator("#mtt-tables tbody tr").count() == 3
         assert "Prize pool 90" in desk.inner_text("#mtt-pool")
 
-        # her page goes to her table by itself when the tournament starts
+        # her page goes to her table by itself when the tournament starts; paused, her
+        # table deals nothing, and she rebuys at the starting stack
         ann.wait_for_selector("#seats li.you", timeout=20_000)
+        before = poll_until(lambda: pool_of(ann), "the bar's prize pool", 10)
+        # the bar asks once a second what is on sale
+        poll_until(lambda: ann.evaluate(CLICK_IF_SHOWN, "rebuy"), "a rebuy on sale", 10)
+        bought["rebuy"] = bought_it(ann, before, pools)
+        assert ann.inner_text("#mtt-buy-result") == "Rebought: your stack is 200."
+        operate(desk, "resume", "Resumed")
+        desk.wait_for_selector("#mtt-status:not(:has-text('paused'))")
         began = time.monotonic()
         deadline = began + 150
         while desk.get_attribute("#mtt", "data-status") != "finished":
@@ -133,22 +150,12 @@ def test_a_three_table_tournament_in_chromium_follows_its_player_to_a_winner(
                     notices.append(ann.inner_text("#mtt-moved"))
                     shot = SCREENSHOTS / f"ann-at-{table}.png"
                     ann.screenshot(path=str(shot), full_page=True)
-                # she risks her chips only once rebought and moved: busting at table 3
-                # before it breaks would leave her nowhere to follow (CI saw it once)
-                moved = len(tables_seen) > 1
-                act(ann, PLAYING if bought["rebuy"] and moved else FOLDING)
-                for what in ("rebuy", "addon"):  # the add-on after the rebuy: it lifts
-                    # her stack over the starting stack, and rebuys stop being sold to her
-                    if what == "addon" and not bought["rebuy"]:
-                        continue
-                    before = pool_of(ann)
-                    if not bought[what] and ann.evaluate(CLICK_IF_SHOWN, what):
-                        # (refused while her table is in a hand)
-                        ann.wait_for_selector("#mtt-buy-result:not(:empty)")
-                        bought[what] = "your stack is" in ann.inner_text("#mtt-buy-result")
-                        if bought[what]:  # the bar's pool follows the buy
-                            poll_until(lambda b=before: pool_of(ann) > b, "a larger pool", 10)
-                            pools += [before, pool_of(ann)]
+                # she risks her chips only once moved: busting at table 3 before it
+                # breaks would leave her nowhere to follow (CI saw it once)
+                act(ann, PLAYING if len(tables_seen) > 1 else FOLDING)
+                before = pool_of(ann)
+                if not bought["addon"] and ann.evaluate(CLICK_IF_SHOWN, "addon"):  # the break
+                    bought["addon"] = bought_it(ann, before, pools)
             ann.wait_for_timeout(100)
         took = time.monotonic() - began
         desk.wait_for_selector("#mtt-standings tbody tr >> nth=8")
