@@ -471,11 +471,13 @@ def test_every_field_of_every_wire_type_is_read_as_protobuf_reads_it(message: st
         same_as_protobuf(wrap(group[0] + b"\x08\x01" + group[1]))
 
 
-#: the packed repeated int64 and bool fields, each as (how to put it in a state, number)
+#: the packed repeated int64, uint32 and bool fields, each as (how to put it in a
+#: state, number)
 PACKED = (
     *((in_hand, number) for number in (4, 7, 8, 9, 12, 13)),  # the hand's seat lists
+    (in_hand, 30),  # the seats whose cards are tabled
     (WRAPS["EngineResult"], 2),  # the result's stacks
-    (WRAPS["EnginePot"], 4),  # a pot's shares
+    *((WRAPS["EnginePot"], number) for number in (2, 3, 4, 5, 6)),  # a pot's lists
 )
 #: varints at the edges of the reader's in-place reads: one byte, two (the second's top
 #: bit set or not, written long), three, past 63 bits
@@ -488,7 +490,7 @@ PACKED_EDGES = (
 def test_packed_runs_are_read_as_protobuf_reads_them() -> None:
     """The packed loops read a value of one or two bytes in place, a longer one as any
     varint (issue 22): runs of the edges and of random varints (one to eleven bytes),
-    whole or cut anywhere, in every packed int64 and bool field, read as protobuf does."""
+    whole or cut anywhere, in every packed number field, read as protobuf does."""
     rng = random.Random("i22d-packed")
     verdicts: Counter[str] = Counter()
     for _ in range(1500):

@@ -167,33 +167,19 @@ class Cursor:
         self.end = outer
 
     def uint32s(self, key: i64, out: list[int]) -> None:
-        """A repeated uint32 field's values, packed (LEN) or one (VARINT)."""
-        if key & 7 == VARINT:
-            out.append(self.uint32())
-            return
-        end, outer = self.length(), self.end
-        self.end = end
-        while self.at < end:
-            out.append(self.uint32())
-        self.end = outer
+        """A repeated uint32 field's values: as int64s, cut to their low 32 bits (as
+        ``uint32()`` cuts a varint: 2**64 is a multiple of 2**32)."""
+        start = len(out)
+        self.int64s(key, out)
+        for i in range(start, len(out)):
+            out[i] &= _UINT32_MASK
 
     def booleans(self, key: i64, out: list[bool]) -> None:
-        """A repeated bool field's values, packed (LEN) or one (VARINT)."""
-        if key & 7 == VARINT:
-            out.append(self.boolean())
-            return
-        end, outer = self.length(), self.end
-        self.end = end
-        data = self.data
-        while self.at < end:
-            at = self.at
-            first: i64 = data[at]
-            if first < 0x80:  # a flag of one byte (every flag written) read here
-                out.append(first != 0)
-                self.at = at + 1
-            else:
-                out.append(self.boolean())
-        self.end = outer
+        """A repeated bool field's values: as int64s, true unless 0 (a varint is 0 as an
+        int64 exactly when it is as a uint64)."""
+        values: list[int] = []
+        self.int64s(key, values)
+        out.extend([value != 0 for value in values])
 
     def skip(self, key: i64) -> None:
         """An unknown field (or a known one of another wire type), skipped as protobuf
