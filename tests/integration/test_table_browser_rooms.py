@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 from support.paths import ARTIFACTS, require_tool
-from support.table_harness import TableServer, players_rendering
+from support.table_harness import TableServer, call, players_rendering
 
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu",
                  "--disable-background-networking", "--disable-component-update",
@@ -258,6 +258,37 @@ def test_sit_down_waits_for_the_lobby_to_list_the_tables(
         page.get_by_role("button", name="Sit down").click()  # waits until it is enabled
         page.wait_for_selector("#seats li.you")
         assert "Ann" in page.inner_text("#seats li.you")
+    finally:
+        browser.close()
+        playwright.stop()
+        server.stop()
+
+
+def test_the_lobby_lists_a_table_made_after_it_opened_and_keeps_the_players_choice(
+    live_server: Callable[..., Any], tmp_path: Path
+) -> None:
+    """The lobby refreshes its list of tables to sit at, not only its table of them: a
+    table an operator makes while the page is open can be chosen without a reload, and a
+    refresh keeps the table the player has chosen."""
+    chromium, sync_api = browser_tools()
+    server = serve(live_server, tmp_path, ["--operator-token-file", str(operator_file(tmp_path))])
+    playwright, browser = launch(sync_api, chromium)
+    try:
+        page = browser.new_context().new_page()
+        page.goto(server.url + "/")
+        page.wait_for_selector('#join-table option[value="main"]', state="attached")
+        for table in ("x-late", "y-later"):
+            status, answer = call(server.url, "POST", "/api/tables", {"id": table}, OPERATOR)
+            assert status == 201, answer
+            # the lobby's table shows it at the next refresh, and so must the choices
+            page.wait_for_selector(f'#lobby-tables tr[data-table="{table}"]', timeout=15_000)
+            page.wait_for_selector(f'#join-table option[value="{table}"]', state="attached")
+            if table == "x-late":
+                page.locator("#join-table").select_option(table)
+        assert page.locator("#join-table").input_value() == "x-late"
+        page.get_by_label("Your name").fill("Ann")
+        page.get_by_role("button", name="Sit down").click()
+        page.wait_for_selector('#table[data-table="x-late"] #seats li.you')
     finally:
         browser.close()
         playwright.stop()

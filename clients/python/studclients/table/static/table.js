@@ -77,25 +77,35 @@ async function loadLobby() {
   $("lobby").hidden = false;
   $("table").hidden = true;
   loadLobbyTournaments().catch(() => {});
-  const { tables } = await api("/api/tables", undefined, "GET");
+  renderTables((await api("/api/tables", undefined, "GET")).tables);
+  renderKeptHistories();
+}
+// the list of tables to sit at (the player's choice kept) and the lobby's table of them
+function renderTables(tables) {
   const select = $("join-table");
-  select.replaceChildren(...tables.map((t) => {
+  const chosen = select.value;
+  const options = tables.map((t) => {
     const option = document.createElement("option");
     option.value = t.id;
     option.textContent = `${t.name}: ${t.game} (${t.seated}/${t.max_seats} seated, ${t.state})`;
     return option;
-  }));
+  });
+  const same = options.length === select.options.length
+    && options.every((option, i) => option.isEqualNode(select.options[i]));
+  if (!same) {  // (an open list is left alone while nothing in it changes)
+    select.replaceChildren(...options);
+    if (tables.some((t) => t.id === chosen)) select.value = chosen;
+  }
   // no table chosen yet: a click would meet the required field's silent refusal
   $("join-button").disabled = tables.length === 0;
   renderLobbyTables(tables);
-  renderKeptHistories();
 }
 setupOperator(loadLobby);
-// the lobby's list follows the tables (seats taken, state) while it is on screen
+// the lobby's lists follow the tables (new ones, seats taken, state) while it is on screen
 setInterval(async () => {
   if ($("lobby").hidden) return;
   try {
-    renderLobbyTables((await api("/api/tables", undefined, "GET")).tables);
+    renderTables((await api("/api/tables", undefined, "GET")).tables);
     await loadLobbyTournaments();
   } catch {
     // offline for a moment: the next round tries again
