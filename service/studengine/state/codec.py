@@ -90,9 +90,9 @@ ACTION_KINDS: Final = ACTION_TYPES  # a kind's code is its place (``action_index
 _SIZED: Final = tuple(kind not in (ActionType.FOLD, ActionType.CHECK) for kind in ACTION_KINDS)
 
 
-def commit_deck(hand_id: bytes, salt: bytes, deck: list[int]) -> bytes:
+def commit_deck(hand_id: bytes, salt: bytes, deck: bytes) -> bytes:
     """The public commitment to the deal: SHA-256 of hand_id || salt || the deck's bytes."""
-    return hashlib.sha256(hand_id + salt + byte_string(deck)).digest()
+    return hashlib.sha256(hand_id + salt + deck).digest()
 
 
 @dataclass(frozen=True)
@@ -107,8 +107,9 @@ class DealEntropy:
 @dataclass
 class HandRecord:
     """A hand's full state: the engine's Hand plus what the service keeps beside it, the
-    deck commitment among it (``commit_deck``: made once, when not given; the deck never
-    changes within a hand, R-DECK); ``deal`` when the hand was dealt with a ticket."""
+    deck's bytes and commitment among it (``commit_deck``), each made once, when not given:
+    the deck never changes within a hand (R-DECK); ``deal`` when the hand was dealt with a
+    ticket."""
 
     hand_id: bytes
     seq: int
@@ -116,6 +117,7 @@ class HandRecord:
     salt: bytes
     player_ids: list[str]
     hand: Hand
+    deck_bytes: bytes
     deck_commitment: bytes
     deal: DealEntropy | None
 
@@ -131,6 +133,7 @@ class HandRecord:
         hand: Hand,
         deck_commitment: bytes | None = None,
         deal: DealEntropy | None = None,
+        deck_bytes: bytes | None = None,
     ) -> None:
         self.hand_id = hand_id
         self.seq = seq
@@ -138,8 +141,11 @@ class HandRecord:
         self.salt = salt
         self.player_ids = player_ids
         self.hand = hand
+        if deck_bytes is None:
+            deck_bytes = byte_string(hand.deck)
+        self.deck_bytes = deck_bytes
         if deck_commitment is None:
-            deck_commitment = commit_deck(hand_id, salt, hand.deck)
+            deck_commitment = commit_deck(hand_id, salt, deck_bytes)
         self.deck_commitment = deck_commitment
         self.deal = deal
 
@@ -432,6 +438,7 @@ def decode_state(msg: HandStateFields) -> HandRecord:
         hand=hand,
         deck_commitment=_deck_commitment(msg.deck_commitment),
         deal=decode_deal(msg.deal, hand.players) if msg.deal else None,
+        deck_bytes=msg.hand.deck,
     )
 
 

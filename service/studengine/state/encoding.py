@@ -45,20 +45,21 @@ def encode(state: HandRecord) -> bytes:
     record.test_deck = state.test_deck
     record.salt = state.salt
     record.player_ids = state.player_ids
-    record.hand = hand_fields(state.hand)
+    record.hand = hand_fields(state.hand, state.deck_bytes)
     record.deck_commitment = state.deck_commitment
     record.deal = None if state.deal is None else deal_bytes(state.deal)
     return fields.write(record)
 
 
-def hand_fields(hand: Hand) -> EngineHandFields:
-    """EngineHand's record of ``hand`` (its lists are the hand's own: written, not kept)."""
+def hand_fields(hand: Hand, deck: bytes) -> EngineHandFields:
+    """EngineHand's record of ``hand`` (its lists are the hand's own: written, not kept),
+    its deck's bytes given (the record keeps them: the deck never changes in a hand)."""
     betting = hand.round  # the round's state; its table and bet size follow from the hand's
     h = EngineHandFields()
     h.variant, h.table = _GAMES.get(hand.variant, hand.table)
     h.button = hand.button
     h.starting_stacks = hand.starting_stacks
-    h.deck = byte_string(hand.deck)
+    h.deck = deck
     h.dealt = hand.dealt
     h.stacks = hand.stacks
     h.committed = hand.committed
